@@ -1,0 +1,75 @@
+// A supervisor of children started at run time (OTP's DynamicSupervisor): the per-job workers.
+//
+// Responsibilities:
+//  1. Start a child on request and watch it; children are temporary unless their spec says so.
+//  2. Restart permanent / transient children by the same rules and intensity as `Supervisor`.
+//  3. On stop, stop every child at once (they are independent) and wait for each up to its
+//     shutdown timeout: for job workers this is the graceful drain of running jobs.
+import { Actor, ActorExitedError, ActorOptions, Down } from '../src/actor';
+import { RestartIntensity, RestartIntensityError } from './restart-intensity';
+import { ChildSpec, DEFAULT_SHUTDOWN_MS, shouldRestart } from './supervisor';
+
+export interface DynamicSupervisorOptions extends ActorOptions {
+  maxRestarts?: number;
+  maxSeconds?: number;
+}
+
+export class DynamicSupervisor extends Actor<never, never, Down> {
+  private readonly children = new Map<number, { spec: ChildSpec; actor: Actor<any, any, any> }>();
+  private readonly intensity: RestartIntensity;
+
+  constructor(options: DynamicSupervisorOptions = {}) {
+    super(options);
+    this.intensity = new RestartIntensity(options.maxRestarts ?? 3, options.maxSeconds ?? 5);
+  }
+
+  get count(): number {
+    return this.children.size;
+  }
+
+  /** Starts a child from `spec` (temporary unless it says otherwise) and supervises it. */
+  async startChild<A extends Actor<any, any, any>>(spec: ChildSpec): Promise<A> {
+    if (!this.alive) throw new ActorExitedError(this.name, 'stopping');
+    const actor = await spec.start();
+    this.adopt({ restart: 'temporary', ...spec }, actor);
+    return actor as A;
+  }
+
+  protected override async handleInfo(msg: Down): Promise<void> {
+    if (msg.type !== 'DOWN') return;
+    const child = this.children.get(msg.ref);
+    if (!child) return;
+    this.children.delete(msg.ref);
+    if (!shouldRestart(child.spec.restart ?? 'temporary', msg.reason)) return;
+    let reason = msg.reason;
+    for (;;) {
+      if (!this.intensity.allowRestart()) throw new RestartIntensityError(this.name, child.spec.id, reason);
+      try {
+        this.adopt(child.spec, await child.spec.start());
+        return;
+      } catch (err) {
+        reason = err;
+      }
+    }
+  }
+
+  protected override async terminate(): Promise<void> {
+    const children = [...this.children];
+    this.children.clear();
+    await Promise.all(
+      children.map(([ref, { spec, actor }]) => {
+        this.demonitor(actor, ref);
+        return actor.stop('shutdown', spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS);
+      }),
+    );
+  }
+
+  private adopt(spec: ChildSpec, actor: Actor<any, any, any>): void {
+    if (!this.alive) {
+      void actor.stop('shutdown', spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS);
+      throw new ActorExitedError(this.name, 'stopping');
+    }
+    const ref = this.monitor(actor);
+    this.children.set(ref, { spec, actor });
+  }
+}

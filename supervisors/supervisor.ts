@@ -1,0 +1,153 @@
+// The generic supervisor: starts children in order, restarts them by policy, stops them in reverse.
+//
+// Responsibilities:
+//  1. Start the child specs in order; if one fails, stop those already started and fail to start.
+//  2. When a child exits, decide by its restart type (permanent / transient / temporary) whether
+//     to restart, and apply the strategy: one_for_one, rest_for_one or one_for_all.
+//  3. Enforce restart intensity: more than `maxRestarts` in `maxSeconds` and the supervisor gives
+//     up, stops its children and exits with RestartIntensityError, so its own parent decides.
+//  4. On stop, stop the children in reverse start order, each within its shutdown timeout.
+import { Actor, ActorOptions, Down, ExitReason, isCleanExit } from '../src/actor';
+import { RestartIntensity, RestartIntensityError } from './restart-intensity';
+
+export type RestartType = 'permanent' | 'transient' | 'temporary';
+export type Strategy = 'one_for_one' | 'rest_for_one' | 'one_for_all';
+
+export interface ChildSpec {
+  id: string;
+  /** Builds and starts the child; resolves once its `init` is done (use `Actor.start`). */
+  start: () => Promise<Actor<any, any, any>>;
+  restart?: RestartType;
+  /** How long the child's `terminate` may take on stop before it is killed. Default 5000. */
+  shutdownMs?: number;
+}
+
+export interface SupervisorOptions extends ActorOptions {
+  strategy?: Strategy;
+  maxRestarts?: number;
+  maxSeconds?: number;
+  children: ChildSpec[];
+  /** Told of every child exit and restart, for logs. */
+  onEvent?: (event: SupervisorEvent) => void;
+}
+
+export type SupervisorEvent =
+  | { type: 'child_exited'; id: string; reason: ExitReason }
+  | { type: 'child_restarted'; id: string }
+  | { type: 'gave_up'; id: string; reason: ExitReason };
+
+export type SupervisorCall = { type: 'which_children' };
+
+interface Running {
+  spec: ChildSpec;
+  actor?: Actor<any, any, any>;
+  ref?: number;
+}
+
+export const DEFAULT_SHUTDOWN_MS = 5000;
+
+export class Supervisor extends Actor<SupervisorCall, never, Down> {
+  private readonly strategy: Strategy;
+  private readonly intensity: RestartIntensity;
+  private readonly children: Running[];
+  private readonly onEvent: (event: SupervisorEvent) => void;
+
+  constructor(options: SupervisorOptions) {
+    super(options);
+    this.strategy = options.strategy ?? 'one_for_one';
+    this.intensity = new RestartIntensity(options.maxRestarts ?? 3, options.maxSeconds ?? 5);
+    this.children = options.children.map((spec) => ({ spec }));
+    this.onEvent = options.onEvent ?? (() => {});
+    const ids = new Set<string>();
+    for (const { id } of options.children) {
+      if (ids.has(id)) throw new Error(`${this.name}: two children share the id ${id}`);
+      ids.add(id);
+    }
+  }
+
+  /** The running child with this id, if any. */
+  child<A extends Actor<any, any, any>>(id: string): A | undefined {
+    return this.children.find((c) => c.spec.id === id)?.actor as A | undefined;
+  }
+
+  protected override async init(): Promise<void> {
+    try {
+      for (const child of this.children) await this.startChild(child);
+    } catch (err) {
+      await this.stopChildren(this.children);
+      throw err;
+    }
+  }
+
+  protected override handleCall(msg: SupervisorCall): unknown {
+    if (msg.type === 'which_children') {
+      return this.children.map((c) => ({ id: c.spec.id, alive: c.actor?.alive ?? false, name: c.actor?.name }));
+    }
+    return super.handleCall(msg);
+  }
+
+  protected override async handleInfo(msg: Down): Promise<void> {
+    if (msg.type !== 'DOWN') return;
+    const index = this.children.findIndex((c) => c.ref === msg.ref);
+    if (index < 0) return; // a child we stopped on purpose
+    const child = this.children[index];
+    child.actor = undefined;
+    child.ref = undefined;
+    this.onEvent({ type: 'child_exited', id: child.spec.id, reason: msg.reason });
+    if (!shouldRestart(child.spec.restart ?? 'permanent', msg.reason)) return;
+
+    const affected =
+      this.strategy === 'one_for_one' ? [child]
+      : this.strategy === 'rest_for_one' ? this.children.slice(index)
+      : this.children;
+    await this.stopChildren(affected.filter((c) => c !== child));
+    await this.restartInOrder(affected, msg.reason);
+  }
+
+  protected override async terminate(): Promise<void> {
+    await this.stopChildren(this.children);
+  }
+
+  private async restartInOrder(children: Running[], reason: ExitReason): Promise<void> {
+    for (const child of children) {
+      if (child.spec.restart === 'temporary') continue; // stopped with its siblings, never restarted
+      for (;;) {
+        if (!this.intensity.allowRestart()) {
+          this.onEvent({ type: 'gave_up', id: child.spec.id, reason });
+          throw new RestartIntensityError(this.name, child.spec.id, reason);
+        }
+        try {
+          await this.startChild(child);
+          this.onEvent({ type: 'child_restarted', id: child.spec.id });
+          break;
+        } catch (err) {
+          reason = err;
+        }
+      }
+    }
+  }
+
+  private async startChild(child: Running): Promise<void> {
+    const actor = await child.spec.start();
+    child.actor = actor;
+    child.ref = this.monitor(actor);
+  }
+
+  /** Stops the given children (those running) one at a time, in reverse order. */
+  private async stopChildren(children: Running[]): Promise<void> {
+    for (const child of [...children].reverse()) {
+      const actor = child.actor;
+      if (!actor) continue;
+      this.demonitor(actor, child.ref!);
+      child.actor = undefined;
+      child.ref = undefined;
+      await actor.stop('shutdown', child.spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS);
+    }
+  }
+}
+
+export function shouldRestart(restart: RestartType, reason: ExitReason): boolean {
+  if (restart === 'permanent') return true;
+  if (restart === 'transient') return !isCleanExit(reason);
+  return false;
+}
