@@ -1,0 +1,82 @@
+// nexq's typed options and their defaults. Every option is documented where it is declared.
+import type { RedisOptions } from 'ioredis';
+import os from 'node:os';
+
+export interface QueueSpec {
+  name: string;
+  /** Jobs of this queue that may run at once on this node. Defaults to `concurrency`. */
+  concurrency?: number;
+}
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+export type LogFormat = 'json' | 'pretty';
+/** Whose conventions to write where Exq and Sidekiq differ (see docs/compatibility.md). */
+export type Dialect = 'exq' | 'sidekiq';
+
+export interface NexqOptions {
+  /** A redis:// or rediss:// URL, or ioredis options. */
+  redis: string | RedisOptions;
+  /** Prefix of every key, joined with ':'. '' means no prefix (Sidekiq's layout). */
+  namespace: string;
+  queues: Array<string | QueueSpec>;
+  /** Default per-queue concurrency on this node. */
+  concurrency: number;
+  /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
+  jobs: Record<string, string>;
+  /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
+  jobsDir?: string;
+  /** Names this node's backup lists; a node that boots with the same id re-runs what they hold. */
+  nodeId: string;
+  /** 'enqueuer' starts no manager, scheduler or threads: a producer only. */
+  mode: 'default' | 'enqueuer';
+  /** Milliseconds between fetches when the queues were empty. */
+  pollTimeout: number;
+  /** Milliseconds between moves of due jobs out of `schedule` and `retry`. */
+  schedulerPollTimeout: number;
+  /** Milliseconds `stop()` waits for running jobs; the rest stay in backup for the next boot. */
+  shutdownTimeout: number;
+  /** Retries of a failed job whose `retry` field is `true`. */
+  maxRetries: number;
+  /** Cap of the dead set, by count and by age. */
+  deadMaxJobs: number;
+  deadTimeoutSeconds: number;
+  /** Hard limit of one job's run, in milliseconds (0: none); past it the thread is terminated. */
+  jobTimeout: number;
+  /** Worker threads that run handlers. */
+  threads: number;
+  /** Memory limit of each worker thread, in MB (0: Node's default). */
+  threadMaxHeapMb: number;
+  /** Seconds between heartbeats of this node's process entry. */
+  heartbeatInterval: number;
+  dialect: Dialect;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+}
+
+export type NexqConfig = Partial<NexqOptions>;
+
+export function defaults(): NexqOptions {
+  return {
+    redis: 'redis://127.0.0.1:6379',
+    namespace: 'exq',
+    queues: ['default'],
+    concurrency: 10,
+    jobs: {},
+    jobsDir: undefined,
+    nodeId: os.hostname(),
+    mode: 'default',
+    pollTimeout: 100,
+    schedulerPollTimeout: 1000,
+    shutdownTimeout: 5000,
+    maxRetries: 25,
+    deadMaxJobs: 10_000,
+    deadTimeoutSeconds: 180 * 24 * 3600,
+    jobTimeout: 0,
+    threads: Math.max(1, os.availableParallelism()),
+    threadMaxHeapMb: 0,
+    heartbeatInterval: 5,
+    dialect: 'exq',
+    logLevel: 'info',
+    logFormat: 'pretty',
+  };
+}

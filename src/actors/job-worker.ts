@@ -1,0 +1,114 @@
+// JobWorker: an ephemeral actor for one job, started by the manager under the job-workers
+// supervisor and gone when the job is settled.
+//
+// Responsibilities:
+//  1. Run the middleware `before` hooks, then the handler on a worker thread.
+//  2. Settle the job in Redis: on success remove it from the backup list (ack); on failure file it
+//     in `retry` or `dead` in the same atomic step that removes it from the backup list.
+//     Redis errors while settling are retried with backoff: until the job is settled it stays in
+//     the backup list, and a node that dies meanwhile re-runs it on boot. At least once, never lost.
+//  3. Give its slot back in the work table when it exits, however it exits, and wake the manager.
+import { Actor } from '../actor';
+import { decideFailure, JobError } from '../job/failure';
+import type { FetchedJob } from '../job/job';
+import { nowSeconds } from '../job/time';
+import type { JobEvent, MiddlewarePipeline } from '../middleware';
+import { failJob } from '../redis/scripts';
+import type { NodeContext } from '../node-context';
+import type { JobOutcome } from '../../workers/protocol';
+
+const SETTLE_RETRY_MIN_MS = 100;
+const SETTLE_RETRY_MAX_MS = 2000;
+
+export interface JobWorkerOptions {
+  ctx: NodeContext;
+  fetched: FetchedJob;
+  backup: string;
+  pipeline: MiddlewarePipeline;
+  /** Called once when the worker exits and its slot is free again. */
+  onExit: (queue: string) => void;
+}
+
+type Cast = { type: 'run' };
+
+export class JobWorker extends Actor<never, Cast, never> {
+  constructor(private readonly options: JobWorkerOptions) {
+    super({ name: `job:${options.fetched.job.jid}` });
+  }
+
+  protected override init(): void {
+    this.cast({ type: 'run' });
+  }
+
+  protected override async handleCast(): Promise<void> {
+    const { ctx, fetched, pipeline } = this.options;
+    const { job, raw, queue } = fetched;
+    const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: Date.now() };
+    let outcome: JobOutcome;
+    try {
+      await pipeline.before(event);
+      const { file, activeJob } = ctx.workers!.handlers.resolve(job.class, job.wrapped);
+      outcome = await ctx.workers!.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout);
+    } catch (err) {
+      const e = err as Error;
+      outcome = { ok: false, error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) } };
+    }
+    if (outcome.ok) {
+      await this.settle(() => ctx.redis.lrem(this.options.backup, 1, raw));
+      await this.after(() => pipeline.afterSuccess(event));
+    } else {
+      await this.settle(() => this.fileFailure(outcome.error));
+      await this.after(() => pipeline.afterFailure(event, outcome.error));
+    }
+    this.stopSelf('normal');
+  }
+
+  protected override terminate(): void {
+    this.options.onExit(this.options.fetched.queue);
+  }
+
+  private async fileFailure(error: JobError): Promise<unknown> {
+    const { ctx, fetched, backup } = this.options;
+    const { config, keys, redis } = ctx;
+    const now = nowSeconds();
+    const decision = decideFailure(fetched.raw, fetched.job, error, config, now);
+    const log = `job ${fetched.job.jid} (${fetched.job.class}) failed: ${error.class}: ${error.message}`;
+    switch (decision.to) {
+      case 'retry':
+        ctx.logger.info(`${log}; retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`, { actor: this.name });
+        return failJob(redis, { backup, target: keys.retry, raw: fetched.raw, rewritten: decision.json, score: decision.at });
+      case 'dead':
+        ctx.logger.warn(`${log}; out of retries, moved to dead`, { actor: this.name });
+        return failJob(redis, {
+          backup, target: keys.dead, raw: fetched.raw, rewritten: decision.json, score: now,
+          trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
+        });
+      case 'discard':
+        ctx.logger.warn(`${log}; retry is false, discarded`, { actor: this.name });
+        return redis.lrem(backup, 1, fetched.raw);
+    }
+  }
+
+  /** Runs a Redis step until it succeeds; gives up (crashing, the job left in backup) only on stop. */
+  private async settle(step: () => Promise<unknown>): Promise<void> {
+    for (let delay = SETTLE_RETRY_MIN_MS; ; delay = Math.min(delay * 2, SETTLE_RETRY_MAX_MS)) {
+      try {
+        await step();
+        return;
+      } catch (err) {
+        if (this.stopping) throw err;
+        this.options.ctx.logger.warn(`settling job ${this.options.fetched.job.jid} failed, retrying: ${(err as Error).message}`, { actor: this.name });
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  /** After-hooks are observers: their errors are logged, the job is settled already. */
+  private async after(hooks: () => Promise<void>): Promise<void> {
+    try {
+      await hooks();
+    } catch (err) {
+      this.options.ctx.logger.error(`middleware failed after job ${this.options.fetched.job.jid}: ${(err as Error).message}`, { actor: this.name });
+    }
+  }
+}

@@ -1,0 +1,204 @@
+// Manager: takes jobs from Redis for the queues this node serves, and starts a worker per job.
+//
+// Responsibilities:
+//  1. On boot, put this node's backup lists (jobs a previous run of this node took and never
+//     settled) back into their queues, before the first fetch.
+//  2. Poll only the queues with free slots in the work table; one script call moves up to the free
+//     count of jobs per queue into this node's backup lists (reliable fetch: a job is always in a
+//     queue or a backup list, never in flight between them).
+//  3. Start one ephemeral JobWorker per job under the job-workers supervisor, taking its slot.
+//  4. Poll again at once after getting work, `pollTimeout` after an empty poll, when a full queue
+//     frees a slot, and back off after a Redis error.
+//  5. Bury payloads it cannot read in the dead set with the reason (never a crash loop).
+//  6. Subscribe and unsubscribe queues at run time.
+import { v4 as uuidv4 } from 'uuid';
+import { Actor } from '../actor';
+import { resolveQueue, ResolvedQueue } from '../../config/validate';
+import { malformedEntry } from '../job/failure';
+import { decodeJob } from '../job/job';
+import { nowSeconds } from '../job/time';
+import { MiddlewarePipeline } from '../middleware';
+import { failJob, fetchJobs, requeueBackup } from '../redis/scripts';
+import type { NodeContext } from '../node-context';
+import { ActorNames } from '../node-context';
+import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
+import { JobWorker } from './job-worker';
+
+/** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
+export const ERROR_BACKOFF_POLLS = 10;
+
+export type ManagerCall =
+  | { type: 'subscribe'; queue: string; concurrency?: number }
+  | { type: 'unsubscribe'; queue: string }
+  | { type: 'unsubscribe_all' }
+  | { type: 'subscriptions' };
+
+type Info = { type: 'poll' } | { type: 'slot_freed'; queue: string };
+
+export class Manager extends Actor<ManagerCall, never, Info> {
+  private queues: ResolvedQueue[];
+  private readonly pipeline: MiddlewarePipeline;
+  private pollTimer?: NodeJS.Timeout;
+  private pollQueued = false;
+  private waitingForSlots = false;
+
+  constructor(private readonly ctx: NodeContext) {
+    super({ name: ActorNames.manager, registry: ctx.registry });
+    this.queues = [...ctx.config.queues];
+    this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
+  }
+
+  /** The queues this node serves, with their concurrency. */
+  get subscriptions(): ResolvedQueue[] {
+    return this.queues.map((q) => ({ ...q }));
+  }
+
+  private get table() {
+    return this.ctx.workers!.workTable;
+  }
+
+  protected override init(): void {
+    for (const q of this.queues) this.table.add(q.name, q.concurrency);
+    this.pollNow();
+  }
+
+  protected override async handleCall(msg: ManagerCall): Promise<unknown> {
+    switch (msg.type) {
+      case 'subscribe': {
+        const spec = resolveQueue({ name: msg.queue, concurrency: msg.concurrency }, this.ctx.config.concurrency, 'queue');
+        const wasIdle = this.table.busy(spec.name) === 0;
+        this.queues = [...this.queues.filter((q) => q.name !== spec.name), spec];
+        this.table.add(spec.name, spec.concurrency);
+        // Its backup list holds jobs still running here unless the queue is idle on this node.
+        if (wasIdle && this.ctx.rehydrated) await this.requeue(spec.name);
+        this.pollNow();
+        return 'ok';
+      }
+      case 'unsubscribe':
+        this.queues = this.queues.filter((q) => q.name !== msg.queue);
+        this.table.remove(msg.queue);
+        return 'ok';
+      case 'unsubscribe_all':
+        for (const q of this.queues) this.table.remove(q.name);
+        this.queues = [];
+        return 'ok';
+      case 'subscriptions':
+        return this.subscriptions;
+    }
+  }
+
+  protected override async handleInfo(msg: Info): Promise<void> {
+    if (msg.type === 'slot_freed') {
+      if (this.waitingForSlots) this.pollNow();
+      return;
+    }
+    if (msg.type !== 'poll') return;
+    this.pollQueued = false;
+    try {
+      if (!this.ctx.rehydrated) await this.rehydrate();
+      const got = await this.fetchAndDispatch();
+      if (got > 0) this.pollNow();
+      else if (!this.waitingForSlots) this.pollAfter(this.ctx.config.pollTimeout);
+    } catch (err) {
+      this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
+      this.pollAfter(this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS);
+    }
+  }
+
+  protected override terminate(): void {
+    this.cancelTimer(this.pollTimer);
+  }
+
+  private pollNow(): void {
+    this.cancelTimer(this.pollTimer);
+    this.pollTimer = undefined;
+    if (!this.pollQueued) {
+      this.pollQueued = true;
+      this.send({ type: 'poll' });
+    }
+  }
+
+  private pollAfter(ms: number): void {
+    this.cancelTimer(this.pollTimer);
+    this.pollTimer = this.sendAfter({ type: 'poll' }, ms);
+  }
+
+  /** Puts every backup list of this node back into its queue. */
+  private async rehydrate(): Promise<void> {
+    const { keys, config, redis } = this.ctx;
+    const prefix = keys.backup(config.nodeId, '');
+    const queues = new Set(this.queues.map((q) => q.name));
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', keys.backupPattern(config.nodeId), 'COUNT', 200);
+      cursor = next;
+      for (const key of found) if (key.startsWith(prefix)) queues.add(key.slice(prefix.length));
+    } while (cursor !== '0');
+    for (const queue of queues) await this.requeue(queue);
+    this.ctx.rehydrated = true;
+  }
+
+  private async requeue(queue: string): Promise<void> {
+    const { keys, config, redis } = this.ctx;
+    const moved = await requeueBackup(redis, keys.backup(config.nodeId, queue), keys.queue(queue), keys.queues, queue);
+    if (moved > 0) this.ctx.logger.info(`re-enqueued ${moved} unfinished job(s) of queue ${queue} from this node's backup`, { actor: this.name });
+  }
+
+  private async fetchAndDispatch(): Promise<number> {
+    const { keys, config, redis } = this.ctx;
+    const ready = this.queues.filter((q) => this.table.free(q.name) > 0);
+    this.waitingForSlots = ready.length === 0 && this.queues.length > 0;
+    if (ready.length === 0) return 0;
+    const backups = ready.map((q) => keys.backup(config.nodeId, q.name));
+    const fetched = await fetchJobs(redis, ready.map((q) => keys.queue(q.name)), backups, ready.map((q) => this.table.free(q.name)));
+    let count = 0;
+    for (let i = 0; i < ready.length; i++) {
+      for (const raw of fetched[i]) {
+        count++;
+        await this.dispatch(ready[i].name, backups[i], raw);
+      }
+    }
+    return count;
+  }
+
+  private async dispatch(queue: string, backup: string, raw: string): Promise<void> {
+    let job;
+    try {
+      job = decodeJob(raw);
+    } catch (err) {
+      return this.bury(backup, raw, queue, (err as Error).message);
+    }
+    this.table.take(queue);
+    const supervisor = this.ctx.registry.lookup<DynamicSupervisor>(ActorNames.jobWorkers);
+    const worker = new JobWorker({
+      ctx: this.ctx,
+      fetched: { raw, job, queue },
+      backup,
+      pipeline: this.pipeline,
+      onExit: (q) => this.onWorkerExit(q),
+    });
+    try {
+      await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: this.ctx.config.shutdownTimeout });
+    } catch (err) {
+      // The node is stopping: the job stays in the backup list and runs after the next boot.
+      this.table.release(queue);
+      throw err;
+    }
+  }
+
+  private onWorkerExit(queue: string): void {
+    const wasFull = this.table.release(queue);
+    // Whichever manager is running now (this one may have been restarted) hears about it.
+    if (wasFull) this.ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'slot_freed', queue });
+  }
+
+  private async bury(backup: string, raw: string, queue: string, reason: string): Promise<void> {
+    const { keys, config, redis } = this.ctx;
+    const now = nowSeconds();
+    this.ctx.logger.error(`unreadable job in queue ${queue} moved to dead: ${reason}`, { actor: this.name });
+    await failJob(redis, {
+      backup, target: keys.dead, raw, rewritten: malformedEntry(raw, reason, queue, uuidv4(), now), score: now,
+      trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
+    });
+  }
+}

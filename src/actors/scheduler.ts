@@ -1,0 +1,79 @@
+// Scheduler: moves due jobs out of the `schedule` and `retry` sets into their queues.
+//
+// Responsibilities:
+//  1. Every `schedulerPollTimeout` ms, read due jobs in batches and move each one with an atomic
+//     script (ZREM + LPUSH), so two nodes' schedulers never enqueue a job twice.
+//  2. Bury a due entry nexq cannot read in the dead set with the reason, instead of retrying it forever.
+//  3. Keep going through Redis errors: log, and try again on the next tick.
+import { v4 as uuidv4 } from 'uuid';
+import { Actor } from '../actor';
+import { decodeJob, MalformedJobError } from '../job/job';
+import { malformedEntry } from '../job/failure';
+import { nowSeconds } from '../job/time';
+import { buryDue, enqueueDue, formatScore } from '../redis/scripts';
+import type { NodeContext } from '../node-context';
+import { ActorNames } from '../node-context';
+import { isQueueName } from '../../config/validate';
+
+/** Due jobs read per round trip; a full batch means more may be due, so the next is read at once. */
+export const SCHEDULER_BATCH = 100;
+
+type Info = { type: 'tick' };
+
+export class Scheduler extends Actor<never, never, Info> {
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly ctx: NodeContext) {
+    super({ name: ActorNames.scheduler, registry: ctx.registry });
+  }
+
+  protected override init(): void {
+    this.send({ type: 'tick' });
+  }
+
+  protected override async handleInfo(msg: Info): Promise<void> {
+    if (msg.type !== 'tick') return;
+    try {
+      await this.enqueueDueJobs();
+    } catch (err) {
+      this.ctx.logger.warn(`scheduler tick failed: ${(err as Error).message}`, { actor: this.name });
+    }
+    this.timer = this.sendAfter({ type: 'tick' }, this.ctx.config.schedulerPollTimeout);
+  }
+
+  protected override terminate(): void {
+    this.cancelTimer(this.timer);
+  }
+
+  /** Moves every job due by now; returns how many were moved to queues. */
+  async enqueueDueJobs(): Promise<number> {
+    const { keys } = this.ctx;
+    let moved = 0;
+    for (const source of [keys.schedule, keys.retry]) {
+      for (;;) {
+        const due = await this.ctx.redis.zrangebyscore(source, '-inf', formatScore(nowSeconds()), 'LIMIT', 0, SCHEDULER_BATCH);
+        const results = await Promise.all(due.map((raw) => this.move(source, raw)));
+        moved += results.filter(Boolean).length;
+        if (due.length < SCHEDULER_BATCH) break;
+      }
+    }
+    return moved;
+  }
+
+  private async move(source: string, raw: string): Promise<boolean> {
+    const { keys, redis } = this.ctx;
+    let queue: string;
+    try {
+      const job = decodeJob(raw);
+      if (!isQueueName(job.queue)) throw new MalformedJobError('job has no valid "queue" to be enqueued into');
+      queue = job.queue;
+    } catch (err) {
+      const now = nowSeconds();
+      const entry = malformedEntry(raw, (err as Error).message, '', uuidv4(), now);
+      this.ctx.logger.error(`unreadable job in ${source} moved to dead: ${(err as Error).message}`, { actor: this.name });
+      await buryDue(redis, source, keys.dead, raw, entry, now);
+      return false;
+    }
+    return enqueueDue(redis, source, keys.queue(queue), keys.queues, raw, queue);
+  }
+}

@@ -1,0 +1,72 @@
+// Which module handles which job class. Built once at start from `jobs` and `jobsDir`; at run time
+// a class name only selects an entry of this map, so it can never name a file of its own choosing.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs'];
+/** Ruby's Foo::Bar, Exq's Foo.Bar, plain names; each segment an identifier. */
+const CLASS_NAME = /^[A-Za-z_$][\w$]*(?:(?:::|\.)[A-Za-z_$][\w$]*)*$/;
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+const ACTIVE_JOB_WRAPPER = 'ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper';
+
+export class UnknownJobClassError extends Error {
+  override readonly name = 'UnknownJobClassError';
+}
+
+export function isValidClassName(name: string): boolean {
+  return CLASS_NAME.test(name) && !name.split(/::|\./).some((segment) => RESERVED.has(segment));
+}
+
+/** Exq writes Elixir modules as `Elixir.Foo.Bar`; the class is `Foo.Bar`. */
+export function normalizeClassName(name: string): string {
+  return name.startsWith('Elixir.') ? name.slice('Elixir.'.length) : name;
+}
+
+export interface Resolved {
+  file: string;
+  activeJob: boolean;
+}
+
+export class HandlerRegistry {
+  private readonly files = new Map<string, string>();
+
+  constructor(jobs: Record<string, string> = {}, jobsDir?: string, baseDir: string = process.cwd()) {
+    if (jobsDir) this.scan(path.resolve(baseDir, jobsDir), []);
+    for (const [className, file] of Object.entries(jobs)) {
+      const name = normalizeClassName(className);
+      if (!isValidClassName(name)) throw new Error(`jobs: "${className}" is not a valid class name`);
+      this.files.set(name, path.resolve(baseDir, file));
+    }
+  }
+
+  get classNames(): string[] {
+    return [...this.files.keys()];
+  }
+
+  /** The handler for a job, by `class` (or `wrapped` for ActiveJob). Throws UnknownJobClassError. */
+  resolve(className: string, wrapped?: unknown): Resolved {
+    const activeJob = className === ACTIVE_JOB_WRAPPER && typeof wrapped === 'string';
+    const name = normalizeClassName(activeJob ? (wrapped as string) : className);
+    const file = isValidClassName(name) ? this.files.get(name) : undefined;
+    if (!file) {
+      const why = isValidClassName(name) ? 'no handler is registered for it' : 'it is not a valid class name';
+      throw new UnknownJobClassError(`cannot run job class ${JSON.stringify(name.slice(0, 200))}: ${why}`);
+    }
+    return { file, activeJob };
+  }
+
+  private scan(dir: string, segments: string[]): void {
+    for (const entry of readdirSync(dir).sort()) {
+      const full = path.join(dir, entry);
+      if (statSync(full).isDirectory()) {
+        if (isValidClassName(entry)) this.scan(full, [...segments, entry]);
+        continue;
+      }
+      const ext = path.extname(entry);
+      const base = entry.slice(0, -ext.length);
+      if (!MODULE_EXTENSIONS.includes(ext) || !isValidClassName(base)) continue;
+      const names = segments.length ? [[...segments, base].join('::'), [...segments, base].join('.')] : [base];
+      for (const name of names) if (!this.files.has(name)) this.files.set(name, full);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+// nexq's library entry: `import { Nexq } from 'nexq'`.
+export { Nexq } from './nexq';
+export type { BulkJob, NexqStartOptions } from './nexq';
+export type { NexqConfig, NexqOptions, QueueSpec } from '../config/defaults';
+export { ConfigError } from '../config/validate';
+export type { JobOptions, JobPayload } from './job/job';
+export { InvalidJobError, MalformedJobError } from './job/job';
+export type { Middleware, JobEvent } from './middleware';
+export type { JobContext } from '../workers/handler-loader';
+export { CallTimeoutError, ActorExitedError } from './actor';

@@ -1,0 +1,77 @@
+// What happens to a job that failed: retried later, buried in the dead set, or dropped, and the
+// fields written on it. Sidekiq's rules, with Exq's retry_count convention in the 'exq' dialect.
+import type { Dialect } from '../../config/defaults';
+import type { JobPayload } from './job';
+import { rewriteMembers } from './json-members';
+import { jsonSeconds } from './time';
+
+export interface JobError {
+  class: string;
+  message: string;
+  backtrace?: string[];
+}
+
+export interface FailurePolicy {
+  dialect: Dialect;
+  maxRetries: number;
+}
+
+export type FailureOutcome =
+  | { to: 'retry'; json: string; at: number; retryCount: number }
+  | { to: 'dead'; json: string }
+  | { to: 'discard' };
+
+const MAX_ERROR_MESSAGE = 10_000;
+
+/** Sidekiq's backoff: count^4 + 15 + rand(30) * (count + 1) seconds. */
+export function retryDelaySeconds(count: number, random: () => number = Math.random): number {
+  return count ** 4 + 15 + Math.floor(random() * 30) * (count + 1);
+}
+
+function maxRetriesOf(job: JobPayload, policy: FailurePolicy): number {
+  if (typeof job.retry === 'number') return job.retry;
+  return job.retry === false ? 0 : policy.maxRetries;
+}
+
+export function decideFailure(raw: string, job: JobPayload, error: JobError, policy: FailurePolicy, now: number): FailureOutcome {
+  const previous = Number.isInteger(job.retry_count) ? (job.retry_count as number) : undefined;
+  // Sidekiq writes 0 on the first failure, Exq writes 1; both allow `max` retries.
+  const count = policy.dialect === 'sidekiq' ? (previous === undefined ? 0 : previous + 1) : (previous ?? 0) + 1;
+  const attemptsSoFar = policy.dialect === 'sidekiq' ? count : count - 1;
+
+  if (job.retry === false && policy.dialect === 'sidekiq') return { to: 'discard' };
+
+  const json = rewriteMembers(raw, {
+    retry_count: String(count),
+    error_message: JSON.stringify(error.message.slice(0, MAX_ERROR_MESSAGE)),
+    error_class: JSON.stringify(error.class),
+    ...(previous === undefined ? { failed_at: jsonSeconds(now) } : { retried_at: jsonSeconds(now) }),
+  });
+  if (attemptsSoFar < maxRetriesOf(job, policy)) {
+    return { to: 'retry', json, at: now + retryDelaySeconds(count), retryCount: count };
+  }
+  return { to: 'dead', json };
+}
+
+/** A dead-set entry for a payload nexq cannot read, keeping the payload and saying why. */
+export function malformedEntry(raw: string, reason: string, queue: string, jid: string, now: number): string {
+  const fields = {
+    error_class: JSON.stringify('MalformedJobError'),
+    error_message: JSON.stringify(reason),
+    failed_at: jsonSeconds(now),
+    retry: 'false',
+  };
+  try {
+    const value = JSON.parse(raw);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return rewriteMembers(raw, { ...fields, ...(typeof value.jid === 'string' ? {} : { jid: JSON.stringify(jid) }) });
+    }
+  } catch {
+    // Not JSON: wrapped below.
+  }
+  return (
+    `{"class":"Nexq::MalformedJob","args":[${JSON.stringify(raw)}],"queue":${JSON.stringify(queue)},` +
+    `"jid":${JSON.stringify(jid)},"retry":false,"error_class":"MalformedJobError",` +
+    `"error_message":${JSON.stringify(reason)},"failed_at":${jsonSeconds(now)}}`
+  );
+}

@@ -1,0 +1,93 @@
+// The job as it travels through Redis: Sidekiq's / Exq's JSON. Decoding checks the fields nexq
+// relies on and keeps the raw text, which is what goes back to Redis (LREM needs it byte-exact).
+import { v4 as uuidv4 } from 'uuid';
+import { jsonSeconds, nowSeconds } from './time';
+
+/** The fields nexq reads; a payload may hold any others, and they are kept as they are. */
+export interface JobPayload {
+  class: string;
+  args: unknown[];
+  jid: string;
+  queue: string;
+  retry?: boolean | number;
+  enqueued_at?: number;
+  created_at?: number;
+  retry_count?: number;
+  error_message?: string;
+  error_class?: string;
+  failed_at?: number;
+  retried_at?: number;
+  /** ActiveJob: the job class wrapped by `class`. */
+  wrapped?: string;
+  [field: string]: unknown;
+}
+
+/** A job fetched from Redis: the raw text and what it decodes to. */
+export interface FetchedJob {
+  raw: string;
+  job: JobPayload;
+  queue: string;
+}
+
+export class MalformedJobError extends Error {
+  override readonly name = 'MalformedJobError';
+}
+
+/** Decodes a job's JSON and checks its shape. Throws MalformedJobError saying what is wrong. */
+export function decodeJob(raw: string): JobPayload {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new MalformedJobError(`job is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MalformedJobError(`job must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  }
+  const job = value as Record<string, unknown>;
+  if (typeof job.class !== 'string' || job.class === '') throw new MalformedJobError('job has no "class" string');
+  if (!Array.isArray(job.args)) throw new MalformedJobError('job "args" must be an array');
+  if (typeof job.jid !== 'string' || job.jid === '') throw new MalformedJobError('job has no "jid" string');
+  if (job.queue !== undefined && typeof job.queue !== 'string') throw new MalformedJobError('job "queue" must be a string');
+  if (job.retry !== undefined && typeof job.retry !== 'boolean' && !Number.isInteger(job.retry)) {
+    throw new MalformedJobError('job "retry" must be true, false or an integer');
+  }
+  if (job.retry_count !== undefined && job.retry_count !== null && !Number.isInteger(job.retry_count)) {
+    throw new MalformedJobError('job "retry_count" must be an integer');
+  }
+  return job as JobPayload;
+}
+
+export interface JobOptions {
+  /** `true` (the default: up to maxRetries), `false`, or a number of retries. */
+  retry?: boolean | number;
+  /** Use this jid instead of a fresh UUID. */
+  jid?: string;
+}
+
+export class InvalidJobError extends Error {
+  override readonly name = 'InvalidJobError';
+}
+
+/** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
+export function encodeNewJob(queue: string, className: string, args: unknown[], options: JobOptions = {}): { jid: string; json: string } {
+  if (typeof className !== 'string' || className === '') throw new InvalidJobError('class name must be a non-empty string');
+  if (!Array.isArray(args)) throw new InvalidJobError(`args of ${className} must be an array`);
+  const retry = options.retry ?? true;
+  if (typeof retry !== 'boolean' && !(Number.isInteger(retry) && retry >= 0)) {
+    throw new InvalidJobError('retry must be true, false or an integer >= 0');
+  }
+  const jid = options.jid ?? uuidv4();
+  if (typeof jid !== 'string' || jid === '') throw new InvalidJobError('jid must be a non-empty string');
+  let argsJson: string;
+  try {
+    argsJson = JSON.stringify(args);
+  } catch (err) {
+    throw new InvalidJobError(`args of ${className} cannot be written as JSON: ${(err as Error).message}`);
+  }
+  const now = jsonSeconds(nowSeconds());
+  const json =
+    `{"retry":${JSON.stringify(retry)},"queue":${JSON.stringify(queue)},"class":${JSON.stringify(className)},` +
+    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now},"enqueued_at":${now}}`;
+  return { jid, json };
+}

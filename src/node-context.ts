@@ -1,0 +1,40 @@
+// What every actor of one node shares: its config and the resources the node opened for it.
+import type { ResolvedConfig } from '../config/validate';
+import type { Registry } from './actor';
+import type { HandlerRegistry } from './handler-registry';
+import type { Logger } from './logger';
+import type { Middleware } from './middleware';
+import type { Keys } from './redis/keys';
+import type { ScriptedRedis } from './redis/scripts';
+import type { ThreadPool } from './thread-pool';
+import type { WorkTable } from './work-table';
+
+export interface NodeContext {
+  config: ResolvedConfig;
+  redis: ScriptedRedis;
+  keys: Keys;
+  logger: Logger;
+  registry: Registry;
+  /** This process in Redis' process list: hostname:pid:random, as Sidekiq names processes. */
+  identity: string;
+  startedAt: number;
+  /** Absent in enqueuer mode. */
+  workers?: {
+    workTable: WorkTable;
+    pool: ThreadPool;
+    handlers: HandlerRegistry;
+    middleware: Middleware[];
+  };
+  /** Set once the manager has put this node's backup lists back into their queues. */
+  rehydrated: boolean;
+}
+
+/** Registered names of the node's actors. */
+export const ActorNames = {
+  stats: 'stats',
+  heartbeat: 'heartbeat',
+  enqueuer: 'enqueuer',
+  scheduler: 'scheduler',
+  jobWorkers: 'job-workers',
+  manager: 'manager',
+} as const;

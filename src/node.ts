@@ -1,0 +1,110 @@
+// One running nexq node: the resources its actors share (Redis client, thread pool, work table,
+// handler registry) and its supervision tree. Opens them in order and closes them in reverse.
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Actor, describeReason, isCleanExit, Registry } from './actor';
+import { resolveConfig } from '../config/validate';
+import type { NexqConfig } from '../config/defaults';
+import { statsMiddleware } from './actors/stats';
+import { HandlerRegistry } from './handler-registry';
+import { createLogger, Logger } from './logger';
+import { loggingMiddleware } from './logging-middleware';
+import type { Middleware } from './middleware';
+import { connect, describeTarget } from './redis/connection';
+import { Keys } from './redis/keys';
+import type { NodeContext } from './node-context';
+import { ThreadPool } from './thread-pool';
+import { WorkTable } from './work-table';
+import { nodeTree } from '../supervisors/node-tree';
+import type { Supervisor } from '../supervisors/supervisor';
+
+export interface NodeStartOptions extends NexqConfig {
+  /** Extra middleware, run inside the built-in stats and logging middleware. */
+  middleware?: Middleware[];
+  /** Use this winston logger instead of creating one from logLevel/logFormat. */
+  logger?: Logger;
+}
+
+const REDIS_WAIT_LOG_MS = 2000;
+
+export class NexqNode {
+  private constructor(readonly ctx: NodeContext, private readonly tree: Supervisor) {}
+
+  static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
+    const { middleware = [], logger: givenLogger, ...config } = options;
+    const resolved = resolveConfig(config);
+    const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+    const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
+    const redis = connect(resolved.redis);
+    const ctx: NodeContext = {
+      config: resolved,
+      redis,
+      keys: new Keys(resolved.namespace),
+      logger,
+      registry: new Registry(),
+      identity,
+      startedAt: Date.now() / 1000,
+      rehydrated: false,
+    };
+    try {
+      await waitForRedis(ctx);
+      if (resolved.mode === 'default') {
+        const workTable = new WorkTable();
+        ctx.workers = {
+          workTable,
+          handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
+          pool: new ThreadPool({ threads: resolved.threads, maxHeapMb: resolved.threadMaxHeapMb, data: { workTable: workTable.buffer } }),
+          middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],
+        };
+      }
+      const tree = await Actor.start(nodeTree(ctx));
+      const node = new NexqNode(ctx, tree);
+      tree.exited.then((reason) => {
+        if (!isCleanExit(reason)) logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
+      });
+      logger.info(
+        `node ${resolved.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)}, namespace ${JSON.stringify(resolved.namespace)}, ` +
+          `queues ${resolved.queues.map((q) => `${q.name}:${q.concurrency}`).join(',') || 'none'})`,
+        { actor: 'node' },
+      );
+      return node;
+    } catch (err) {
+      await ctx.workers?.pool.destroy().catch(() => {});
+      redis.disconnect();
+      throw err;
+    }
+  }
+
+  get running(): boolean {
+    return this.tree.alive;
+  }
+
+  /** Resolves when the node stops, with the reason (clean or the root's crash). */
+  get exited(): Promise<unknown> {
+    return this.tree.exited;
+  }
+
+  /** Graceful stop: the manager stops fetching, running jobs get `shutdownTimeout` to finish. */
+  async stop(): Promise<void> {
+    const { config, logger, redis } = this.ctx;
+    await this.tree.stop('shutdown', config.shutdownTimeout + 10_000);
+    await this.ctx.workers?.pool.destroy();
+    await redis.quit().catch(() => redis.disconnect());
+    logger.info('node stopped', { actor: 'node' });
+  }
+}
+
+/** Connects, saying once (without credentials) when Redis does not answer, and keeps trying. */
+async function waitForRedis(ctx: NodeContext): Promise<void> {
+  const { redis, logger, config } = ctx;
+  const warn = setTimeout(
+    () => logger.error(`cannot reach Redis at ${describeTarget(config.redis)}; still trying`, { actor: 'node' }),
+    REDIS_WAIT_LOG_MS,
+  );
+  try {
+    await redis.connect().catch(() => {}); // ioredis keeps reconnecting by its retry strategy
+    await redis.ping();
+  } finally {
+    clearTimeout(warn);
+  }
+}

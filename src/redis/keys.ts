@@ -1,0 +1,80 @@
+// Every Redis key nexq touches is built here, in Exq's layout (which is Sidekiq's plus a prefix).
+//   <ns>:queues                        set of known queue names
+//   <ns>:queue:<q>                     list; producers LPUSH, consumers take from the right
+//   <ns>:queue:backup::<node>::<q>     list of the jobs node <node> has taken from <q> and not finished
+//   <ns>:schedule, :retry, :dead       sorted sets scored by epoch seconds (float)
+//   <ns>:stat:processed[:YYYY-MM-DD]   counters, and :stat:failed[...] likewise
+//   <ns>:processes                     set of live process identities
+//   <ns>:<identity>                    hash: info, busy, beat, quiet (Sidekiq's process entry)
+//   <ns>:<identity>:workers            hash: one field per running job
+// With an empty namespace there is no prefix at all: Sidekiq's exact key names.
+
+export class Keys {
+  private readonly prefix: string;
+
+  constructor(readonly namespace: string) {
+    this.prefix = namespace === '' ? '' : `${namespace}:`;
+  }
+
+  key(name: string): string {
+    return this.prefix + name;
+  }
+
+  get queues(): string {
+    return this.key('queues');
+  }
+
+  queue(queue: string): string {
+    return this.key(`queue:${queue}`);
+  }
+
+  backup(nodeId: string, queue: string): string {
+    return this.key(`queue:backup::${nodeId}::${queue}`);
+  }
+
+  /** The glob that matches every backup list of `nodeId`. */
+  backupPattern(nodeId: string): string {
+    return this.key(`queue:backup::${globEscape(nodeId)}::*`);
+  }
+
+  get schedule(): string {
+    return this.key('schedule');
+  }
+
+  get retry(): string {
+    return this.key('retry');
+  }
+
+  get dead(): string {
+    return this.key('dead');
+  }
+
+  stat(name: 'processed' | 'failed', day?: string): string {
+    return this.key(day ? `stat:${name}:${day}` : `stat:${name}`);
+  }
+
+  get processes(): string {
+    return this.key('processes');
+  }
+
+  process(identity: string): string {
+    return this.key(identity);
+  }
+
+  processWorkers(identity: string): string {
+    return this.key(`${identity}:workers`);
+  }
+
+  processSignals(identity: string): string {
+    return this.key(`${identity}-signals`);
+  }
+}
+
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+/** UTC day as Sidekiq writes it in per-day stat keys. */
+export function statDay(date: Date = new Date()): string {
+  return date.toISOString().slice(0, 10);
+}

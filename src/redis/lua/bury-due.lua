@@ -1,0 +1,12 @@
+-- bury-due: move one unreadable job from the schedule or retry set to the dead set, atomically.
+-- KEYS[1]  source sorted set (<ns>:schedule or <ns>:retry)
+-- KEYS[2]  dead set <ns>:dead
+-- ARGV[1]  the job exactly as stored in the source set
+-- ARGV[2]  the dead entry (the job wrapped with the reason)
+-- ARGV[3]  score: epoch seconds now
+-- Returns 1 when moved, 0 when it was gone already.
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+return 1

@@ -1,0 +1,13 @@
+-- enqueue-due: move one due job from the schedule or retry set into its queue, atomically.
+-- KEYS[1]  source sorted set (<ns>:schedule or <ns>:retry)
+-- KEYS[2]  queue list <ns>:queue:<q>
+-- KEYS[3]  queue set  <ns>:queues
+-- ARGV[1]  the job exactly as stored in the sorted set
+-- ARGV[2]  queue name
+-- Returns 1 when moved, 0 when another scheduler moved it first.
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('LPUSH', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[2])
+return 1

@@ -1,0 +1,17 @@
+-- requeue-backup: put every job of a backup list back at the consumer end of its queue.
+-- KEYS[1]  backup list <ns>:queue:backup::<node>::<q>
+-- KEYS[2]  queue list  <ns>:queue:<q>
+-- KEYS[3]  queue set   <ns>:queues
+-- ARGV[1]  queue name (for the queue set)
+-- Returns the number of jobs moved. The backup list holds the newest job at its head; moving
+-- head-first to the queue's right end leaves the oldest job next in line, as it was.
+local moved = 0
+while true do
+  local job = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+  if not job then break end
+  moved = moved + 1
+end
+if moved > 0 then
+  redis.call('SADD', KEYS[3], ARGV[1])
+end
+return moved

@@ -1,0 +1,77 @@
+// Loads the Lua scripts of ./lua once per client and gives each a typed wrapper.
+// Every key a script touches is passed in KEYS, so a cluster mode can route it.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type Redis from 'ioredis';
+
+const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due'] as const;
+type ScriptName = (typeof SCRIPTS)[number];
+
+function commandName(script: ScriptName): string {
+  return `nexq_${script.replace(/-/g, '_')}`;
+}
+
+const sources = new Map<ScriptName, string>();
+function source(script: ScriptName): string {
+  let lua = sources.get(script);
+  if (!lua) {
+    lua = readFileSync(path.join(__dirname, 'lua', `${script}.lua`), 'utf8');
+    sources.set(script, lua);
+  }
+  return lua;
+}
+
+export type ScriptedRedis = Redis & { readonly nexqScripts: true };
+
+export function defineScripts(client: Redis): ScriptedRedis {
+  for (const script of SCRIPTS) client.defineCommand(commandName(script), { lua: source(script) });
+  return Object.assign(client, { nexqScripts: true as const });
+}
+
+type Runner = (numberOfKeys: number, ...args: Array<string | number>) => Promise<unknown>;
+function run(client: Redis, script: ScriptName, keys: string[], argv: Array<string | number>): Promise<unknown> {
+  const runner = (client as unknown as Record<string, Runner>)[commandName(script)];
+  return runner.call(client, keys.length, ...keys, ...argv);
+}
+
+/** Moves up to `counts[i]` jobs from `queues[i]` into `backups[i]`; the raw jobs moved, per queue. */
+export async function fetchJobs(client: Redis, queues: string[], backups: string[], counts: number[]): Promise<string[][]> {
+  const keys: string[] = [];
+  queues.forEach((q, i) => keys.push(q, backups[i]));
+  return (await run(client, 'fetch', keys, counts)) as string[][];
+}
+
+export interface FailEntry {
+  backup: string;
+  target: string;
+  raw: string;
+  rewritten: string;
+  score: number;
+  /** Dead set only: entries scored below this are dropped. */
+  trimBelow?: number;
+  /** Dead set only: keep at most this many entries. */
+  maxEntries?: number;
+}
+
+/** Files a failed job in `target`; false when it was no longer in its backup list. */
+export async function failJob(client: Redis, e: FailEntry): Promise<boolean> {
+  const argv = [e.raw, e.rewritten, formatScore(e.score), e.trimBelow === undefined ? '' : formatScore(e.trimBelow), e.maxEntries ?? ''];
+  return (await run(client, 'fail', [e.backup, e.target], argv)) === 1;
+}
+
+export async function requeueBackup(client: Redis, backup: string, queue: string, queuesSet: string, queueName: string): Promise<number> {
+  return (await run(client, 'requeue-backup', [backup, queue, queuesSet], [queueName])) as number;
+}
+
+export async function enqueueDue(client: Redis, source: string, queue: string, queuesSet: string, raw: string, queueName: string): Promise<boolean> {
+  return (await run(client, 'enqueue-due', [source, queue, queuesSet], [raw, queueName])) === 1;
+}
+
+export async function buryDue(client: Redis, source: string, dead: string, raw: string, entry: string, score: number): Promise<boolean> {
+  return (await run(client, 'bury-due', [source, dead], [raw, entry, formatScore(score)])) === 1;
+}
+
+/** Scores as Sidekiq writes them: epoch seconds with microseconds. */
+export function formatScore(seconds: number): string {
+  return seconds.toFixed(6);
+}

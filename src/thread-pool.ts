@@ -1,0 +1,65 @@
+// The worker threads that run handlers (piscina). Any way a thread can die under a job — a
+// timeout, process.exit, running out of memory — comes back as a failed outcome, never a throw,
+// and piscina replaces the thread.
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import type { JobOutcome, JobTask, ThreadData } from '../workers/protocol';
+
+export interface ThreadPoolOptions {
+  threads: number;
+  /** Per-thread heap limit in MB (0: Node's default). */
+  maxHeapMb: number;
+  data: ThreadData;
+}
+
+const ENTRY = path.join(__dirname, '..', 'workers', 'thread-entry.js');
+/** Async handlers share a thread; this bounds how many run on one thread at once. */
+const TASKS_PER_THREAD = 1000;
+
+export class JobTimeoutError extends Error {
+  override readonly name = 'JobTimeoutError';
+}
+
+export class ThreadPool {
+  private readonly pool: Piscina;
+
+  constructor(options: ThreadPoolOptions) {
+    this.pool = new Piscina({
+      filename: ENTRY,
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      concurrentTasksPerWorker: TASKS_PER_THREAD,
+      idleTimeout: Infinity,
+      workerData: options.data,
+      resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
+    });
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  /** Runs one job; `timeoutMs` > 0 terminates its thread when the job takes longer. */
+  async run(task: JobTask, timeoutMs: number): Promise<JobOutcome> {
+    const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    try {
+      return (await this.pool.run(task, { signal })) as JobOutcome;
+    } catch (err) {
+      if (signal?.aborted) {
+        return { ok: false, error: { class: 'JobTimeoutError', message: `job ran longer than ${timeoutMs} ms; its thread was terminated` } };
+      }
+      return { ok: false, error: threadFailure(err) };
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+function threadFailure(err: unknown): { class: string; message: string } {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') return { class: 'WorkerOutOfMemory', message: `the job's thread ran out of memory: ${e.message}` };
+  const message = e instanceof Error ? e.message : String(err);
+  return { class: 'WorkerThreadExited', message: `the job's thread died: ${message}` };
+}

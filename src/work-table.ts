@@ -1,0 +1,98 @@
+// The shared table of per-queue concurrency and busy counts: the only source of truth for free
+// slots. It lives in a SharedArrayBuffer so worker threads can read it too (Atomics keep reads
+// and writes whole); names map to rows on the main thread, which alone subscribes queues.
+
+const FIELDS = 3; // concurrency, busy, active (1 while subscribed)
+const CONCURRENCY = 0;
+const BUSY = 1;
+const ACTIVE = 2;
+export const MAX_QUEUES = 1024;
+
+export class WorkTable {
+  readonly buffer: SharedArrayBuffer;
+  private readonly cells: Int32Array;
+  private readonly rows = new Map<string, number>();
+  private readonly freeRows: number[] = [];
+
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(MAX_QUEUES * FIELDS * 4)) {
+    this.buffer = buffer;
+    this.cells = new Int32Array(buffer);
+    for (let row = MAX_QUEUES - 1; row >= 0; row--) this.freeRows.push(row);
+  }
+
+  /** Subscribes `queue` with `concurrency` slots. A queue that still has running jobs keeps its row. */
+  add(queue: string, concurrency: number): number {
+    let row = this.rows.get(queue);
+    if (row === undefined) {
+      row = this.freeRows.pop();
+      if (row === undefined) throw new Error(`at most ${MAX_QUEUES} queues can be subscribed at once`);
+      this.rows.set(queue, row);
+      Atomics.store(this.cells, row * FIELDS + BUSY, 0);
+    }
+    Atomics.store(this.cells, row * FIELDS + CONCURRENCY, concurrency);
+    Atomics.store(this.cells, row * FIELDS + ACTIVE, 1);
+    return row;
+  }
+
+  /** Unsubscribes `queue`; its row is reused once its running jobs have finished. */
+  remove(queue: string): void {
+    const row = this.rows.get(queue);
+    if (row === undefined) return;
+    Atomics.store(this.cells, row * FIELDS + ACTIVE, 0);
+    this.releaseIfIdle(queue, row);
+  }
+
+  isActive(queue: string): boolean {
+    const row = this.rows.get(queue);
+    return row !== undefined && Atomics.load(this.cells, row * FIELDS + ACTIVE) === 1;
+  }
+
+  row(queue: string): number | undefined {
+    return this.rows.get(queue);
+  }
+
+  free(queue: string): number {
+    const row = this.rows.get(queue);
+    if (row === undefined || Atomics.load(this.cells, row * FIELDS + ACTIVE) !== 1) return 0;
+    return Math.max(0, Atomics.load(this.cells, row * FIELDS + CONCURRENCY) - Atomics.load(this.cells, row * FIELDS + BUSY));
+  }
+
+  busy(queue: string): number {
+    const row = this.rows.get(queue);
+    return row === undefined ? 0 : Atomics.load(this.cells, row * FIELDS + BUSY);
+  }
+
+  concurrency(queue: string): number {
+    const row = this.rows.get(queue);
+    return row === undefined ? 0 : Atomics.load(this.cells, row * FIELDS + CONCURRENCY);
+  }
+
+  totalBusy(): number {
+    let total = 0;
+    for (const row of this.rows.values()) total += Atomics.load(this.cells, row * FIELDS + BUSY);
+    return total;
+  }
+
+  /** Takes `n` slots of `queue` (the caller checked `free`). */
+  take(queue: string, n = 1): void {
+    const row = this.rows.get(queue);
+    if (row === undefined) throw new Error(`queue ${queue} is not in the work table`);
+    Atomics.add(this.cells, row * FIELDS + BUSY, n);
+  }
+
+  /** Gives back one slot of `queue`. Returns true when the queue had no free slot before. */
+  release(queue: string): boolean {
+    const row = this.rows.get(queue);
+    if (row === undefined) return false;
+    const before = Atomics.sub(this.cells, row * FIELDS + BUSY, 1);
+    this.releaseIfIdle(queue, row);
+    return before >= Atomics.load(this.cells, row * FIELDS + CONCURRENCY);
+  }
+
+  private releaseIfIdle(queue: string, row: number): void {
+    if (Atomics.load(this.cells, row * FIELDS + ACTIVE) === 0 && Atomics.load(this.cells, row * FIELDS + BUSY) <= 0) {
+      this.rows.delete(queue);
+      this.freeRows.push(row);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// The supervision tree of one nexq node. Read top to bottom it is the start order; stop runs it
+// bottom to top, so the manager stops fetching before the job workers drain.
+//
+//   nexq.root (rest_for_one: a child's restart restarts every child after it, which depends on it)
+//   ├─ stats        counters and running jobs
+//   ├─ heartbeat    process entry in Redis
+//   ├─ enqueuer     writes new jobs
+//   ├─ scheduler    schedule/retry -> queues
+//   ├─ job-workers  dynamic supervisor of one ephemeral JobWorker per running job
+//   └─ manager      fetches jobs into backup lists and starts their workers
+//
+// In 'enqueuer' mode the root holds the enqueuer alone.
+import { Actor } from '../src/actor';
+import { Enqueuer } from '../src/actors/enqueuer';
+import { Heartbeat } from '../src/actors/heartbeat';
+import { Manager } from '../src/actors/manager';
+import { Scheduler } from '../src/actors/scheduler';
+import { Stats } from '../src/actors/stats';
+import { ActorNames, NodeContext } from '../src/node-context';
+import { DynamicSupervisor } from './dynamic-supervisor';
+import { ChildSpec, Supervisor, SupervisorEvent } from './supervisor';
+
+export function nodeTree(ctx: NodeContext): Supervisor {
+  const { registry } = ctx;
+  const enqueuer: ChildSpec = { id: ActorNames.enqueuer, start: () => Actor.start(new Enqueuer(ctx)) };
+  const children: ChildSpec[] =
+    ctx.config.mode === 'enqueuer'
+      ? [enqueuer]
+      : [
+          { id: ActorNames.stats, start: () => Actor.start(new Stats(ctx)) },
+          { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
+          enqueuer,
+          { id: ActorNames.scheduler, start: () => Actor.start(new Scheduler(ctx)) },
+          {
+            id: ActorNames.jobWorkers,
+            start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobWorkers, registry })),
+            // Running jobs get the whole shutdown timeout to finish, plus a moment to settle in Redis.
+            shutdownMs: ctx.config.shutdownTimeout + 1000,
+          },
+          { id: ActorNames.manager, start: () => Actor.start(new Manager(ctx)) },
+        ];
+  return new Supervisor({
+    name: 'nexq.root',
+    registry,
+    strategy: 'rest_for_one',
+    maxRestarts: 5,
+    maxSeconds: 10,
+    children,
+    onEvent: (event) => logEvent(ctx, event),
+  });
+}
+
+function logEvent(ctx: NodeContext, event: SupervisorEvent): void {
+  const meta = { actor: 'nexq.root' };
+  if (event.type === 'child_exited') ctx.logger.warn(`${event.id} exited: ${String((event.reason as Error)?.message ?? event.reason)}`, meta);
+  else if (event.type === 'child_restarted') ctx.logger.info(`${event.id} restarted`, meta);
+  else ctx.logger.error(`gave up restarting ${event.id}`, meta);
+}

@@ -1,0 +1,103 @@
+// A private redis-server for tests: its own free port and temp dir, so a test can kill -9 it and
+// start it again on the same port and data (AOF on) without touching anyone else's Redis.
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setTimeout(500);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+export interface RedisServerOptions {
+  /** Extra `redis-server` arguments, e.g. ['--requirepass', 'secret']. */
+  args?: string[];
+}
+
+export class RedisServer {
+  readonly dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-redis-'));
+  private child?: ChildProcess;
+
+  private constructor(readonly port: number, private readonly options: RedisServerOptions) {}
+
+  static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
+    const server = new RedisServer(await freePort(), options);
+    await server.launch();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Starts redis-server (again) on the same port and data dir, and waits until it answers. */
+  async launch(): Promise<void> {
+    if (this.running) return;
+    const child = spawn(
+      'redis-server',
+      [
+        '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir,
+        '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
+        '--daemonize', 'no', '--logfile', path.join(this.dir, 'redis.log'),
+        ...(this.options.args ?? []),
+      ],
+      { stdio: 'ignore' },
+    );
+    this.child = child;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited at start (see ${this.dir}/redis.log)`);
+      if (await ping(this.port)) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
+  }
+
+  /** kill -9: no shutdown save, clients see the connection drop. */
+  async kill9(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  async restart(): Promise<void> {
+    await this.kill9();
+    await this.launch();
+  }
+
+  async stop(): Promise<void> {
+    await this.kill9();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

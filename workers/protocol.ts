@@ -1,0 +1,24 @@
+// What the main thread and a worker thread say to each other: plain, structured-clonable records.
+
+/** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
+export interface JobTask {
+  raw: string;
+  /** Absolute path of the handler module, picked from the registry by class name on the main thread. */
+  file: string;
+  /** ActiveJob's wrapper: the handler gets `args[0].arguments` instead of `args`. */
+  activeJob?: boolean;
+}
+
+export interface ThrownError {
+  class: string;
+  message: string;
+  backtrace?: string[];
+}
+
+export type JobOutcome = { ok: true } | { ok: false; error: ThrownError };
+
+/** Data every thread gets at start (piscina's workerData). */
+export interface ThreadData {
+  /** The work table's buffer (see src/work-table.ts), readable from threads. */
+  workTable: SharedArrayBuffer;
+}
