@@ -56,7 +56,7 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
   readonly #registeredName?: string;
   #state: State = 'new';
   #mailbox: Envelope[] = [];
-  private inHand?: Envelope;
+  #inHand?: Envelope;
   #draining = false;
   #stopRequest?: ExitReason;
   #exitReason: ExitReason;
@@ -170,6 +170,10 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
    */
   stop(reason: ExitReason = 'normal', timeoutMs: number = DEFAULT_STOP_TIMEOUT_MS): Promise<ExitReason> {
     if (this.#state === 'exited') return this.exited;
+    if (this.#state === 'new') {
+      this.#finish(reason);
+      return this.exited;
+    }
     if (this.#stopRequest === undefined) {
       this.#stopRequest = reason;
       if (!this.#draining && this.#state === 'running') void this.#runTermination(reason);
@@ -208,7 +212,7 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
       this.#finish(err);
       throw err;
     }
-    if (this.#state !== 'starting') return; // killed during init
+    if (this.#state !== 'starting') throw new ActorExitedError(this.name, this.#exitReason); // killed during init
     this.#state = 'running';
     if (this.#stopRequest !== undefined) void this.#runTermination(this.#stopRequest);
     else this.#kick();
@@ -231,13 +235,13 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
       if (this.#stopRequest !== undefined) return this.#runTermination(this.#stopRequest);
       const envelope = this.#mailbox.shift();
       if (!envelope) break;
-      this.inHand = envelope;
+      this.#inHand = envelope;
       try {
         await this.#dispatch(envelope);
       } catch (err) {
         return this.#runTermination(err);
       } finally {
-        if (this.inHand === envelope) this.inHand = undefined;
+        if (this.#inHand === envelope) this.#inHand = undefined;
       }
     }
     this.#draining = false;
@@ -283,8 +287,8 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     // The message in hand (if killed mid-handler) is abandoned: its caller is failed too.
-    const pending = this.inHand ? [this.inHand, ...this.#mailbox] : this.#mailbox;
-    this.inHand = undefined;
+    const pending = this.#inHand ? [this.#inHand, ...this.#mailbox] : this.#mailbox;
+    this.#inHand = undefined;
     this.#mailbox = [];
     for (const envelope of pending) {
       if (envelope.kind !== 'call') continue;
