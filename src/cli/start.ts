@@ -1,0 +1,105 @@
+// `nexq start`: runs a node in the foreground until SIGTERM or SIGINT, then stops it gracefully.
+import path from 'node:path';
+import type { NexqConfig } from '../../config/defaults';
+import { configFromEnv, parseQueueList, readConfigFile } from '../../config/load';
+import { ConfigError } from '../../config/validate';
+import { Nexq } from '../nexq';
+import { checkFlags, ParsedArgs, UsageError } from './args';
+import { LocalRedis, redisAnswers, startLocalRedis } from './local-redis';
+
+export const START_HELP = `Usage: nexq start [options]
+
+Runs a nexq node in the foreground until SIGTERM or SIGINT, then stops gracefully.
+
+Options:
+  --redis URL              Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
+  --namespace NS           key prefix (default exq; '' for Sidekiq's layout)
+  --queues LIST            queues and concurrency, e.g. default:10,mail:5
+  --concurrency N          default concurrency of a queue
+  --jobs DIR               folder of job handlers (Foo.js handles class Foo)
+  --node-id ID             names this node's backup lists (default: hostname)
+  --config FILE            JSON file of options
+  --shutdown-timeout MS    how long running jobs get to finish on stop
+  --local-redis            start redis-server (data in ./var/) when none answers locally
+  --help                   this text
+
+Environment: REDIS_URL, NEXQ_NAMESPACE, NEXQ_QUEUES, NEXQ_CONCURRENCY, NEXQ_JOBS_DIR, NEXQ_NODE_ID,
+NEXQ_SHUTDOWN_TIMEOUT, NEXQ_POLL_TIMEOUT, NEXQ_THREADS, NEXQ_JOB_TIMEOUT, NEXQ_LOG_LEVEL, NEXQ_LOG_FORMAT.`;
+
+const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'local-redis', 'help'];
+
+function wholeNumber(value: string | true | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number`);
+  return Number(value);
+}
+
+function text(value: string | true | undefined, flag: string): string | undefined {
+  if (value === true) throw new UsageError(`--${flag} needs a value`);
+  return value;
+}
+
+export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
+  checkFlags(args, FLAGS);
+  const f = args.flags;
+  const file = text(f.get('config'), 'config');
+  const config: NexqConfig = { ...(file ? readConfigFile(file) : {}), ...configFromEnv(env) };
+  const flagged: NexqConfig = {
+    redis: text(f.get('redis'), 'redis'),
+    namespace: text(f.get('namespace'), 'namespace'),
+    queues: f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined,
+    concurrency: wholeNumber(f.get('concurrency'), 'concurrency'),
+    jobsDir: text(f.get('jobs'), 'jobs'),
+    nodeId: text(f.get('node-id'), 'node-id'),
+    shutdownTimeout: wholeNumber(f.get('shutdown-timeout'), 'shutdown-timeout'),
+  };
+  for (const [key, value] of Object.entries(flagged)) if (value !== undefined) (config as Record<string, unknown>)[key] = value;
+  if (config.jobsDir) config.jobsDir = path.resolve(config.jobsDir);
+  return config;
+}
+
+/** With --local-redis: when the configured local Redis does not answer, start one. */
+async function ensureLocalRedis(config: NexqConfig): Promise<LocalRedis | undefined> {
+  const url = new URL(typeof config.redis === 'string' ? config.redis : 'redis://127.0.0.1:6379');
+  const port = Number(url.port || 6379);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return undefined;
+  if (await redisAnswers('127.0.0.1', port)) return undefined;
+  const local = await startLocalRedis(port);
+  process.stderr.write(`nexq: no Redis answered on port ${port}; started redis-server with its data in ./var/\n`);
+  config.redis = local.url;
+  return local;
+}
+
+export async function runStart(args: ParsedArgs): Promise<number> {
+  if (args.flags.has('help')) {
+    process.stdout.write(`${START_HELP}\n`);
+    return 0;
+  }
+  const config = startConfig(args);
+  const local = args.flags.has('local-redis') && typeof (config.redis ?? '') === 'string' ? await ensureLocalRedis(config) : undefined;
+  let nexq: Nexq;
+  try {
+    nexq = await Nexq.start(config);
+  } catch (err) {
+    await local?.stop();
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const stopped = new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`nexq: ${signal} received, stopping\n`);
+      nexq.stop().then(() => resolve(0), () => resolve(1));
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    nexq.node.exited.then((reason) => {
+      if (!stopping && reason !== 'shutdown') resolve(1);
+    });
+  });
+  const code = await stopped;
+  await local?.stop();
+  return code;
+}
