@@ -24,7 +24,7 @@ function ping(port: number): Promise<boolean> {
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => {
       socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
+      resolve(/^(\+PONG|-NOAUTH)/.test(data.toString()));
     });
     socket.once('error', () => resolve(false));
     socket.once('timeout', () => {

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot, fixturesJobs } from '../support/paths';
+import { useNodes, waitFor } from '../support/node';
+
+const CLI = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+
+function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 15_000 });
+}
+
+describe('nexq CLI', () => {
+  const t = useNodes();
+
+  it('start runs jobs until SIGTERM, then stops gracefully and exits 0', async () => {
+    const child = spawn(process.execPath, [CLI, 'start', '--redis', t.url, '--namespace', t.ns, '--queues', 'default:2,mail:1', '--jobs', fixturesJobs, '--node-id', 'cli-node'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NEXQ_LOG_LEVEL: 'warn', NEXQ_POLL_TIMEOUT: '20' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const producer = await t.start({ mode: 'enqueuer' });
+      await producer.enqueue('mail', 'Record', [t.url, t.out('cli'), 'via-cli']);
+      const [record] = await t.waitForRecords(t.out('cli'), 1, 10_000);
+      expect(record).to.include({ value: 'via-cli', queue: 'mail' });
+      const processes = await t.redis.smembers(t.keys.processes);
+      expect(processes).to.have.length(1);
+      child.kill('SIGTERM');
+      expect(await exited).to.equal(0);
+      expect(stderr).to.include('SIGTERM received, stopping');
+      expect(await t.redis.smembers(t.keys.processes)).to.deep.equal([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('an unknown option is one clear line on stderr and exit code 2', () => {
+    const result = runCli(['start', '--bogus', '1']);
+    expect(result.status).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.deep.equal(['nexq: unknown option --bogus (see --help)']);
+  });
+
+  it('a bad value names the option and what it expects, without a stack trace', () => {
+    const result = runCli(['start', '--queues', 'a b']);
+    expect(result.status).to.equal(2);
+    expect(result.stderr).to.match(/^nexq: invalid config: --queues must be a list like default:10,mail:5/);
+    expect(result.stderr).not.to.include('    at ');
+  });
+
+  it('a bad environment variable is refused the same way', () => {
+    const result = runCli(['start'], { NEXQ_CONCURRENCY: 'lots' });
+    expect(result.status).to.equal(2);
+    expect(result.stderr).to.include('NEXQ_CONCURRENCY must be a whole number');
+  });
+
+  it('start --help prints the options and exits 0', () => {
+    const result = runCli(['start', '--help']);
+    expect(result.status).to.equal(0);
+    expect(result.stdout).to.include('--shutdown-timeout MS');
+  });
+
+  it('an unknown command exits 2', () => {
+    const result = runCli(['frobnicate']);
+    expect(result.status).to.equal(2);
+    expect(result.stderr).to.include('unknown command "frobnicate"');
+  });
+
+  it('waits for a Redis that is not there yet instead of crashing, saying so once without the password', async function () {
+    this.timeout(15_000);
+    const child = spawn(process.execPath, [CLI, 'start', '--redis', 'redis://:s3cret-pw@127.0.0.1:1/0', '--jobs', fixturesJobs], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    try {
+      await waitFor(() => stderr.includes('cannot reach Redis'), 10_000, 'the unreachable-Redis message');
+      expect(child.exitCode).to.equal(null);
+      expect(stderr).to.include('redis://:***@127.0.0.1:1/0');
+      expect(stderr).not.to.include('s3cret-pw');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
