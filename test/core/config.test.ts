@@ -1,0 +1,64 @@
+// Options are checked at start, and a bad one names its key.
+import { expect } from 'chai';
+import { ConfigError, resolveConfig } from '../../config/validate';
+import { Nexq, NexqStartOptions } from '../../src/nexq';
+import { freshNamespace, sharedRedis } from '../support/global-hooks';
+
+async function startError(options: Record<string, unknown>): Promise<ConfigError> {
+  const base: NexqStartOptions = { redis: sharedRedis().url, namespace: freshNamespace(), logLevel: 'error', threads: 1 };
+  const node = await Nexq.start({ ...base, ...options } as NexqStartOptions).catch((err: unknown) => err);
+  if (node instanceof Nexq) {
+    await node.stop();
+    expect.fail('Nexq.start should have rejected');
+  }
+  expect(node).to.be.instanceOf(ConfigError);
+  return node as ConfigError;
+}
+
+describe('config validation', () => {
+  it('rejects concurrency 0, naming concurrency', async () => {
+    const err = await startError({ concurrency: 0 });
+    expect(err.key).to.equal('concurrency');
+    expect(err.message).to.contain('concurrency');
+  });
+
+  it('rejects a queue name with a space, naming the queue entry', async () => {
+    const err = await startError({ queues: [{ name: 'a b' }] });
+    expect(err.message).to.contain('queues[0]');
+  });
+
+  it('rejects a queue concurrency below 1, naming that key', async () => {
+    const err = await startError({ queues: ['ok', { name: 'b', concurrency: 0 }] });
+    expect(err.message).to.contain('queues[1].concurrency');
+  });
+
+  it('rejects an unknown option, naming it', async () => {
+    const err = await startError({ colour: 'blue' });
+    expect(err.message).to.contain('colour');
+  });
+
+  it('rejects a redis URL of another scheme without showing it', async () => {
+    const err = await startError({ redis: 'http://user:secret@example.com' });
+    expect(err.key).to.equal('redis');
+    expect(err.message).not.to.contain('secret');
+  });
+
+  it('rejects a repeated queue name, a bad mode and a bad dialect', async () => {
+    expect((await startError({ queues: ['a', 'a'] })).key).to.equal('queues');
+    expect((await startError({ mode: 'worker' })).key).to.equal('mode');
+    expect((await startError({ dialect: 'resque' })).key).to.equal('dialect');
+  });
+
+  it('uses the sidekiq dialect by default with the empty namespace, and exq otherwise', () => {
+    expect(resolveConfig({ namespace: '' }).dialect).to.equal('sidekiq');
+    expect(resolveConfig({ namespace: 'exq' }).dialect).to.equal('exq');
+    expect(resolveConfig({ namespace: '', dialect: 'exq' }).dialect).to.equal('exq');
+  });
+
+  it('gives each queue the default concurrency unless it names its own', () => {
+    expect(resolveConfig({ concurrency: 4, queues: ['a', { name: 'b', concurrency: 9 }] }).queues).to.deep.equal([
+      { name: 'a', concurrency: 4 },
+      { name: 'b', concurrency: 9 },
+    ]);
+  });
+});
