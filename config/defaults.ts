@@ -12,6 +12,7 @@ export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 export type LogFormat = 'json' | 'pretty';
 /** Whose conventions to write where Exq and Sidekiq differ (see docs/compatibility.md). */
 export type Dialect = 'exq' | 'sidekiq';
+export type TimestampFormat = 'seconds' | 'milliseconds';
 
 export interface NexqOptions {
   /** A redis:// or rediss:// URL, or ioredis options. */
@@ -25,8 +26,12 @@ export interface NexqOptions {
   jobs: Record<string, string>;
   /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
   jobsDir?: string;
-  /** Names this node's backup lists; a node that boots with the same id re-runs what they hold. */
-  nodeId: string;
+  /**
+   * Names this node's backup lists. Unique per process by default (hostname-pid-random): a node
+   * stopped with unfinished jobs puts them back in their queues, and a killed one is recovered by a
+   * survivor. A fixed id (Exq's way) leaves them in backup for the node's next boot to re-run.
+   */
+  nodeId?: string;
   /** 'enqueuer' starts no manager, scheduler or threads: a producer only. */
   mode: 'default' | 'enqueuer';
   /** Milliseconds between fetches when the queues were empty. */
@@ -48,7 +53,13 @@ export interface NexqOptions {
   threadMaxHeapMb: number;
   /** Seconds between heartbeats of this node's process entry. */
   heartbeatInterval: number;
+  /** Seconds without a beat after which a node is dead and its unfinished jobs are re-enqueued. */
+  nodeTimeout: number;
+  /** Seconds between this node's checks for dead nodes. */
+  nodeCheckInterval: number;
   dialect: Dialect;
+  /** How job timestamps are written: float epoch seconds (Sidekiq 6/7, Exq) or integer epoch ms (Sidekiq 8). Both are read. */
+  timestamps: TimestampFormat;
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
@@ -63,7 +74,7 @@ export function defaults(): NexqOptions {
     concurrency: 10,
     jobs: {},
     jobsDir: undefined,
-    nodeId: os.hostname(),
+    nodeId: undefined,
     mode: 'default',
     pollTimeout: 100,
     schedulerPollTimeout: 1000,
@@ -75,7 +86,10 @@ export function defaults(): NexqOptions {
     threads: Math.max(1, os.availableParallelism()),
     threadMaxHeapMb: 0,
     heartbeatInterval: 5,
+    nodeTimeout: 30,
+    nodeCheckInterval: 5,
     dialect: 'exq',
+    timestamps: 'seconds',
     logLevel: 'info',
     logFormat: 'pretty',
   };

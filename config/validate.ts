@@ -1,4 +1,6 @@
 // Validates options once, at start, and says exactly which key is wrong and what it expects.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
 
@@ -23,8 +25,17 @@ export interface ResolvedQueue {
   concurrency: number;
 }
 
-export interface ResolvedConfig extends Omit<NexqOptions, 'queues'> {
+export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId'> {
   queues: ResolvedQueue[];
+  nodeId: string;
+  /** True when the node id was configured, false when generated for this process. */
+  fixedNodeId: boolean;
+}
+
+/** A node id unique to this process: hostname, pid and a random part. */
+export function generateNodeId(): string {
+  const host = os.hostname().replace(/[^\w.-]/g, '_').slice(0, 100) || 'node';
+  return `${host}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
 const QUEUE_NAME = /^[^\s:]{1,200}$/;
@@ -91,11 +102,12 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   if (merged.jobsDir !== undefined && (typeof merged.jobsDir !== 'string' || merged.jobsDir === '')) {
     throw new ConfigError('jobsDir', 'a folder path', merged.jobsDir);
   }
-  if (typeof merged.nodeId !== 'string' || !/^[^\s:]{1,200}$/.test(merged.nodeId)) {
-    throw new ConfigError('nodeId', 'a non-empty string without spaces or colons', merged.nodeId);
+  if (merged.nodeId !== undefined && (typeof merged.nodeId !== 'string' || !/^[^\s:*?[\]]{1,200}$/.test(merged.nodeId))) {
+    throw new ConfigError('nodeId', 'a non-empty string without spaces, colons or glob characters', merged.nodeId);
   }
   oneOf(merged, 'mode', ['default', 'enqueuer']);
   oneOf(merged, 'dialect', ['exq', 'sidekiq']);
+  oneOf(merged, 'timestamps', ['seconds', 'milliseconds']);
   oneOf(merged, 'logLevel', ['error', 'warn', 'info', 'debug']);
   oneOf(merged, 'logFormat', ['json', 'pretty']);
   integer(merged, 'pollTimeout', 1);
@@ -108,9 +120,16 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   integer(merged, 'threads', 1);
   integer(merged, 'threadMaxHeapMb', 0);
   integer(merged, 'heartbeatInterval', 1);
+  integer(merged, 'nodeTimeout', 1);
+  integer(merged, 'nodeCheckInterval', 1);
+  if (merged.nodeTimeout <= merged.heartbeatInterval) {
+    throw new ConfigError('nodeTimeout', `more seconds than heartbeatInterval (${merged.heartbeatInterval}), or live nodes look dead`, merged.nodeTimeout);
+  }
 
   return {
     ...merged,
+    nodeId: merged.nodeId ?? generateNodeId(),
+    fixedNodeId: merged.nodeId !== undefined,
     queues,
     jobsDir: merged.jobsDir === undefined ? undefined : path.resolve(merged.jobsDir),
   };

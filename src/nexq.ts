@@ -1,5 +1,5 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
-import type { ResolvedQueue } from '../config/validate';
+import { resolveQueue, ResolvedQueue } from '../config/validate';
 import type { Enqueuer, EnqueueRequest } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
@@ -48,6 +48,9 @@ export class Nexq {
 
   /** Starts serving `queue` on this node (Exq's subscribe). */
   async subscribe(queue: string, concurrency?: number): Promise<void> {
+    // Checked here: a bad name thrown inside the manager's call would crash it and lose every
+    // subscription made at run time. Throws ConfigError.
+    resolveQueue({ name: queue, concurrency }, 1, 'queue');
     await this.managerCall({ type: 'subscribe', queue, concurrency });
   }
 

@@ -27,6 +27,10 @@ export interface NodeContext {
   };
   /** Set once the manager has put this node's backup lists back into their queues. */
   rehydrated: boolean;
+  /** Quiet (Sidekiq's TSTP): the node runs what it has and fetches nothing more. */
+  quiet: boolean;
+  /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */
+  requestStop: () => void;
 }
 
 /** Registered names of the node's actors. */
@@ -35,6 +39,7 @@ export const ActorNames = {
   heartbeat: 'heartbeat',
   enqueuer: 'enqueuer',
   scheduler: 'scheduler',
+  nodeReaper: 'node-reaper',
   jobWorkers: 'job-workers',
   manager: 'manager',
 } as const;

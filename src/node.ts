@@ -11,7 +11,9 @@ import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
 import type { Middleware } from './middleware';
 import { connect, describeTarget } from './redis/connection';
+import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
+import { requeueBackup } from './redis/scripts';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
 import { WorkTable } from './work-table';
@@ -45,7 +47,10 @@ export class NexqNode {
       identity,
       startedAt: Date.now() / 1000,
       rehydrated: false,
+      quiet: false,
+      requestStop: () => void node?.stop(),
     };
+    let node: NexqNode | undefined;
     try {
       await waitForRedis(ctx);
       if (resolved.mode === 'default') {
@@ -58,7 +63,7 @@ export class NexqNode {
         };
       }
       const tree = await Actor.start(nodeTree(ctx));
-      const node = new NexqNode(ctx, tree);
+      node = new NexqNode(ctx, tree);
       tree.exited.then((reason) => {
         if (!isCleanExit(reason)) logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
@@ -84,13 +89,41 @@ export class NexqNode {
     return this.tree.exited;
   }
 
+  private stopping?: Promise<void>;
+  private resolveStopped!: () => void;
+  /** Resolves once the node has stopped, whoever stopped it (stop(), or TERM through Redis). */
+  readonly stopped = new Promise<void>((resolve) => (this.resolveStopped = resolve));
+
   /** Graceful stop: the manager stops fetching, running jobs get `shutdownTimeout` to finish. */
-  async stop(): Promise<void> {
-    const { config, logger, redis } = this.ctx;
-    await this.tree.stop('shutdown', config.shutdownTimeout + 10_000);
-    await this.ctx.workers?.pool.destroy();
-    await redis.quit().catch(() => redis.disconnect());
-    logger.info('node stopped', { actor: 'node' });
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const { config, logger, redis } = this.ctx;
+      await this.tree.stop('shutdown', config.shutdownTimeout + 10_000);
+      await this.ctx.workers?.pool.destroy();
+      await leaveNodeList(this.ctx).catch((err) => logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }));
+      await redis.quit().catch(() => redis.disconnect());
+      logger.info('node stopped', { actor: 'node' });
+      this.resolveStopped();
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * After the jobs stopped: a node with a generated id will never boot again under it, so it puts
+ * its unfinished jobs back in their queues now. It leaves the node list only once it has no backup
+ * left; otherwise its beat ages out and a survivor (or its own next boot) re-enqueues them.
+ */
+async function leaveNodeList(ctx: NodeContext): Promise<void> {
+  const { redis, keys, config } = ctx;
+  if (config.mode !== 'default') return;
+  if (!config.fixedNodeId) {
+    for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
+      await requeueBackup(redis, keys.backup(config.nodeId, queue), keys.queue(queue), keys.queues, queue);
+    }
+  }
+  if ((await backupQueuesOf(redis, keys, config.nodeId)).length === 0) {
+    await redis.multi().zrem(keys.nodes, config.nodeId).hdel(keys.nodeIdentities, config.nodeId).exec();
   }
 }
 

@@ -3,7 +3,7 @@
 // and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import type { JobOutcome, JobTask, ThreadData } from '../workers/protocol';
+import { JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
 
 export interface ThreadPoolOptions {
   threads: number;
@@ -22,6 +22,9 @@ export class JobTimeoutError extends Error {
 
 export class ThreadPool {
   private readonly pool: Piscina;
+  /** Jobs with a timeout, by task id, waiting for their thread to say they started. */
+  private readonly starting = new Map<number, () => void>();
+  private nextId = 1;
 
   constructor(options: ThreadPoolOptions) {
     this.pool = new Piscina({
@@ -33,22 +36,45 @@ export class ThreadPool {
       workerData: options.data,
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
+    this.pool.on('message', (msg: { type?: string; id?: number }) => {
+      if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
+    });
   }
 
   get threads(): number {
     return this.pool.threads.length;
   }
 
-  /** Runs one job; `timeoutMs` > 0 terminates its thread when the job takes longer. */
+  /**
+   * Runs one job; `timeoutMs` > 0 terminates its thread when the job runs longer. The clock starts
+   * when the thread starts the job: piscina gives a job that can be aborted a thread of its own, so
+   * it may first wait for one, and that wait is not the job's.
+   */
   async run(task: JobTask, timeoutMs: number): Promise<JobOutcome> {
-    const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    if (timeoutMs <= 0) {
+      try {
+        return (await this.pool.run(task)) as JobOutcome;
+      } catch (err) {
+        return { ok: false, error: threadFailure(err) };
+      }
+    }
+    const id = this.nextId++;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    this.starting.set(id, () => {
+      this.starting.delete(id);
+      timer = setTimeout(() => controller.abort(), timeoutMs);
+    });
     try {
-      return (await this.pool.run(task, { signal })) as JobOutcome;
+      return (await this.pool.run({ ...task, id }, { signal: controller.signal })) as JobOutcome;
     } catch (err) {
-      if (signal?.aborted) {
+      if (controller.signal.aborted) {
         return { ok: false, error: { class: 'JobTimeoutError', message: `job ran longer than ${timeoutMs} ms; its thread was terminated` } };
       }
       return { ok: false, error: threadFailure(err) };
+    } finally {
+      this.starting.delete(id);
+      clearTimeout(timer);
     }
   }
 

@@ -6,6 +6,7 @@
 //   ├─ heartbeat    process entry in Redis
 //   ├─ enqueuer     writes new jobs
 //   ├─ scheduler    schedule/retry -> queues
+//   ├─ node-reaper  re-enqueues the unfinished jobs of nodes that stopped beating
 //   ├─ job-workers  dynamic supervisor of one ephemeral JobWorker per running job
 //   └─ manager      fetches jobs into backup lists and starts their workers
 //
@@ -14,6 +15,7 @@ import { Actor } from '../src/actor';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
 import { Manager } from '../src/actors/manager';
+import { NodeReaper } from '../src/actors/node-reaper';
 import { Scheduler } from '../src/actors/scheduler';
 import { Stats } from '../src/actors/stats';
 import { ActorNames, NodeContext } from '../src/node-context';
@@ -31,6 +33,7 @@ export function nodeTree(ctx: NodeContext): Supervisor {
           { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
           enqueuer,
           { id: ActorNames.scheduler, start: () => Actor.start(new Scheduler(ctx)) },
+          { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
           {
             id: ActorNames.jobWorkers,
             start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobWorkers, registry })),

@@ -11,6 +11,7 @@ export interface JobContext {
   className: string;
   /** Failures so far as the payload counts them (absent before the first failure). */
   retryCount: number | undefined;
+  /** Epoch seconds (read from float seconds or Sidekiq 8's integer milliseconds). */
   enqueuedAt: number | undefined;
 }
 

@@ -7,7 +7,12 @@ export interface JobTask {
   file: string;
   /** ActiveJob's wrapper: the handler gets `args[0].arguments` instead of `args`. */
   activeJob?: boolean;
+  /** Set when the job has a timeout: the thread says `{ type: STARTED, id }` as it starts the job. */
+  id?: number;
 }
+
+/** The message a thread posts when it starts a job that has an id (its timeout starts then). */
+export const STARTED = 'nexq:started';
 
 export interface ThrownError {
   class: string;

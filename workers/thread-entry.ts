@@ -1,8 +1,10 @@
 // The piscina entry: runs one job's handler on this worker thread and answers with a plain
 // record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
 import { inspect } from 'node:util';
+import { parentPort } from 'node:worker_threads';
+import { readSeconds } from '../src/job/time';
 import { loadPerform } from './handler-loader';
-import type { JobOutcome, JobTask, ThrownError } from './protocol';
+import { JobOutcome, JobTask, STARTED, ThrownError } from './protocol';
 
 const MAX_BACKTRACE_LINES = 50;
 
@@ -15,6 +17,7 @@ function toThrownError(value: unknown): ThrownError {
 }
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
+  if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
   try {
     const job = JSON.parse(task.raw);
     let args: unknown[] = job.args;
@@ -29,7 +32,7 @@ export default async function runJob(task: JobTask): Promise<JobOutcome> {
       queue: job.queue,
       className: job.wrapped ?? job.class,
       retryCount: job.retry_count ?? undefined,
-      enqueuedAt: job.enqueued_at,
+      enqueuedAt: readSeconds(job.enqueued_at),
     };
     await perform.apply(context, args);
     return { ok: true };

@@ -42,10 +42,11 @@ export class Enqueuer extends Actor {
     const tx = redis.multi();
     const jids: string[] = [];
     for (const request of requests) {
+      if (typeof request !== 'object' || request === null) throw new InvalidJobError('each job must be an object { queue, class, args }');
       const { queue } = request;
       if (!isQueueName(queue)) throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
       const runAt = scheduledAt(request);
-      const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options);
+      const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, { timestamps: this.ctx.config.timestamps, scheduled: runAt !== undefined });
       jids.push(jid);
       if (runAt === undefined) tx.sadd(keys.queues, queue).lpush(keys.queue(queue), json);
       else tx.zadd(keys.schedule, formatScore(runAt), json);
@@ -59,13 +60,16 @@ export class Enqueuer extends Actor {
 }
 
 function scheduledAt(request: EnqueueRequest): number | undefined {
+  if (request.at !== undefined && request.in !== undefined) throw new InvalidJobError('a job takes at most one of "at" and "in"');
   if (request.at !== undefined) {
     if (!(request.at instanceof Date) || Number.isNaN(request.at.getTime())) throw new InvalidJobError('enqueueAt needs a valid Date');
-    return dateToSeconds(request.at);
+    const at = dateToSeconds(request.at);
+    // As Sidekiq's client does: a time already past means now.
+    return at > nowSeconds() ? at : undefined;
   }
   if (request.in !== undefined) {
     if (typeof request.in !== 'number' || !Number.isFinite(request.in)) throw new InvalidJobError('enqueueIn needs a number of seconds');
-    return nowSeconds() + request.in;
+    return request.in > 0 ? nowSeconds() + request.in : undefined;
   }
   return undefined;
 }

@@ -2,13 +2,19 @@
 //
 // Responsibilities:
 //  1. Every `heartbeatInterval` seconds write the process entry (info, busy, beat, quiet) with a
-//     60 s expiry, and the hash of running jobs, so dashboards and Sidekiq's ProcessSet see it.
-//  2. On stop, remove the entry at once instead of waiting for it to expire.
+//     60 s expiry, and the hash of running jobs, so dashboards and Sidekiq's ProcessSet see it; and
+//     the node's beat in `nexq:nodes`, by which survivors tell when it died (see NodeReaper).
+//  2. Take the signal Sidekiq's API leaves for this process (`<identity>-signals`) with each beat:
+//     TSTP quiets the node (no more fetching), TERM stops it, TTIN logs the running jobs.
+//  3. On stop, remove the entry at once instead of waiting for it to expire.
 import os from 'node:os';
 import { Actor } from '../actor';
+import { nowSeconds } from '../job/time';
+import { formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
-import type { Stats } from './stats';
+import type { Manager } from './manager';
+import type { RunningJob, Stats } from './stats';
 
 /** Sidekiq's expiry of a process entry: a node that stops beating disappears within a minute. */
 export const PROCESS_TTL_SECONDS = 60;
@@ -54,8 +60,8 @@ export class Heartbeat extends Actor<never, never, Info> {
       started_at: startedAt,
       pid: process.pid,
       tag: '',
-      concurrency: config.queues.reduce((sum, q) => sum + q.concurrency, 0),
-      queues: config.queues.map((q) => q.name),
+      concurrency: (this.ctx.registry.whereis<Manager>(ActorNames.manager)?.subscriptions ?? config.queues).reduce((sum, q) => sum + q.concurrency, 0),
+      queues: this.ctx.registry.whereis<Manager>(ActorNames.manager)?.subscriptions.map((q) => q.name) ?? config.queues.map((q) => q.name),
       labels: ['nexq'],
       identity,
       node_id: config.nodeId,
@@ -64,26 +70,50 @@ export class Heartbeat extends Actor<never, never, Info> {
 
   async beat(): Promise<void> {
     const { keys, identity, redis } = this.ctx;
-    const running = this.ctx.registry.whereis<Stats>(ActorNames.stats)?.running ?? new Map();
+    const running = this.ctx.registry.whereis<Stats>(ActorNames.stats)?.running ?? new Map<string, RunningJob>();
     const workersKey = keys.processWorkers(identity);
-    const tx = redis
-      .multi()
-      .sadd(keys.processes, identity)
+    const tx = redis.multi().del(workersKey);
+    if (running.size > 0) {
+      const fields: Record<string, string> = {};
+      // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
+      for (const [jid, job] of running) fields[jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
+      tx.hset(workersKey, fields).expire(workersKey, PROCESS_TTL_SECONDS);
+    }
+    // nexq's own liveness record, read by every node's NodeReaper.
+    tx.zadd(keys.nodes, formatScore(nowSeconds()), this.ctx.config.nodeId).hset(keys.nodeIdentities, this.ctx.config.nodeId, identity);
+    tx.sadd(keys.processes, identity)
       .hset(keys.process(identity), {
         info: JSON.stringify(this.info()),
         busy: String(running.size),
         beat: String(Date.now() / 1000),
-        quiet: 'false',
+        quiet: String(this.ctx.quiet),
+        rss: String(Math.round(process.memoryUsage.rss() / 1024)),
+        rtt_us: '0',
       })
       .expire(keys.process(identity), PROCESS_TTL_SECONDS)
-      .del(workersKey);
-    if (running.size > 0) {
-      const fields: Record<string, string> = {};
-      for (const [jid, job] of running) {
-        fields[jid] = `{"queue":${JSON.stringify(job.queue)},"payload":${job.raw},"run_at":${job.runAt}}`;
-      }
-      tx.hset(workersKey, fields).expire(workersKey, PROCESS_TTL_SECONDS);
+      .rpop(keys.processSignals(identity));
+    const results = await tx.exec();
+    const signal = results?.[results.length - 1]?.[1];
+    if (typeof signal === 'string') this.onSignal(signal, running);
+  }
+
+  private onSignal(signal: string, running: Map<string, RunningJob>): void {
+    const { logger } = this.ctx;
+    const meta = { actor: this.name };
+    switch (signal) {
+      case 'TSTP':
+        logger.info('TSTP from Redis: quiet, no more jobs will be fetched', meta);
+        this.ctx.quiet = true;
+        return;
+      case 'TERM':
+        logger.info('TERM from Redis: stopping', meta);
+        this.ctx.requestStop();
+        return;
+      case 'TTIN':
+        logger.info(`TTIN from Redis: ${running.size} running job(s): ${[...running.keys()].join(', ') || 'none'}`, meta);
+        return;
+      default:
+        logger.warn(`ignoring unknown signal ${JSON.stringify(signal)} from Redis`, meta);
     }
-    await tx.exec();
   }
 }

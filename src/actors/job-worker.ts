@@ -53,6 +53,11 @@ export class JobWorker extends Actor<never, Cast, never> {
       const e = err as Error;
       outcome = { ok: false, error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) } };
     }
+    if (!outcome.ok && !this.alive) {
+      // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
+      // not the job's. The job stays in the backup list and runs again after the next boot.
+      return;
+    }
     if (outcome.ok) {
       await this.settle(() => ctx.redis.lrem(this.options.backup, 1, raw));
       await this.after(() => pipeline.afterSuccess(event));

@@ -146,6 +146,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   private async fetchAndDispatch(): Promise<number> {
     const { keys, config, redis } = this.ctx;
+    if (this.ctx.quiet) return 0;
     const ready = this.queues.filter((q) => this.table.free(q.name) > 0);
     this.waitingForSlots = ready.length === 0 && this.queues.length > 0;
     if (ready.length === 0) return 0;

@@ -9,7 +9,8 @@ import { v4 as uuidv4 } from 'uuid';
 import { Actor } from '../actor';
 import { decodeJob, MalformedJobError } from '../job/job';
 import { malformedEntry } from '../job/failure';
-import { nowSeconds } from '../job/time';
+import { rewriteMembers } from '../job/json-members';
+import { jsonTimestamp, nowSeconds } from '../job/time';
 import { buryDue, enqueueDue, formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
@@ -74,6 +75,8 @@ export class Scheduler extends Actor<never, never, Info> {
       await buryDue(redis, source, keys.dead, raw, entry, now);
       return false;
     }
-    return enqueueDue(redis, source, keys.queue(queue), keys.queues, raw, queue);
+    // Like Sidekiq's scheduler, stamp the time it entered its queue; every other byte stays.
+    const enqueued = rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.ctx.config.timestamps) });
+    return enqueueDue(redis, source, keys.queue(queue), keys.queues, raw, enqueued, queue);
   }
 }

@@ -13,6 +13,8 @@ import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
 export const STATS_FLUSH_MS = 1000;
+/** Per-day counters expire after five years, as Sidekiq's do. */
+export const STATS_DAY_TTL_SECONDS = 5 * 365 * 24 * 3600;
 
 export interface RunningJob {
   queue: string;
@@ -75,8 +77,8 @@ export class Stats extends Actor<never, never, Info> {
     const day = statDay();
     try {
       const tx = this.ctx.redis.multi();
-      if (processed) tx.incrby(keys.stat('processed'), processed).incrby(keys.stat('processed', day), processed);
-      if (failed) tx.incrby(keys.stat('failed'), failed).incrby(keys.stat('failed', day), failed);
+      if (processed) tx.incrby(keys.stat('processed'), processed).incrby(keys.stat('processed', day), processed).expire(keys.stat('processed', day), STATS_DAY_TTL_SECONDS);
+      if (failed) tx.incrby(keys.stat('failed'), failed).incrby(keys.stat('failed', day), failed).expire(keys.stat('failed', day), STATS_DAY_TTL_SECONDS);
       await tx.exec();
     } catch (err) {
       this.processed += processed;

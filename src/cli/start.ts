@@ -95,6 +95,8 @@ export async function runStart(args: ParsedArgs): Promise<number> {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    // Stopped another way: TERM through Redis (exit 0), or the tree gave up (exit 1).
+    nexq.node.stopped.then(() => resolve(0));
     nexq.node.exited.then((reason) => {
       if (!stopping && reason !== 'shutdown') resolve(1);
     });

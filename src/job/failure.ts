@@ -1,9 +1,10 @@
 // What happens to a job that failed: retried later, buried in the dead set, or dropped, and the
 // fields written on it. Sidekiq's rules, with Exq's retry_count convention in the 'exq' dialect.
-import type { Dialect } from '../../config/defaults';
+import { deflateSync } from 'node:zlib';
+import type { Dialect, TimestampFormat } from '../../config/defaults';
 import type { JobPayload } from './job';
 import { rewriteMembers } from './json-members';
-import { jsonSeconds } from './time';
+import { jsonSeconds, jsonTimestamp } from './time';
 
 export interface JobError {
   class: string;
@@ -14,6 +15,8 @@ export interface JobError {
 export interface FailurePolicy {
   dialect: Dialect;
   maxRetries: number;
+  /** Default 'seconds'. */
+  timestamps?: TimestampFormat;
 }
 
 export type FailureOutcome =
@@ -41,16 +44,31 @@ export function decideFailure(raw: string, job: JobPayload, error: JobError, pol
 
   if (job.retry === false && policy.dialect === 'sidekiq') return { to: 'discard' };
 
-  const json = rewriteMembers(raw, {
+  const stamp = jsonTimestamp(now, policy.timestamps ?? 'seconds');
+  const updates: Record<string, string> = {
     retry_count: String(count),
     error_message: JSON.stringify(error.message.slice(0, MAX_ERROR_MESSAGE)),
     error_class: JSON.stringify(error.class),
-    ...(previous === undefined ? { failed_at: jsonSeconds(now) } : { retried_at: jsonSeconds(now) }),
-  });
-  if (attemptsSoFar < maxRetriesOf(job, policy)) {
-    return { to: 'retry', json, at: now + retryDelaySeconds(count), retryCount: count };
+    ...(previous === undefined ? { failed_at: stamp } : { retried_at: stamp }),
+  };
+  // Sidekiq's `backtrace: true | N` option keeps the handler's stack, compressed as Sidekiq does.
+  if ((job.backtrace === true || Number.isInteger(job.backtrace)) && error.backtrace) {
+    const lines = job.backtrace === true ? error.backtrace : error.backtrace.slice(0, job.backtrace as number);
+    updates.error_backtrace = JSON.stringify(compressBacktrace(lines));
   }
-  return { to: 'dead', json };
+  if (attemptsSoFar < maxRetriesOf(job, policy)) {
+    // Sidekiq's `retry_queue` sends retries to another queue.
+    if (typeof job.retry_queue === 'string' && job.retry_queue !== '') updates.queue = JSON.stringify(job.retry_queue);
+    return { to: 'retry', json: rewriteMembers(raw, updates), at: now + retryDelaySeconds(count), retryCount: count };
+  }
+  // Sidekiq's `dead: false`: out of retries, the job is dropped instead of kept in the dead set.
+  if (job.dead === false) return { to: 'discard' };
+  return { to: 'dead', json: rewriteMembers(raw, updates) };
+}
+
+/** Sidekiq's error_backtrace: JSON lines, deflated, base64. */
+export function compressBacktrace(lines: string[]): string {
+  return deflateSync(Buffer.from(JSON.stringify(lines))).toString('base64');
 }
 
 /** A dead-set entry for a payload nexq cannot read, keeping the payload and saying why. */

@@ -1,7 +1,8 @@
 // The job as it travels through Redis: Sidekiq's / Exq's JSON. Decoding checks the fields nexq
 // relies on and keeps the raw text, which is what goes back to Redis (LREM needs it byte-exact).
 import { v4 as uuidv4 } from 'uuid';
-import { jsonSeconds, nowSeconds } from './time';
+import type { TimestampFormat } from '../../config/defaults';
+import { jsonTimestamp, nowSeconds } from './time';
 
 /** The fields nexq reads; a payload may hold any others, and they are kept as they are. */
 export interface JobPayload {
@@ -69,8 +70,20 @@ export class InvalidJobError extends Error {
   override readonly name = 'InvalidJobError';
 }
 
+export interface EncodeOptions {
+  timestamps?: TimestampFormat;
+  /** A scheduled job has no `enqueued_at` until the scheduler moves it into its queue (as in Sidekiq). */
+  scheduled?: boolean;
+}
+
 /** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
-export function encodeNewJob(queue: string, className: string, args: unknown[], options: JobOptions = {}): { jid: string; json: string } {
+export function encodeNewJob(
+  queue: string,
+  className: string,
+  args: unknown[],
+  options: JobOptions = {},
+  encoding: EncodeOptions = {},
+): { jid: string; json: string } {
   if (typeof className !== 'string' || className === '') throw new InvalidJobError('class name must be a non-empty string');
   if (!Array.isArray(args)) throw new InvalidJobError(`args of ${className} must be an array`);
   const retry = options.retry ?? true;
@@ -85,9 +98,9 @@ export function encodeNewJob(queue: string, className: string, args: unknown[], 
   } catch (err) {
     throw new InvalidJobError(`args of ${className} cannot be written as JSON: ${(err as Error).message}`);
   }
-  const now = jsonSeconds(nowSeconds());
+  const now = jsonTimestamp(nowSeconds(), encoding.timestamps ?? 'seconds');
   const json =
     `{"retry":${JSON.stringify(retry)},"queue":${JSON.stringify(queue)},"class":${JSON.stringify(className)},` +
-    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now},"enqueued_at":${now}}`;
+    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.scheduled ? '' : `,"enqueued_at":${now}`}}`;
   return { jid, json };
 }

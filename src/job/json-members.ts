@@ -65,14 +65,17 @@ export function members(text: string): Member[] {
  */
 export function rewriteMembers(text: string, updates: Record<string, string | undefined>): string {
   const pending = new Map(Object.entries(updates));
+  const done = new Set<string>();
   const out: string[] = [];
   for (const [rawKey, key, rawValue] of members(text)) {
+    if (done.has(key)) continue; // a repeated key: JSON readers take the last, so only the new value may stay
     if (!pending.has(key)) {
       out.push(`${rawKey}:${rawValue}`);
       continue;
     }
     const value = pending.get(key);
     pending.delete(key);
+    done.add(key);
     if (value !== undefined) out.push(`${rawKey}:${value}`);
   }
   for (const [key, value] of pending) {

@@ -7,6 +7,8 @@
 //   <ns>:processes                     set of live process identities
 //   <ns>:<identity>                    hash: info, busy, beat, quiet (Sidekiq's process entry)
 //   <ns>:<identity>:workers            hash: one field per running job
+//   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
+//   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 // With an empty namespace there is no prefix at all: Sidekiq's exact key names.
 
 export class Keys {
@@ -34,7 +36,8 @@ export class Keys {
 
   /** The glob that matches every backup list of `nodeId`. */
   backupPattern(nodeId: string): string {
-    return this.key(`queue:backup::${globEscape(nodeId)}::*`);
+    // The namespace is escaped too: one like `app[1]` would otherwise match nothing it should.
+    return `${globEscape(this.prefix)}queue:backup::${globEscape(nodeId)}::*`;
   }
 
   get schedule(): string {
@@ -51,6 +54,16 @@ export class Keys {
 
   stat(name: 'processed' | 'failed', day?: string): string {
     return this.key(day ? `stat:${name}:${day}` : `stat:${name}`);
+  }
+
+  /** nexq's own: node id -> epoch seconds of its last beat, for dead-node recovery. */
+  get nodes(): string {
+    return this.key('nexq:nodes');
+  }
+
+  /** nexq's own: node id -> process identity, so a dead node's process entry can be removed. */
+  get nodeIdentities(): string {
+    return this.key('nexq:node-identities');
   }
 
   get processes(): string {

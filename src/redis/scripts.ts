@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Redis from 'ioredis';
 
-const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due'] as const;
+const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 function commandName(script: ScriptName): string {
@@ -63,12 +63,33 @@ export async function requeueBackup(client: Redis, backup: string, queue: string
   return (await run(client, 'requeue-backup', [backup, queue, queuesSet], [queueName])) as number;
 }
 
-export async function enqueueDue(client: Redis, source: string, queue: string, queuesSet: string, raw: string, queueName: string): Promise<boolean> {
-  return (await run(client, 'enqueue-due', [source, queue, queuesSet], [raw, queueName])) === 1;
+export async function enqueueDue(client: Redis, source: string, queue: string, queuesSet: string, raw: string, enqueued: string, queueName: string): Promise<boolean> {
+  return (await run(client, 'enqueue-due', [source, queue, queuesSet], [raw, enqueued, queueName])) === 1;
 }
 
 export async function buryDue(client: Redis, source: string, dead: string, raw: string, entry: string, score: number): Promise<boolean> {
   return (await run(client, 'bury-due', [source, dead], [raw, entry, formatScore(score)])) === 1;
+}
+
+export interface DeadNode {
+  nodes: string;
+  identities: string;
+  processes: string;
+  queuesSet: string;
+  processKey: string;
+  processWorkersKey: string;
+  nodeId: string;
+  identity: string;
+  cutoff: number;
+  /** The dead node's backup lists with their queues. */
+  backups: Array<{ backup: string; queue: string; name: string }>;
+}
+
+/** Claims a dead node and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
+export async function recoverNode(client: Redis, d: DeadNode): Promise<number> {
+  const keys = [d.nodes, d.identities, d.processes, d.queuesSet, d.processKey, d.processWorkersKey, ...d.backups.flatMap((b) => [b.backup, b.queue])];
+  const argv = [d.nodeId, formatScore(d.cutoff), d.identity, ...d.backups.map((b) => b.name)];
+  return (await run(client, 'recover-node', keys, argv)) as number;
 }
 
 /** Scores as Sidekiq writes them: epoch seconds with microseconds. */

@@ -3,11 +3,12 @@
 -- KEYS[2]  queue list <ns>:queue:<q>
 -- KEYS[3]  queue set  <ns>:queues
 -- ARGV[1]  the job exactly as stored in the sorted set
--- ARGV[2]  queue name
+-- ARGV[2]  the job as it goes into the queue (with its new enqueued_at)
+-- ARGV[3]  queue name
 -- Returns 1 when moved, 0 when another scheduler moved it first.
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-redis.call('LPUSH', KEYS[2], ARGV[1])
-redis.call('SADD', KEYS[3], ARGV[2])
+redis.call('LPUSH', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[3])
 return 1
