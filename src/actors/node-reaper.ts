@@ -1,0 +1,73 @@
+// NodeReaper: finds nodes that stopped beating and puts their unsettled jobs back in the queues.
+//
+// Responsibilities:
+//  1. Every `nodeCheckInterval` seconds, list the nodes whose last beat is older than `nodeTimeout`.
+//  2. For each, run one atomic script that claims the node (only if it is still dead: of several
+//     survivors exactly one wins) and moves its backup lists back into their queues, removing its
+//     process entry. Its in-flight jobs run again elsewhere: at least once, never lost.
+//  3. Keep going through Redis errors: log, and try again next round.
+import { Actor } from '../actor';
+import { nowSeconds } from '../job/time';
+import { backupQueuesOf } from '../redis/backups';
+import { formatScore, recoverNode } from '../redis/scripts';
+import type { NodeContext } from '../node-context';
+import { ActorNames } from '../node-context';
+
+/** Dead nodes handled per round; the rest wait for the next round. */
+export const NODES_PER_ROUND = 20;
+
+type Info = { type: 'check' };
+
+export class NodeReaper extends Actor<never, never, Info> {
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly ctx: NodeContext) {
+    super({ name: ActorNames.nodeReaper, registry: ctx.registry });
+  }
+
+  protected override init(): void {
+    this.timer = this.sendAfter({ type: 'check' }, this.ctx.config.nodeCheckInterval * 1000);
+  }
+
+  protected override async handleInfo(msg: Info): Promise<void> {
+    if (msg.type !== 'check') return;
+    try {
+      await this.recoverDeadNodes();
+    } catch (err) {
+      this.ctx.logger.warn(`dead-node check failed: ${(err as Error).message}`, { actor: this.name });
+    }
+    this.timer = this.sendAfter({ type: 'check' }, this.ctx.config.nodeCheckInterval * 1000);
+  }
+
+  protected override terminate(): void {
+    this.cancelTimer(this.timer);
+  }
+
+  /** Recovers every node dead by now; returns how many jobs went back to their queues. */
+  async recoverDeadNodes(): Promise<number> {
+    const { keys, redis, config, logger } = this.ctx;
+    const cutoff = nowSeconds() - config.nodeTimeout;
+    const dead = await redis.zrangebyscore(keys.nodes, '-inf', formatScore(cutoff), 'LIMIT', 0, NODES_PER_ROUND);
+    let total = 0;
+    for (const nodeId of dead) {
+      if (nodeId === config.nodeId) continue; // this node is alive: its own beat is merely late
+      const [queues, identity] = await Promise.all([backupQueuesOf(redis, keys, nodeId), redis.hget(keys.nodeIdentities, nodeId)]);
+      const moved = await recoverNode(redis, {
+        nodes: keys.nodes,
+        identities: keys.nodeIdentities,
+        processes: keys.processes,
+        queuesSet: keys.queues,
+        processKey: keys.process(identity ?? ''),
+        processWorkersKey: keys.processWorkers(identity ?? ''),
+        nodeId,
+        identity: identity ?? '',
+        cutoff,
+        backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), name })),
+      });
+      if (moved < 0) continue;
+      total += moved;
+      logger.warn(`node ${nodeId} stopped beating; re-enqueued its ${moved} unfinished job(s)`, { actor: this.name });
+    }
+    return total;
+  }
+}

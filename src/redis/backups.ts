@@ -1,0 +1,17 @@
+// Finds a node's backup lists. Used at boot and in dead-node recovery, never on the hot path, so
+// SCAN (which does not block Redis) is cheap enough and needs no bookkeeping that could drift.
+import type Redis from 'ioredis';
+import type { Keys } from './keys';
+
+/** The queue names for which `nodeId` has a backup list. */
+export async function backupQueuesOf(redis: Redis, keys: Keys, nodeId: string): Promise<string[]> {
+  const prefix = keys.backup(nodeId, '');
+  const queues = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', keys.backupPattern(nodeId), 'COUNT', 500);
+    cursor = next;
+    for (const key of found) if (key.startsWith(prefix)) queues.add(key.slice(prefix.length));
+  } while (cursor !== '0');
+  return [...queues];
+}

@@ -1,0 +1,39 @@
+-- recover-node: claim a node that stopped beating and put its unsettled jobs back in their queues.
+-- Claim and move are one atomic step, so of several survivors exactly one recovers a dead node,
+-- and a node that beat again since it was found late is left alone.
+-- KEYS[1]      node beats, sorted set <ns>:nexq:nodes (node id -> epoch seconds of its last beat)
+-- KEYS[2]      node identities, hash <ns>:nexq:node-identities (node id -> process identity)
+-- KEYS[3]      process set <ns>:processes
+-- KEYS[4]      queue set <ns>:queues
+-- KEYS[5]      the dead node's process entry <ns>:<identity>
+-- KEYS[6]      the dead node's running-jobs hash <ns>:<identity>:workers
+-- KEYS[7+2i]   a backup list of the dead node, <ns>:queue:backup::<node>::<q>
+-- KEYS[8+2i]   that queue's list <ns>:queue:<q>
+-- ARGV[1]      the dead node's id
+-- ARGV[2]      cutoff: the node is dead only if its last beat is at or before this
+-- ARGV[3]      its process identity ('' when unknown)
+-- ARGV[4+i]    queue name of pair i
+-- Returns the number of jobs moved back, or -1 when the node is not (or no longer) dead.
+local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not beat or tonumber(beat) > tonumber(ARGV[2]) then
+  return -1
+end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+if ARGV[3] ~= '' then
+  redis.call('SREM', KEYS[3], ARGV[3])
+  redis.call('DEL', KEYS[5], KEYS[6])
+end
+local moved = 0
+for i = 0, (#KEYS - 6) / 2 - 1 do
+  local backup, queue = KEYS[7 + 2 * i], KEYS[8 + 2 * i]
+  local n = 0
+  while redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT') do
+    n = n + 1
+  end
+  if n > 0 then
+    redis.call('SADD', KEYS[4], ARGV[4 + i])
+    moved = moved + n
+  end
+end
+return moved

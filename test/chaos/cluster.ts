@@ -1,0 +1,43 @@
+// Several nexq node processes against one Redis, for the chaos tests.
+import { ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import type { NexqStartOptions } from '../../src/nexq';
+
+export interface NodeProcess {
+  nodeId: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+export async function startNodeProcess(options: NexqStartOptions): Promise<NodeProcess> {
+  const child = spawn(process.execPath, [path.join(__dirname, 'node-process.js')], {
+    env: { ...process.env, NEXQ_CHAOS_OPTIONS: JSON.stringify(options) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (d) => (output += d));
+  const nodeId = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      const match = /ready (\S+)/.exec(stdout);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`node process exited with ${code} before it was ready: ${output}`)));
+  });
+  return { nodeId, child, output: () => output };
+}
+
+export async function kill9(node: NodeProcess): Promise<void> {
+  if (node.child.exitCode !== null || node.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => node.child.once('exit', resolve));
+  node.child.kill('SIGKILL');
+  await exited;
+}
+
+export async function stopGracefully(node: NodeProcess): Promise<number | null> {
+  if (node.child.exitCode !== null || node.child.signalCode !== null) return node.child.exitCode;
+  const exited = new Promise<number | null>((resolve) => node.child.once('exit', resolve));
+  node.child.kill('SIGTERM');
+  return exited;
+}
