@@ -2,6 +2,7 @@
 import type { ResolvedConfig } from '../config/validate';
 import type { Registry } from './actor';
 import type { HandlerRegistry } from './handler-registry';
+import type { InFlightJobs } from './in-flight-jobs';
 import type { Logger } from './logger';
 import type { Middleware } from './middleware';
 import type { Keys } from './redis/keys';
@@ -21,6 +22,7 @@ export interface NodeContext {
   /** Absent in enqueuer mode. */
   workers?: {
     workTable: WorkTable;
+    inFlight: InFlightJobs;
     pool: ThreadPool;
     handlers: HandlerRegistry;
     middleware: Middleware[];

@@ -7,6 +7,7 @@ import { resolveConfig } from '../config/validate';
 import type { NexqConfig } from '../config/defaults';
 import { statsMiddleware } from './actors/stats';
 import { HandlerRegistry } from './handler-registry';
+import { InFlightJobs } from './in-flight-jobs';
 import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
 import type { Middleware } from './middleware';
@@ -38,6 +39,16 @@ export class NexqNode {
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
     const redis = connect(resolved.redis);
+    // ioredis reconnects by itself; say why the link dropped, once per outage (its messages hold
+    // no credentials), and when it is back.
+    let outage: string | undefined;
+    redis.on('error', (err: Error) => {
+      if (err.message !== outage) logger.warn(`redis: ${(outage = err.message)}`, { actor: 'redis' });
+    });
+    redis.on('ready', () => {
+      if (outage !== undefined) logger.info('redis: connected again', { actor: 'redis' });
+      outage = undefined;
+    });
     const ctx: NodeContext = {
       config: resolved,
       redis,
@@ -57,6 +68,7 @@ export class NexqNode {
         const workTable = new WorkTable();
         ctx.workers = {
           workTable,
+          inFlight: new InFlightJobs(),
           handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
           pool: new ThreadPool({ threads: resolved.threads, maxHeapMb: resolved.threadMaxHeapMb, data: { workTable: workTable.buffer } }),
           middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],

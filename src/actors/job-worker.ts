@@ -26,12 +26,14 @@ export interface JobWorkerOptions {
   backup: string;
   pipeline: MiddlewarePipeline;
   /** Called once when the worker exits and its slot is free again. */
-  onExit: (queue: string) => void;
+  onExit: (fetched: FetchedJob) => void;
 }
 
 type Cast = { type: 'run' };
 
 export class JobWorker extends Actor<never, Cast, never> {
+  private exitReported = false;
+
   constructor(private readonly options: JobWorkerOptions) {
     super({ name: `job:${options.fetched.job.jid}` });
   }
@@ -69,7 +71,14 @@ export class JobWorker extends Actor<never, Cast, never> {
   }
 
   protected override terminate(): void {
-    this.options.onExit(this.options.fetched.queue);
+    this.reportExit();
+  }
+
+  /** Gives the slot back, once, whether the worker ran, crashed, or never got to start. */
+  reportExit(): void {
+    if (this.exitReported) return;
+    this.exitReported = true;
+    this.options.onExit(this.options.fetched);
   }
 
   private async fileFailure(error: JobError): Promise<unknown> {

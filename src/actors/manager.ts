@@ -15,10 +15,11 @@ import { v4 as uuidv4 } from 'uuid';
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { malformedEntry } from '../job/failure';
-import { decodeJob } from '../job/job';
+import { decodeJob, FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
 import { MiddlewarePipeline } from '../middleware';
-import { failJob, fetchJobs, requeueBackup } from '../redis/scripts';
+import { backupQueuesOf } from '../redis/backups';
+import { failJob, fetchJobs, reclaimJob, requeueBackup } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
@@ -41,6 +42,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private pollTimer?: NodeJS.Timeout;
   private pollQueued = false;
   private waitingForSlots = false;
+  private reclaimNeeded = false;
+  /** Queues whose keys Redis refused (e.g. WRONGTYPE), left out of fetches until then. */
+  private readonly brokenUntil = new Map<string, number>();
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
@@ -96,11 +100,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.pollQueued = false;
     try {
       if (!this.ctx.rehydrated) await this.rehydrate();
+      if (this.reclaimNeeded) await this.reclaimUnworked();
       const got = await this.fetchAndDispatch();
       if (got > 0) this.pollNow();
       else if (!this.waitingForSlots) this.pollAfter(this.ctx.config.pollTimeout);
     } catch (err) {
       this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
+      this.reclaimNeeded = true;
       this.pollAfter(this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS);
     }
   }
@@ -126,16 +132,26 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** Puts every backup list of this node back into its queue. */
   private async rehydrate(): Promise<void> {
     const { keys, config, redis } = this.ctx;
-    const prefix = keys.backup(config.nodeId, '');
-    const queues = new Set(this.queues.map((q) => q.name));
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', keys.backupPattern(config.nodeId), 'COUNT', 200);
-      cursor = next;
-      for (const key of found) if (key.startsWith(prefix)) queues.add(key.slice(prefix.length));
-    } while (cursor !== '0');
+    const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
     for (const queue of queues) await this.requeue(queue);
     this.ctx.rehydrated = true;
+  }
+
+  /**
+   * After a failed poll a fetch may have moved jobs whose reply never came: they sit in a backup
+   * list with no worker. Put every backup entry no worker holds back at the head of its queue.
+   */
+  private async reclaimUnworked(): Promise<void> {
+    const { keys, config, redis } = this.ctx;
+    const inFlight = this.ctx.workers!.inFlight;
+    for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
+      const backup = keys.backup(config.nodeId, queue);
+      if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
+      const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
+      for (const raw of unclaimed) await reclaimJob(redis, backup, keys.queue(queue), raw);
+      if (unclaimed.length) this.ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor: this.name });
+    }
+    this.reclaimNeeded = false;
   }
 
   private async requeue(queue: string): Promise<void> {
@@ -147,14 +163,16 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async fetchAndDispatch(): Promise<number> {
     const { keys, config, redis } = this.ctx;
     if (this.ctx.quiet) return 0;
-    const ready = this.queues.filter((q) => this.table.free(q.name) > 0);
+    const now = Date.now();
+    const ready = this.queues.filter((q) => this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
     this.waitingForSlots = ready.length === 0 && this.queues.length > 0;
     if (ready.length === 0) return 0;
     const backups = ready.map((q) => keys.backup(config.nodeId, q.name));
     const fetched = await fetchJobs(redis, ready.map((q) => keys.queue(q.name)), backups, ready.map((q) => this.table.free(q.name)));
+    for (const [i, message] of fetched.errors) this.queueFailed(ready[i].name, message);
     let count = 0;
     for (let i = 0; i < ready.length; i++) {
-      for (const raw of fetched[i]) {
+      for (const raw of fetched.jobs[i]) {
         count++;
         await this.dispatch(ready[i].name, backups[i], raw);
       }
@@ -170,24 +188,32 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       return this.bury(backup, raw, queue, (err as Error).message);
     }
     this.table.take(queue);
+    this.ctx.workers!.inFlight.add(queue, raw);
     const supervisor = this.ctx.registry.lookup<DynamicSupervisor>(ActorNames.jobWorkers);
     const worker = new JobWorker({
       ctx: this.ctx,
       fetched: { raw, job, queue },
       backup,
       pipeline: this.pipeline,
-      onExit: (q) => this.onWorkerExit(q),
+      onExit: (done) => this.onWorkerExit(done),
     });
     try {
       await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: this.ctx.config.shutdownTimeout });
     } catch (err) {
       // The node is stopping: the job stays in the backup list and runs after the next boot.
-      this.table.release(queue);
+      worker.reportExit();
       throw err;
     }
   }
 
-  private onWorkerExit(queue: string): void {
+  /** One queue's keys are unusable: say so, and leave it out for a while; the others go on. */
+  private queueFailed(queue: string, message: string): void {
+    this.ctx.logger.error(`cannot fetch from queue ${queue}: ${message}; trying it again later`, { actor: this.name });
+    this.brokenUntil.set(queue, Date.now() + this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS);
+  }
+
+  private onWorkerExit({ queue, raw }: FetchedJob): void {
+    this.ctx.workers!.inFlight.remove(queue, raw);
     const wasFull = this.table.release(queue);
     // Whichever manager is running now (this one may have been restarted) hears about it.
     if (wasFull) this.ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'slot_freed', queue });

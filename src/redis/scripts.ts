@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Redis from 'ioredis';
 
-const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node'] as const;
+const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'reclaim'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 function commandName(script: ScriptName): string {
@@ -15,7 +15,8 @@ const sources = new Map<ScriptName, string>();
 function source(script: ScriptName): string {
   let lua = sources.get(script);
   if (!lua) {
-    lua = readFileSync(path.join(__dirname, 'lua', `${script}.lua`), 'utf8');
+    const read = (name: string) => readFileSync(path.join(__dirname, 'lua', `${name}.lua`), 'utf8');
+    lua = `${read('_prelude')}\n${read(script)}`;
     sources.set(script, lua);
   }
   return lua;
@@ -34,11 +35,19 @@ function run(client: Redis, script: ScriptName, keys: string[], argv: Array<stri
   return runner.call(client, keys.length, ...keys, ...argv);
 }
 
-/** Moves up to `counts[i]` jobs from `queues[i]` into `backups[i]`; the raw jobs moved, per queue. */
-export async function fetchJobs(client: Redis, queues: string[], backups: string[], counts: number[]): Promise<string[][]> {
+export interface Fetched {
+  /** The raw jobs moved, per queue, oldest first. */
+  jobs: string[][];
+  /** Queues (by index) whose keys failed, with Redis' message. */
+  errors: Array<[index: number, message: string]>;
+}
+
+/** Moves up to `counts[i]` jobs from `queues[i]` into `backups[i]`. */
+export async function fetchJobs(client: Redis, queues: string[], backups: string[], counts: number[]): Promise<Fetched> {
   const keys: string[] = [];
   queues.forEach((q, i) => keys.push(q, backups[i]));
-  return (await run(client, 'fetch', keys, counts)) as string[][];
+  const [jobs, errors] = (await run(client, 'fetch', keys, counts)) as [string[][], Array<[number, string]>];
+  return { jobs, errors: errors.map(([i, message]) => [i - 1, message]) };
 }
 
 export interface FailEntry {
@@ -69,6 +78,11 @@ export async function enqueueDue(client: Redis, source: string, queue: string, q
 
 export async function buryDue(client: Redis, source: string, dead: string, raw: string, entry: string, score: number): Promise<boolean> {
   return (await run(client, 'bury-due', [source, dead], [raw, entry, formatScore(score)])) === 1;
+}
+
+/** Moves one unworked job from a backup list back to the consumer end of its queue. */
+export async function reclaimJob(client: Redis, backup: string, queue: string, raw: string): Promise<boolean> {
+  return (await run(client, 'reclaim', [backup, queue], [raw])) === 1;
 }
 
 export interface DeadNode {

@@ -64,6 +64,16 @@ describe('chaos: no job lost', function () {
     return { runs: runs.length, unique: unique.size, lost, duplicates: runs.length - unique.size };
   }
 
+  /** Where the jobs that did not run are: for a failure message. */
+  async function whereAreTheJobs(): Promise<Record<string, number>> {
+    const where: Record<string, number> = {};
+    for (const key of await redis.keys(`${ns}:*`)) {
+      const type = await redis.type(key);
+      where[key] = type === 'list' ? await redis.llen(key) : type === 'zset' ? await redis.zcard(key) : -1;
+    }
+    return where;
+  }
+
   it('a node killed with -9 mid-run: its in-flight jobs are re-run by a survivor, none lost', async () => {
     const jids = await enqueueJobs();
     await startNodes(3);
@@ -92,7 +102,9 @@ describe('chaos: no job lost', function () {
     const before = Date.now();
     await server.restart();
     const restartMs = Date.now() - before;
-    await waitFor(async () => (await countRuns(jids)).lost === 0, 120_000, 'every job to run after the restart');
+    await waitFor(async () => (await countRuns(jids)).lost === 0, 120_000, 'every job to run after the restart').catch(async (err) => {
+      throw new Error(`${err.message}; ${JSON.stringify(await whereAreTheJobs())}`);
+    });
     const result = await countRuns(jids);
     console.log(`      redis kill -9 + restart: jobs=${JOBS} lost=${result.lost} duplicates=${result.duplicates} redis-down=${restartMs}ms`);
     expect(result.lost).to.equal(0);

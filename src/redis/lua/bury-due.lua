@@ -5,6 +5,8 @@
 -- ARGV[2]  the dead entry (the job wrapped with the reason)
 -- ARGV[3]  score: epoch seconds now
 -- Returns 1 when moved, 0 when it was gone already.
+nexq_expect_type(KEYS[1], 'zset')
+nexq_expect_type(KEYS[2], 'zset')
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end

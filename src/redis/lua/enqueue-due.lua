@@ -6,6 +6,9 @@
 -- ARGV[2]  the job as it goes into the queue (with its new enqueued_at)
 -- ARGV[3]  queue name
 -- Returns 1 when moved, 0 when another scheduler moved it first.
+nexq_expect_type(KEYS[1], 'zset')
+nexq_expect_type(KEYS[2], 'list')
+nexq_expect_type(KEYS[3], 'set')
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end

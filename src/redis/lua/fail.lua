@@ -8,6 +8,8 @@
 -- ARGV[5]  for the dead set: keep at most this many entries ('' for no cap)
 -- Returns 1 when filed, 0 when the job was no longer in the backup list (another node recovered it:
 -- filing it as well would run it twice).
+nexq_expect_type(KEYS[1], 'list')
+nexq_expect_type(KEYS[2], 'zset')
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end

@@ -18,6 +18,11 @@ local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not beat or tonumber(beat) > tonumber(ARGV[2]) then
   return -1
 end
+nexq_expect_type(KEYS[3], 'set')
+nexq_expect_type(KEYS[4], 'set')
+for i = 7, #KEYS do
+  nexq_expect_type(KEYS[i], 'list')
+end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 if ARGV[3] ~= '' then

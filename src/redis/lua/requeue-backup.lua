@@ -5,6 +5,9 @@
 -- ARGV[1]  queue name (for the queue set)
 -- Returns the number of jobs moved. The backup list holds the newest job at its head; moving
 -- head-first to the queue's right end leaves the oldest job next in line, as it was.
+nexq_expect_type(KEYS[1], 'list')
+nexq_expect_type(KEYS[2], 'list')
+nexq_expect_type(KEYS[3], 'set')
 local moved = 0
 while true do
   local job = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
