@@ -50,6 +50,15 @@ describe('handler failures', () => {
     await stillRuns(t, node);
   });
 
+  it('files a job that overflows its stack as RangeError, and the node keeps running jobs', async () => {
+    const node = await t.start({ queues: [{ name: 'default', concurrency: 1 }] });
+    const jid = await node.enqueue('default', 'Overflow');
+    const job = await failure(t);
+    expect(job).to.include({ jid, error_class: 'RangeError' });
+    expect(job.error_message).to.match(/call stack/i);
+    await stillRuns(t, node);
+  });
+
   it('files a job that runs its thread out of memory as WorkerOutOfMemory, and the node keeps running jobs', async function () {
     this.timeout(30_000);
     const node = await t.start({ threadMaxHeapMb: 32, queues: [{ name: 'default', concurrency: 1 }] });

@@ -1,8 +1,9 @@
 // A private redis-server for tests: its own free port and temp dir, so a test can kill -9 it and
 // start it again on the same port and data (AOF on) without touching anyone else's Redis.
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -17,11 +18,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function ping(port: number): Promise<boolean> {
+function ping(port: number, ca?: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = ca ? tls.connect({ port, host: '127.0.0.1', ca }) : net.connect(port, '127.0.0.1');
     socket.setTimeout(500);
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once(ca ? 'secureConnect' : 'connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => {
       socket.destroy();
       resolve(/^(\+PONG|-NOAUTH)/.test(data.toString()));
@@ -37,6 +38,8 @@ function ping(port: number): Promise<boolean> {
 export interface RedisServerOptions {
   /** Extra `redis-server` arguments, e.g. ['--requirepass', 'secret']. */
   args?: string[];
+  /** Serve TLS only, with these PEM files (clients are not asked for certificates). */
+  tls?: { cert: string; key: string; ca: string };
 }
 
 export class RedisServer {
@@ -65,7 +68,11 @@ export class RedisServer {
     const child = spawn(
       'redis-server',
       [
-        '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir,
+        ...(this.options.tls
+          ? ['--port', '0', '--tls-port', String(this.port), '--tls-cert-file', this.options.tls.cert, '--tls-key-file', this.options.tls.key,
+             '--tls-ca-cert-file', this.options.tls.ca, '--tls-auth-clients', 'no']
+          : ['--port', String(this.port)]),
+        '--bind', '127.0.0.1', '--dir', this.dir,
         '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
         '--daemonize', 'no', '--logfile', path.join(this.dir, 'redis.log'),
         ...(this.options.args ?? []),
@@ -76,7 +83,7 @@ export class RedisServer {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`redis-server exited at start (see ${this.dir}/redis.log)`);
-      if (await ping(this.port)) return;
+      if (await ping(this.port, this.options.tls && readFileSync(this.options.tls.ca, 'utf8'))) return;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
