@@ -1,0 +1,54 @@
+// New jobs as a producer writes them: checks each request and encodes it, without touching Redis.
+// The Enqueuer writes the result to Redis; nexq/testing records it in memory. Both share this, so
+// a test sees the same JSON, jids, timestamps and errors as production.
+import type { TimestampFormat } from '../../config/defaults';
+import { isQueueName } from '../../config/validate';
+import { encodeNewJob, InvalidJobError, JobOptions } from './job';
+import { dateToSeconds, nowSeconds } from './time';
+
+export interface EnqueueRequest {
+  queue: string;
+  class: string;
+  args: unknown[];
+  /** Run at this time instead of now. */
+  at?: Date;
+  /** Run this many seconds from now instead of now. */
+  in?: number;
+  options?: JobOptions;
+}
+
+/** One checked, encoded job: `runAt` (epoch seconds) is set when it goes to `schedule`. */
+export interface PreparedJob {
+  queue: string;
+  jid: string;
+  json: string;
+  runAt?: number;
+}
+
+/** Checks and encodes every request, or throws InvalidJobError for the first bad one. */
+export function prepareJobs(requests: EnqueueRequest[], timestamps?: TimestampFormat): PreparedJob[] {
+  if (!Array.isArray(requests)) throw new InvalidJobError('enqueueAll takes an array of jobs');
+  return requests.map((request) => {
+    if (typeof request !== 'object' || request === null) throw new InvalidJobError('each job must be an object { queue, class, args }');
+    const { queue } = request;
+    if (!isQueueName(queue)) throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
+    const runAt = scheduledAt(request);
+    const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, { timestamps, scheduled: runAt !== undefined });
+    return { queue, jid, json, runAt };
+  });
+}
+
+function scheduledAt(request: EnqueueRequest): number | undefined {
+  if (request.at !== undefined && request.in !== undefined) throw new InvalidJobError('a job takes at most one of "at" and "in"');
+  if (request.at !== undefined) {
+    if (!(request.at instanceof Date) || Number.isNaN(request.at.getTime())) throw new InvalidJobError('enqueueAt needs a valid Date');
+    const at = dateToSeconds(request.at);
+    // As Sidekiq's client does: a time already past means now.
+    return at > nowSeconds() ? at : undefined;
+  }
+  if (request.in !== undefined) {
+    if (typeof request.in !== 'number' || !Number.isFinite(request.in)) throw new InvalidJobError('enqueueIn needs a number of seconds');
+    return request.in > 0 ? nowSeconds() + request.in : undefined;
+  }
+  return undefined;
+}

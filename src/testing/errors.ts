@@ -1,0 +1,24 @@
+// The errors nexq/testing throws besides the real enqueuer's (InvalidJobError, ConfigError).
+import type { JobPayload } from '../job/job';
+import type { ThrownError } from '../../workers/protocol';
+
+/** A job run by `drain` or by an inline enqueue failed; `error` is the outcome a node would record. */
+export class JobFailedError extends Error {
+  override readonly name = 'JobFailedError';
+
+  constructor(readonly job: JobPayload, readonly error: ThrownError, cause?: unknown) {
+    super(`job ${job.class} (jid ${job.jid}, queue ${JSON.stringify(job.queue)}) failed: ${error.class}: ${error.message}`, cause === undefined ? undefined : { cause });
+  }
+}
+
+/** `performJob` was given args that a JSON round trip would change or refuse. */
+export class JobArgsError extends Error {
+  override readonly name = 'JobArgsError';
+
+  constructor(className: string, readonly problems: string[]) {
+    super(
+      `args of ${className} are not JSON-safe: a job's args travel as JSON, so its handler would get other values than these:\n` +
+        problems.map((p) => `  - ${p}`).join('\n'),
+    );
+  }
+}

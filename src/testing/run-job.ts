@@ -1,0 +1,73 @@
+// Runs one payload's handler in-process the way a node does: the class picks a module through the
+// HandlerRegistry (an unknown class is a failed job, as in JobWorker), then the worker's own
+// performTask parses the JSON, loads the module and calls perform with the job context as `this`.
+import type { HandlerRegistry, Resolved } from '../handler-registry';
+import { decodeJob } from '../job/job';
+import { performTask } from '../../workers/perform-task';
+import type { JobOutcome } from '../../workers/protocol';
+import { jsonProblems, preview } from './json-safety';
+import { runInScope } from './scope';
+import type { TestNexq } from './test-nexq';
+
+export interface RunResult {
+  outcome: JobOutcome;
+  /** Things a node would not notice but a test should: args changed by perform, odd return values. */
+  warnings: string[];
+  /** What perform threw, as thrown (the outcome only has its class, message and backtrace). */
+  thrown?: unknown;
+}
+
+function stringify(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runPayload(nexq: TestNexq, registry: HandlerRegistry, raw: string): Promise<RunResult> {
+  const job = decodeJob(raw);
+  let resolved: Resolved;
+  try {
+    resolved = registry.resolve(job.class, job.wrapped);
+  } catch (err) {
+    const e = err as Error;
+    return { outcome: { ok: false, error: { class: e.name, message: e.message } }, warnings: [], thrown: err };
+  }
+
+  const warnings: string[] = [];
+  let passed: unknown[] | undefined;
+  let before: string | undefined;
+  let thrown: unknown;
+  const outcome = await runInScope(nexq, () =>
+    performTask(
+      { raw, file: resolved.file, activeJob: resolved.activeJob },
+      {
+        starting(args) {
+          passed = args;
+          before = JSON.stringify(args);
+        },
+        returned(value) {
+          if (value === undefined) return;
+          const problems = jsonProblems(value, 'the return value');
+          if (problems.length) {
+            warnings.push(`perform returned a value that is not JSON-safe (a node discards return values): ${problems.join('; ')}`);
+          }
+        },
+        failed(err) {
+          thrown = err;
+        },
+      },
+    ),
+  );
+  if (passed) {
+    const after = stringify(passed);
+    if (after !== before) {
+      warnings.push(
+        `perform changed its args from ${preview(JSON.parse(before!))} to ${after === undefined ? 'something JSON cannot write' : preview(JSON.parse(after))}; ` +
+          'a retry runs with the original args again, so a job must not rely on changing them',
+      );
+    }
+  }
+  return { outcome, warnings, thrown };
+}

@@ -1,0 +1,169 @@
+// TestNexq: Nexq's enqueue API without Redis or threads, for the tests of nexq's users.
+//  - fake mode records every job in memory, as the exact JSON the enqueuer would write; `drain`
+//    runs them (and the jobs they enqueue) in-process; `jobs()` and the assertions read them.
+//  - inline mode runs each job's handler in-process as it is enqueued, and rejects if it fails.
+// Both check and encode jobs with the enqueuer's own code (src/job/new-jobs.ts), pick handlers with
+// the node's HandlerRegistry and run them with the worker's performTask.
+import type { TimestampFormat } from '../../config/defaults';
+import { ConfigError, resolveConfig } from '../../config/validate';
+import { HandlerRegistry } from '../handler-registry';
+import { decodeJob, JobOptions } from '../job/job';
+import { rewriteMembers } from '../job/json-members';
+import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
+import { jsonTimestamp, nowSeconds } from '../job/time';
+import type { BulkJob, Nexq } from '../nexq';
+import { allMatching, assertEnqueued, JobMatch, refuteEnqueued } from './assertions';
+import { JobFailedError } from './errors';
+import { performJob, PerformJobOptions, PerformOutcome } from './perform-job';
+import { runPayload } from './run-job';
+import { JobStore, RecordedJob } from './store';
+
+export type TestMode = 'fake' | 'inline';
+
+/** What code that only enqueues needs: a Nexq and a TestNexq both have it. */
+export type NexqEnqueuer = Pick<Nexq, 'enqueue' | 'enqueueAt' | 'enqueueIn' | 'enqueueAll' | 'stop'>;
+
+export interface TestNexqOptions {
+  /** `fake` (the default) records jobs; `inline` runs each one as it is enqueued. */
+  mode?: TestMode;
+  /** As for Nexq.start: handlers by class name, and a folder of handlers. */
+  jobs?: Record<string, string>;
+  jobsDir?: string;
+  /** As for Nexq.start: how payload timestamps are written. */
+  timestamps?: TimestampFormat;
+}
+
+export interface DrainOptions {
+  /** Gives up (rejecting) after this many jobs, for jobs that keep enqueueing jobs. Default 10,000. */
+  maxJobs?: number;
+}
+
+const OPTION_KEYS = new Set(['mode', 'jobs', 'jobsDir', 'timestamps']);
+
+export function createTestNexq(options: TestNexqOptions = {}): TestNexq {
+  return new TestNexq(options);
+}
+
+export class TestNexq implements NexqEnqueuer {
+  readonly mode: TestMode;
+  private readonly registry: HandlerRegistry;
+  private readonly timestamps: TimestampFormat;
+  private readonly store = new JobStore();
+  private stopped = false;
+
+  constructor(options: TestNexqOptions = {}) {
+    const { mode = 'fake', ...config } = options;
+    if (mode !== 'fake' && mode !== 'inline') throw new ConfigError('mode', 'fake or inline', mode);
+    for (const key of Object.keys(config)) {
+      if (!OPTION_KEYS.has(key)) throw new ConfigError(key, 'one of mode, jobs, jobsDir, timestamps (a test nexq has no Redis, queues or threads)', key);
+    }
+    // The node's own checks and defaults, then the node's registry.
+    const resolved = resolveConfig(config);
+    this.mode = mode;
+    this.registry = new HandlerRegistry(resolved.jobs, resolved.jobsDir);
+    this.timestamps = resolved.timestamps;
+  }
+
+  /** Enqueues a job now; resolves to its jid (in inline mode, once its handler succeeded). */
+  enqueue(queue: string, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
+    return this.submit([{ queue, class: className, args, options }]).then(([jid]) => jid);
+  }
+
+  enqueueAt(queue: string, date: Date, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
+    return this.submit([{ queue, class: className, args, at: date, options }]).then(([jid]) => jid);
+  }
+
+  enqueueIn(queue: string, seconds: number, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
+    return this.submit([{ queue, class: className, args, in: seconds, options }]).then(([jid]) => jid);
+  }
+
+  /** Every job or none: invalid input records (or runs) nothing. */
+  enqueueAll(jobs: BulkJob[]): Promise<string[]> {
+    return this.submit(jobs as EnqueueRequest[]);
+  }
+
+  /** Later enqueues reject, as on a stopped node; recorded jobs stay readable. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+  }
+
+  /** Fake mode: the recorded jobs of `queue` (all queues when omitted), in the order enqueued. */
+  jobs(queue?: string): RecordedJob[] {
+    this.requireFake('jobs()');
+    return this.store.list(queue);
+  }
+
+  /** Fake mode: forgets the recorded jobs of `queue` (all queues when omitted). */
+  clear(queue?: string): void {
+    this.requireFake('clear()');
+    this.store.clear(queue);
+  }
+
+  /**
+   * Fake mode: runs the recorded jobs of `queue` (all queues when omitted) one at a time, in the
+   * order a node would (earliest due first: scheduled jobs run too, whatever their time), including
+   * the jobs they enqueue into those queues, until none is left. Resolves to how many ran. A failed
+   * job rejects with JobFailedError; it is gone (no retries), the other jobs stay recorded.
+   */
+  async drain(queue?: string, options: DrainOptions = {}): Promise<number> {
+    this.requireFake('drain()');
+    const maxJobs = options.maxJobs ?? 10_000;
+    if (!Number.isInteger(maxJobs) || maxJobs < 1) throw new TypeError('drain: maxJobs must be an integer >= 1');
+    let ran = 0;
+    while (this.store.size(queue) > 0) {
+      if (ran >= maxJobs) {
+        throw new Error(`drain gave up after ${maxJobs} jobs: jobs keep enqueueing jobs (${this.store.size(queue)} left, next: ${this.store.list(queue)[0].class})`);
+      }
+      const job = this.store.takeNext(queue)!;
+      ran++;
+      await this.run(job.raw, job.at !== undefined);
+    }
+    return ran;
+  }
+
+  /**
+   * Runs one job's handler now, as a node would: handler lookup by class name, args through JSON,
+   * the job context as `this`. Rejects on an unknown class (UnknownJobClassError) or args JSON
+   * would change (JobArgsError); otherwise resolves to the outcome.
+   */
+  performJob(className: string, args: unknown[] = [], options?: PerformJobOptions): Promise<PerformOutcome> {
+    return performJob(this, this.registry, this.timestamps, className, args, options);
+  }
+
+  /** Fake mode: throws an AssertionError listing what was enqueued unless a job matches; returns the matches. */
+  assertEnqueued(match: JobMatch = {}): RecordedJob[] {
+    return assertEnqueued(this.jobs(), match);
+  }
+
+  /** Fake mode: throws an AssertionError listing the matches if any job matches. */
+  refuteEnqueued(match: JobMatch = {}): void {
+    refuteEnqueued(this.jobs(), match);
+  }
+
+  /** Fake mode: the recorded jobs that match, in the order enqueued. */
+  allEnqueued(match: JobMatch = {}): RecordedJob[] {
+    return allMatching(this.jobs(), match);
+  }
+
+  private async submit(requests: EnqueueRequest[]): Promise<string[]> {
+    if (this.stopped) throw new Error('this test nexq is stopped');
+    const prepared = prepareJobs(requests, this.timestamps);
+    if (this.mode === 'fake') {
+      for (const job of prepared) this.store.add(job);
+    } else {
+      for (const job of prepared) await this.run(job.json, job.runAt !== undefined);
+    }
+    return prepared.map((job) => job.jid);
+  }
+
+  /** Runs one payload; a scheduled one gets its enqueued_at now, as the scheduler stamps it. */
+  private async run(raw: string, scheduled: boolean): Promise<void> {
+    const payload = scheduled ? rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.timestamps) }) : raw;
+    const { outcome, thrown } = await runPayload(this, this.registry, payload);
+    if (!outcome.ok) throw new JobFailedError(decodeJob(payload), outcome.error, thrown);
+  }
+
+  private requireFake(what: string): void {
+    if (this.mode !== 'fake') throw new Error(`${what} needs fake mode: in inline mode jobs run as they are enqueued and none is recorded`);
+  }
+}

@@ -1,0 +1,55 @@
+// Runs one job's handler in the calling thread and answers with a plain record. The piscina entry
+// (thread-entry.ts) runs jobs with it on worker threads; nexq/testing runs the same function
+// in-process, so a test runs a handler exactly the way a node does. Never imports Redis.
+import { inspect } from 'node:util';
+import { readSeconds } from '../src/job/time';
+import { JobContext, loadPerform } from './handler-loader';
+import { JobOutcome, JobTask, ThrownError } from './protocol';
+
+const MAX_BACKTRACE_LINES = 50;
+
+/** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
+export interface PerformObserver {
+  /** Just before `perform` is called, with the very args array and context it gets. */
+  starting?(args: unknown[], context: JobContext): void;
+  /** What `perform` returned (awaited), when it did not throw. */
+  returned?(value: unknown): void;
+  /** What was thrown or rejected, before it becomes a ThrownError. */
+  failed?(err: unknown): void;
+}
+
+export function toThrownError(value: unknown): ThrownError {
+  if (value instanceof Error) {
+    const lines = (value.stack ?? '').split('\n').slice(1, MAX_BACKTRACE_LINES + 1).map((l) => l.trim());
+    return { class: value.name || value.constructor?.name || 'Error', message: value.message, backtrace: lines };
+  }
+  return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
+}
+
+/** Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. */
+export async function performTask(task: JobTask, observer: PerformObserver = {}): Promise<JobOutcome> {
+  try {
+    const job = JSON.parse(task.raw);
+    let args: unknown[] = job.args;
+    if (task.activeJob) {
+      const wrapped = args[0] as { arguments?: unknown } | undefined;
+      if (!wrapped || !Array.isArray(wrapped.arguments)) throw new TypeError('ActiveJob payload has no arguments array');
+      args = wrapped.arguments;
+    }
+    const perform = await loadPerform(task.file);
+    const context: JobContext = {
+      jid: job.jid,
+      queue: job.queue,
+      className: job.wrapped ?? job.class,
+      retryCount: job.retry_count ?? undefined,
+      enqueuedAt: readSeconds(job.enqueued_at),
+    };
+    observer.starting?.(args, context);
+    const value = await perform.apply(context, args);
+    observer.returned?.(value);
+    return { ok: true };
+  } catch (err) {
+    observer.failed?.(err);
+    return { ok: false, error: toThrownError(err) };
+  }
+}
