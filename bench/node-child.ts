@@ -1,0 +1,117 @@
+// The parent's handle on a node child process (node-process.ts): fork it, wait until it is ready,
+// wait for `done` while watching for stalls and crashes, stop it, and keep its log lines.
+import { ChildProcess, fork } from 'node:child_process';
+import path from 'node:path';
+import { ChildMessage, NodeChildConfig } from './protocol';
+
+export type ReadyMessage = Extract<ChildMessage, { type: 'ready' }>;
+export type DoneMessage = Extract<ChildMessage, { type: 'done' }>;
+
+/** No progress for this long while jobs remain: the run is reported as a hang. */
+export const STALL_MS = 30_000;
+const READY_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+export class NodeChild {
+  /** Lines the child wrote to stdout/stderr: the node logs at warn, so these are problems. */
+  readonly log: string[] = [];
+  private readonly listeners = new Set<(msg: ChildMessage) => void>();
+  private exitReason?: string;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (msg: ChildMessage) => {
+      if (msg.type === 'error') this.log.push(`child error: ${msg.message}`);
+      for (const listener of this.listeners) listener(msg);
+    });
+    const keep = (data: Buffer) => this.log.push(...data.toString().split('\n').filter((l) => l.trim() !== ''));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.on('exit', (code, signal) => {
+      this.exitReason = `node child exited (code ${code}, signal ${signal})`;
+      for (const listener of this.listeners) listener({ type: 'error', message: this.exitReason });
+    });
+  }
+
+  /** Forks the child and resolves with its `ready` message (Nexq.start resolved). */
+  static async start(config: NodeChildConfig, execArgv: string[] = []): Promise<{ child: NodeChild; ready: ReadyMessage }> {
+    const proc = fork(path.join(__dirname, 'node-process.js'), [], {
+      env: { ...process.env, NEXQ_BENCH_NODE: JSON.stringify(config) },
+      execArgv,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    const child = new NodeChild(proc);
+    const ready = await child.next('ready', READY_TIMEOUT_MS);
+    return { child, ready };
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /**
+   * Resolves with `done`; rejects when the child dies, or when the finished count does not move
+   * for STALL_MS (`onProgress` sees every progress report).
+   */
+  waitDone(onProgress?: (acked: number, failed: number) => void): Promise<DoneMessage> {
+    return new Promise((resolve, reject) => {
+      let last = -1;
+      let lastMove = Date.now();
+      const watchdog = setInterval(() => {
+        if (Date.now() - lastMove > STALL_MS) finish(new Error(`no job finished for ${STALL_MS / 1000} s (finished so far: ${Math.max(last, 0)})`));
+      }, 1000);
+      const listener = (msg: ChildMessage) => {
+        if (msg.type === 'progress') {
+          onProgress?.(msg.acked, msg.failed);
+          if (msg.acked + msg.failed !== last) {
+            last = msg.acked + msg.failed;
+            lastMove = Date.now();
+          }
+        } else if (msg.type === 'done') finish(undefined, msg);
+        else if (msg.type === 'error') finish(new Error(msg.message));
+      };
+      const finish = (err?: Error, done?: DoneMessage) => {
+        clearInterval(watchdog);
+        this.listeners.delete(listener);
+        if (err) reject(err);
+        else resolve(done!);
+      };
+      this.listeners.add(listener);
+    });
+  }
+
+  /** Graceful stop (nexq.stop()), then waits for the process to exit; kills it if it hangs. */
+  async stop(): Promise<void> {
+    if (this.exitReason) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send({ type: 'stop' });
+    const timer = setTimeout(() => {
+      this.log.push(`node child did not exit within ${STOP_TIMEOUT_MS / 1000} s of stop; killed`);
+      this.child.kill('SIGKILL');
+    }, STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  kill(): void {
+    if (!this.exitReason) this.child.kill('SIGKILL');
+  }
+
+  private next<T extends ChildMessage['type']>(type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error(`node child sent no ${type} within ${timeoutMs} ms`)), timeoutMs);
+      const listener = (msg: ChildMessage) => {
+        if (msg.type === type) done(undefined, msg as Extract<ChildMessage, { type: T }>);
+        else if (msg.type === 'error') done(new Error(msg.message));
+      };
+      const done = (err?: Error, msg?: Extract<ChildMessage, { type: T }>) => {
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        if (err) {
+          this.kill();
+          reject(err);
+        } else resolve(msg!);
+      };
+      this.listeners.add(listener);
+    });
+  }
+}

@@ -1,0 +1,60 @@
+// Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile]`.
+
+export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4'] as const;
+export type Workload = (typeof WORKLOADS)[number];
+
+export interface Options {
+  quick: boolean;
+  json: boolean;
+  profile: boolean;
+  /** The workloads to run; all of them unless --only. The ceiling runs only without --only. */
+  only?: Set<Workload>;
+}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile]
+  --quick    small sizes for a smoke run (2,000 jobs; W4 10,000)
+  --only     run only these workloads (comma separated; the redis-benchmark ceiling is "ceiling")
+  --json     print the results as JSON instead of a table (progress still goes to stderr)
+  --profile  run W2 at concurrency 50 with the node under --cpu-prof and print the top self time`;
+
+export class UsageError extends Error {}
+
+export function parseOptions(argv: string[]): Options {
+  const options: Options = { quick: false, json: false, profile: false };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2) as [string, string | undefined];
+    switch (flag) {
+      case '--quick':
+        options.quick = true;
+        break;
+      case '--json':
+        options.json = true;
+        break;
+      case '--profile':
+        options.profile = true;
+        break;
+      case '--only': {
+        const value = inline ?? argv[++i];
+        if (!value) throw new UsageError('--only needs a workload');
+        options.only = new Set(value.split(',').map((name) => toWorkload(name.trim())));
+        break;
+      }
+      case '--help':
+      case '-h':
+        throw new UsageError('');
+      default:
+        throw new UsageError(`unknown option ${argv[i]}`);
+    }
+  }
+  return options;
+}
+
+function toWorkload(name: string): Workload {
+  const found = WORKLOADS.find((w) => w.toLowerCase() === name.toLowerCase());
+  if (!found) throw new UsageError(`unknown workload ${JSON.stringify(name)} (one of ${WORKLOADS.join(', ')})`);
+  return found;
+}
+
+export function wants(options: Options, workload: Workload): boolean {
+  return options.only ? options.only.has(workload) : true;
+}

@@ -1,0 +1,39 @@
+// What the bench (parent) and the node child process (node-process.ts) say to each other over IPC.
+// Times are epoch milliseconds read as performance.timeOrigin + performance.now() (µs precision).
+
+/** The node child's configuration, passed as JSON in NEXQ_BENCH_NODE. */
+export interface NodeChildConfig {
+  redisUrl: string;
+  namespace: string;
+  queue: string;
+  concurrency: number;
+  /** Finished jobs (acked or failed) after which the child reports `done`. */
+  expect: number;
+  /** Collect the Latency fixture's per-job readings (BroadcastChannel) and send them with `done`. */
+  latency: boolean;
+}
+
+/** The BroadcastChannel the Latency fixture posts its readings on. */
+export const LATENCY_CHANNEL = 'nexq-bench-latency';
+
+/** One Latency job: its first argument (negative for warm-up jobs) and start − enqueued_at in seconds. */
+export interface LatencyReading {
+  index: number;
+  seconds: number;
+}
+
+/** `mono` fields: µs of the monotonic clock (process.hrtime), the time base of a .cpuprofile. */
+export interface CpuTimes {
+  /** process.cpuUsage(): user and system µs of every thread of the process. */
+  user: number;
+  system: number;
+}
+
+export type ChildMessage =
+  | { type: 'ready'; nodeId: string; at: number; mono: number; finishedAtReady: number; cpu: CpuTimes }
+  | { type: 'progress'; acked: number; failed: number }
+  | { type: 'done'; at: number; mono: number; acked: number; failed: number; cpu: CpuTimes; latencies: LatencyReading[] }
+  | { type: 'stopped'; acked: number; failed: number }
+  | { type: 'error'; message: string };
+
+export type ParentMessage = { type: 'stop' };

@@ -1,0 +1,123 @@
+// The figures as a Markdown table (measured, and issue 7's targets as a reference column), the
+// CPU profile's top functions, and the problems seen. Figures only: nothing here passes or fails.
+import type { CeilingResult } from './redis-benchmark';
+import { ProfileSummary, WAITING } from './cpu-profile';
+import type { ProfileResult } from './workloads/profile';
+import type { W1Result } from './workloads/w1-enqueue';
+import type { W2Result } from './workloads/w2-processing';
+import type { W3Result } from './workloads/w3-latency';
+import type { W4Result } from './workloads/w4-backlog';
+
+export interface BenchResults {
+  ceiling?: CeilingResult[];
+  w1?: W1Result;
+  w2?: W2Result[];
+  w3?: W3Result;
+  w4?: W4Result;
+  profile?: ProfileResult;
+}
+
+type Row = [workload: string, metric: string, measured: string, target: string];
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
+const fix = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+const mb = (n: number) => `${fix(n, 1)} MB`;
+const pct = (part: number, whole: number) => `${fix((100 * part) / whole, 0)}%`;
+
+/** Issue 7's targets, shown beside the figures for reference. */
+const W2_TARGET: Record<number, string> = { 10: '≥ 10,000', 50: '≥ 15,000' };
+const W2_RSS_TARGET: Record<number, string> = { 50: '≤ 120 MB' };
+
+function ceilingRows(ceiling: CeilingResult[]): Row[] {
+  return ceiling.flatMap((c) =>
+    Object.entries(c.tests).map(([test, t]): Row => [`ceiling: redis-benchmark -P ${c.pipeline}`, `${test} requests/s (50 clients)`, int(t.rps), '']),
+  );
+}
+
+function w1Rows(w1: W1Result): Row[] {
+  return [
+    [`W1 enqueue, one at a time (${int(w1.jobs)})`, 'jobs/s', int(w1.oneAtATime.jobsPerSec), '≥ 12,000'],
+    [`W1 enqueueAll, ${int(w1.bulk.chunk)} per call`, 'jobs/s', int(w1.bulk.jobsPerSec), '≥ 75,000'],
+  ];
+}
+
+function commandMix(byCommand: Record<string, number>): string {
+  return Object.entries(byCommand)
+    .filter(([, perJob]) => perJob >= 0.005)
+    .map(([command, perJob]) => `${command} ${fix(perJob, 2)}`)
+    .join(', ');
+}
+
+function w2Rows(run: W2Result): Row[] {
+  const c = run.concurrency;
+  const w = `W2 c${c} (${int(run.jobs)} jobs)`;
+  const main = run.nodeCpuByThread.main;
+  return [
+    [w, 'jobs/s, ready → last ack', int(run.jobsPerSec), W2_TARGET[c] ?? ''],
+    [w, 'peak RSS of the node process', mb(run.nodePeakRssMb), W2_RSS_TARGET[c] ?? ''],
+    [w, 'CPU s: node (all threads) / its main thread / redis-server', `${fix(run.nodeCpuSeconds, 2)} / ${fix(main, 2)} / ${fix(run.redisCpuSeconds, 2)} in ${fix(run.seconds, 2)} s wall (${pct(run.nodeCpuSeconds, run.seconds)} / ${pct(main, run.seconds)} / ${pct(run.redisCpuSeconds, run.seconds)} of a core)`, ''],
+    [w, 'Redis commands per job (INFO commandstats, scripts\' inner calls included)', fix(run.commands.total, 2), '≤ 2'],
+    [w, 'commands per job by name', commandMix(run.commands.byCommand), ''],
+    [w, 'socket reads per job (≈ round trips)', fix(run.commands.reads, 2), ''],
+  ];
+}
+
+function w3Rows(w3: W3Result): Row[] {
+  const d = w3.latencyMs;
+  const w = `W3 latency, idle node c10 (${w3.jobs} jobs ${w3.gapMs} ms apart; ${fix(w3.actualGapMs, 1)} ms actual)`;
+  return [
+    [w, 'p50 enqueued_at → handler start', `${fix(d.p50, 2)} ms`, '≤ 0.8 ms'],
+    [w, 'p90', `${fix(d.p90, 2)} ms`, ''],
+    [w, 'p99', `${fix(d.p99, 2)} ms`, '≤ 2.5 ms'],
+    [w, 'max', `${fix(d.max, 2)} ms`, ''],
+  ];
+}
+
+function w4Rows(w4: W4Result): Row[] {
+  const w = `W4 backlog of ${int(w4.jobs)}, c${w4.concurrency}`;
+  return [
+    [w, 'drain jobs/s', int(w4.drainJobsPerSec), ''],
+    [w, 'peak RSS of the node process', mb(w4.nodePeakRssMb), ''],
+    [w, 'node RSS at the first / last sample of the drain', `${mb(w4.nodeRssFirstMb)} / ${mb(w4.nodeRssLastMb)}`, ''],
+    [w, 'peak Redis RSS: INFO used_memory_rss / /proc VmRSS', `${mb(w4.redisPeakRssMb)} / ${mb(w4.redisPeakProcRssMb)} (empty: ${mb(w4.redisRssBeforeFillMb)})`, ''],
+    [w, 'enqueueAll fill, jobs/s', int(w4.fillJobsPerSec), ''],
+  ];
+}
+
+export function table(results: BenchResults): string {
+  const rows: Row[] = [
+    ...(results.ceiling ? ceilingRows(results.ceiling) : []),
+    ...(results.w1 ? w1Rows(results.w1) : []),
+    ...(results.w2 ?? []).flatMap(w2Rows),
+    ...(results.w3 ? w3Rows(results.w3) : []),
+    ...(results.w4 ? w4Rows(results.w4) : []),
+    ...(results.profile ? w2Rows(results.profile.run).map((r): Row => [`${r[0]} under --cpu-prof`, r[1], r[2], '']) : []),
+  ];
+  return markdown(['workload', 'metric', 'measured', 'target (issue 7)'], rows);
+}
+
+function markdown(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** Worker threads get a shorter list: with no-op jobs they mostly wait. */
+const WORKER_TOP = 8;
+
+function profileSection(title: string, s: ProfileSummary, n: number): string {
+  const span = s.windowed ? 'ready → last ack' : 'whole thread life: the window missed it';
+  const head = `${title}: ${s.file}\n  ${fix(s.busyMs, 0)} ms not waiting of ${fix(s.totalMs, 0)} ms sampled (${span})`;
+  const rows = s.top.slice(0, n).map((t) => {
+    const note = WAITING.has(t.fn.split(' ')[0]) ? '   [waiting]' : '';
+    return `  ${fix(t.ms, 1).padStart(8)} ms ${fix(t.pct, 1).padStart(5)}%  ${t.fn}${note}`;
+  });
+  return [head, ...rows].join('\n');
+}
+
+export function profileReport(profile: ProfileResult): string {
+  const parts = [`CPU profiles in ${profile.dir}: self time by function (wall-clock samples)`];
+  if (profile.mainThread) parts.push(profileSection('main thread', profile.mainThread, profile.mainThread.top.length));
+  profile.workerThreads.forEach((s, i) => parts.push(profileSection(`worker thread ${i + 1}`, s, WORKER_TOP)));
+  return parts.join('\n\n');
+}

@@ -1,0 +1,113 @@
+// `npm run bench`: starts a private redis-server, runs the workloads of issue 7 against nexq as it
+// is (see README.md here), and prints a Markdown table, or JSON with --json.
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import Redis from 'ioredis';
+import { Nexq } from '../src/nexq';
+import { BenchContext, FULL, NAMESPACE, QUICK } from './context';
+import { Options, parseOptions, USAGE, UsageError, wants } from './options';
+import { runRedisBenchmark } from './redis-benchmark';
+import { BenchRedis } from './redis-server';
+import { BenchResults, profileReport, table } from './report';
+import { runProfile } from './workloads/profile';
+import { runW1 } from './workloads/w1-enqueue';
+import { runW2 } from './workloads/w2-processing';
+import { runW3 } from './workloads/w3-latency';
+import { runW4 } from './workloads/w4-backlog';
+
+/** This machine's CPUs are shared with other work: figures move by ±10–20% between runs. */
+const MACHINE_NOTE = 'shared';
+
+async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults> {
+  const results: BenchResults = {};
+  // A workload that fails is a finding: it is recorded and the others still run.
+  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await fn();
+    } catch (err) {
+      ctx.problems.push(`${name} did not finish: ${(err as Error).message}`);
+      return undefined;
+    }
+  };
+  if (options.profile) {
+    results.profile = await step('profile', () => runProfile(ctx));
+    return results;
+  }
+  if (wants(options, 'ceiling')) {
+    ctx.log('ceiling: redis-benchmark -P 1 and -P 50');
+    results.ceiling = await step('ceiling', async () => [await runRedisBenchmark(ctx.server.port, 1), await runRedisBenchmark(ctx.server.port, 50)]);
+    await ctx.admin.flushall();
+  }
+  if (wants(options, 'W1')) results.w1 = await step('W1', () => runW1(ctx));
+  if (wants(options, 'W2')) {
+    const runs = [await step('W2 c10', () => runW2(ctx, 10)), await step('W2 c50', () => runW2(ctx, 50))];
+    results.w2 = runs.filter((r) => r !== undefined);
+  }
+  if (wants(options, 'W3')) results.w3 = await step('W3', () => runW3(ctx));
+  if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
+  return results;
+}
+
+function redisVersion(): string {
+  try {
+    return /v=(\S+)/.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(): Promise<number> {
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    if (err.message) process.stderr.write(`${err.message}\n`);
+    process.stderr.write(`${USAGE}\n`);
+    return err.message ? 2 : 0;
+  }
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const server = await BenchRedis.start();
+  const stopOnSignal = () => void server.stop().finally(() => process.exit(130));
+  process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
+  const admin = new Redis(server.url);
+  const started = new Date();
+  const loadAtStart = os.loadavg()[0];
+  const sizes = options.quick ? QUICK : FULL;
+  const problems: string[] = [];
+  let enqueuer: Nexq | undefined;
+  let results: BenchResults;
+  try {
+    enqueuer = await Nexq.start({ redis: server.url, namespace: NAMESPACE, mode: 'enqueuer', logLevel: 'warn' });
+    log(`redis-server ${redisVersion()} on port ${server.port}; ${options.quick ? 'quick' : 'full'} sizes`);
+    results = await runAll({ server, admin, enqueuer, sizes, log, problems }, options);
+  } finally {
+    await enqueuer?.stop().catch(() => {});
+    await admin.quit().catch(() => admin.disconnect());
+    await server.stop();
+  }
+  const seconds = (Date.now() - started.getTime()) / 1000;
+  const meta = {
+    date: started.toISOString(), seconds, machine: `${os.availableParallelism()} cores, ${MACHINE_NOTE} (${os.cpus()[0]?.model ?? 'unknown CPU'})`,
+    node: process.version, redis: redisVersion(), sizes, quick: options.quick,
+    // Other work on a shared machine moves every figure; the 1-minute load average says how much there was.
+    loadAverage: { atStart: loadAtStart, atEnd: os.loadavg()[0] },
+  };
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ ...meta, results, problems }, null, 2)}\n`);
+  } else {
+    const out = [`nexq bench, ${meta.date}, ${meta.machine}, Node ${meta.node}, Redis ${meta.redis}, ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(2)} → ${meta.loadAverage.atEnd.toFixed(2)}`, '', table(results)];
+    if (results.profile) out.push('', profileReport(results.profile));
+    out.push('', problems.length ? `Problems seen (${problems.length}):\n${problems.map((p) => `- ${p}`).join('\n')}` : 'Problems seen: none');
+    process.stdout.write(`${out.join('\n')}\n`);
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,55 @@
+// W3 latency: an idle node (concurrency 10); jobs enqueued one at a time, 5 ms apart, by the bench
+// process. Each job's handler reads (its start − the job's enqueued_at) and posts it to the node's
+// main thread (see jobs/Latency.ts). Warm-up jobs (negative index) load the handler first and are
+// not counted. Both clocks are the machine's realtime clock read as timeOrigin + performance.now().
+import { performance } from 'node:perf_hooks';
+import { BenchContext, QUEUE } from '../context';
+import { distribution, Distribution } from '../percentiles';
+import { runNode } from '../node-run';
+
+export const GAP_MS = 5;
+/** The node polls every pollTimeout when idle; this lets it settle into that before jobs arrive. */
+const SETTLE_MS = 500;
+const LATENCY = 'Latency';
+
+export interface W3Result {
+  jobs: number;
+  gapMs: number;
+  /** The mean gap between two enqueues as it happened (GAP_MS plus the enqueue's round trip). */
+  actualGapMs: number;
+  /** Milliseconds from enqueued_at to the handler's start. */
+  latencyMs: Distribution;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function runW3(ctx: BenchContext): Promise<W3Result> {
+  const { latency: jobs, latencyWarmup: warmup } = ctx.sizes;
+  await ctx.admin.flushall();
+  ctx.log(`W3: ${jobs} jobs, ${GAP_MS} ms apart, to an idle node`);
+  const enqueueSpaced = async (from: number, count: number) => {
+    for (let i = 0; i < count; i++) {
+      await ctx.enqueuer.enqueue(QUEUE, LATENCY, [from + i]);
+      await sleep(GAP_MS);
+    }
+  };
+  let actualGapMs = NaN;
+  const run = await runNode(ctx, {
+    what: 'W3',
+    concurrency: 10,
+    expect: warmup + jobs,
+    latency: true,
+    whileRunning: async () => {
+      await sleep(SETTLE_MS);
+      await enqueueSpaced(-warmup, warmup);
+      await sleep(SETTLE_MS);
+      const started = performance.now();
+      await enqueueSpaced(0, jobs);
+      actualGapMs = (performance.now() - started) / jobs;
+    },
+  });
+  const readings = run.done.latencies.filter((r) => r.index >= 0);
+  if (readings.length !== jobs) ctx.problems.push(`W3: ${readings.length} latency readings for ${jobs} jobs`);
+  await ctx.admin.flushall();
+  return { jobs, gapMs: GAP_MS, actualGapMs, latencyMs: distribution(readings.map((r) => r.seconds * 1000)) };
+}
