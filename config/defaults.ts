@@ -6,6 +6,10 @@ export interface QueueSpec {
   name: string;
   /** Jobs of this queue that may run at once on this node. Defaults to `concurrency`. */
   concurrency?: number;
+  /** Jobs of this queue that may run at once across all nodes (give every node the same value). */
+  globalConcurrency?: number;
+  /** Share of fetches when `totalConcurrency` caps the node: queues are sampled by weight (default 1). */
+  weight?: number;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -13,6 +17,25 @@ export type LogFormat = 'json' | 'pretty';
 /** Whose conventions to write where Exq and Sidekiq differ (see docs/compatibility.md). */
 export type Dialect = 'exq' | 'sidekiq';
 export type TimestampFormat = 'seconds' | 'milliseconds';
+
+/** A job enqueued at every tick of a cron expression (UTC), once per tick across all nodes. */
+export interface PeriodicSpec {
+  /**
+   * 5 fields `minute hour day-of-month month day-of-week`, or 6 with `second` first; each `*`, `n`,
+   * `a-b`, a step (`*` or `a-b`, then `/n`) or a comma list; `@daily` and friends (see src/periodic/cron.ts).
+   */
+  cron: string;
+  queue: string;
+  class: string;
+  /** Default []. */
+  args?: unknown[];
+  /**
+   * Names the schedule's state in Redis (`<ns>:nexq:periodic:<name>`) and its jids
+   * (`periodic-<name>-<tick epoch seconds>`); letters, digits, `.`, `_`, `-`. Defaults to a hash of
+   * cron, queue, class and args, so editing any of them starts a new schedule; a name keeps it.
+   */
+  name?: string;
+}
 
 export interface NexqOptions {
   /** A redis:// or rediss:// URL, or ioredis options. */
@@ -22,6 +45,12 @@ export interface NexqOptions {
   queues: Array<string | QueueSpec>;
   /** Default per-queue concurrency on this node. */
   concurrency: number;
+  /**
+   * Jobs that may run at once on this node, all queues together (0: no cap beyond each queue's).
+   * With a cap, each poll hands the free slots to queues in order (strict, the default) or, when any
+   * queue has a `weight`, by a weighted random sample, so no queue starves (gocraft's sampler).
+   */
+  totalConcurrency: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
   jobs: Record<string, string>;
   /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
@@ -62,6 +91,8 @@ export interface NexqOptions {
   timestamps: TimestampFormat;
   logLevel: LogLevel;
   logFormat: LogFormat;
+  /** Jobs enqueued on cron schedules (UTC) by the nodes in 'default' mode; default none. */
+  periodic: PeriodicSpec[];
 }
 
 export type NexqConfig = Partial<NexqOptions>;
@@ -72,6 +103,7 @@ export function defaults(): NexqOptions {
     namespace: 'exq',
     queues: ['default'],
     concurrency: 10,
+    totalConcurrency: 0,
     jobs: {},
     jobsDir: undefined,
     nodeId: undefined,
@@ -92,5 +124,6 @@ export function defaults(): NexqOptions {
     timestamps: 'seconds',
     logLevel: 'info',
     logFormat: 'pretty',
+    periodic: [],
   };
 }

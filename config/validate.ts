@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
+import type { PeriodicSpec } from './defaults';
+import { CronError, CronSchedule } from '../src/periodic/cron';
+import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -23,6 +26,8 @@ function show(value: unknown): string {
 export interface ResolvedQueue {
   name: string;
   concurrency: number;
+  globalConcurrency?: number;
+  weight?: number;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId'> {
@@ -65,7 +70,16 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new ConfigError(`${key}.concurrency`, 'an integer >= 1', concurrency);
   }
-  return { name: spec.name, concurrency };
+  const resolved: ResolvedQueue = { name: spec.name, concurrency };
+  if (spec.globalConcurrency !== undefined) {
+    if (!Number.isInteger(spec.globalConcurrency) || spec.globalConcurrency < 1) throw new ConfigError(`${key}.globalConcurrency`, 'an integer >= 1', spec.globalConcurrency);
+    resolved.globalConcurrency = spec.globalConcurrency;
+  }
+  if (spec.weight !== undefined) {
+    if (typeof spec.weight !== 'number' || !Number.isFinite(spec.weight) || spec.weight <= 0) throw new ConfigError(`${key}.weight`, 'a number > 0', spec.weight);
+    resolved.weight = spec.weight;
+  }
+  return resolved;
 }
 
 /** Merges `config` over the defaults and checks every key. Throws ConfigError on the first bad one. */
@@ -86,6 +100,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     throw new ConfigError('namespace', 'a string without spaces', merged.namespace);
   }
   integer(merged, 'concurrency', 1);
+  integer(merged, 'totalConcurrency', 0);
   if (!Array.isArray(merged.queues)) throw new ConfigError('queues', 'an array of queue names or { name, concurrency }', merged.queues);
   const queues = merged.queues.map((q, i) => resolveQueue(q, merged.concurrency, `queues[${i}]`));
   const names = new Set<string>();
@@ -125,6 +140,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   if (merged.nodeTimeout <= merged.heartbeatInterval) {
     throw new ConfigError('nodeTimeout', `more seconds than heartbeatInterval (${merged.heartbeatInterval}), or live nodes look dead`, merged.nodeTimeout);
   }
+  checkPeriodic(merged.periodic);
 
   return {
     ...merged,
@@ -133,6 +149,51 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     queues,
     jobsDir: merged.jobsDir === undefined ? undefined : path.resolve(merged.jobsDir),
   };
+}
+
+const PERIODIC_KEYS = ['cron', 'queue', 'class', 'args', 'name'];
+
+/** Each `periodic` entry: a valid cron expression, a queue name, a class, JSON args, an id of its own. */
+function checkPeriodic(periodic: unknown): void {
+  if (!Array.isArray(periodic)) throw new ConfigError('periodic', 'an array of { cron, queue, class, args?, name? }', periodic);
+  const ids = new Map<string, number>();
+  periodic.forEach((entry: unknown, i) => {
+    const key = `periodic[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(key, 'an object { cron, queue, class, args?, name? }', entry);
+    for (const field of Object.keys(entry)) {
+      if (!PERIODIC_KEYS.includes(field)) throw new ConfigError(`${key}.${field}`, `one of ${PERIODIC_KEYS.join(', ')}`, field);
+    }
+    const spec = entry as PeriodicSpec;
+    try {
+      new CronSchedule(spec.cron);
+    } catch (err) {
+      if (!(err instanceof CronError)) throw err;
+      throw new ConfigError(`${key}.cron`, `a cron expression (${err.message})`, spec.cron);
+    }
+    if (!isQueueName(spec.queue)) throw new ConfigError(`${key}.queue`, 'a queue name (no spaces or colons)', spec.queue);
+    if (typeof spec.class !== 'string' || spec.class === '') throw new ConfigError(`${key}.class`, 'a non-empty class name', spec.class);
+    if (spec.args !== undefined) {
+      if (!Array.isArray(spec.args)) throw new ConfigError(`${key}.args`, 'an array', spec.args);
+      try {
+        JSON.stringify(spec.args);
+      } catch (err) {
+        throw new ConfigError(`${key}.args`, `an array JSON can hold (${(err as Error).message})`, '<unserializable>');
+      }
+    }
+    if (spec.name !== undefined && (typeof spec.name !== 'string' || !PERIODIC_NAME.test(spec.name))) {
+      throw new ConfigError(`${key}.name`, 'up to 100 letters, digits, ".", "_" or "-"', spec.name);
+    }
+    const id = periodicId(spec);
+    const first = ids.get(id);
+    if (first !== undefined) {
+      throw new ConfigError(
+        spec.name === undefined ? key : `${key}.name`,
+        `distinct from periodic[${first}] (entries with one id share one schedule; give them different names)`,
+        spec.name ?? entry,
+      );
+    }
+    ids.set(id, i);
+  });
 }
 
 function stripUndefined<T extends object>(object: T): Partial<T> {

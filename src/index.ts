@@ -1,9 +1,11 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
-export type { BulkJob, NexqStartOptions } from './nexq';
+export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { EnqueueResult } from './actors/enqueuer';
+export { QueueFullError, QueuePausedError } from './redis/scripts';
 export type { NexqConfig, NexqOptions, QueueSpec } from '../config/defaults';
 export { ConfigError } from '../config/validate';
-export type { JobOptions, JobPayload } from './job/job';
+export type { JobOptions, JobPayload, UniqueOptions } from './job/job';
 export { InvalidJobError, MalformedJobError } from './job/job';
 export type { Middleware, JobEvent } from './middleware';
 export type { JobContext } from '../workers/handler-loader';

@@ -1,12 +1,13 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
-import type { Enqueuer, EnqueueRequest } from './actors/enqueuer';
+import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
 import { ActorNames } from './node-context';
 import { NexqNode, NodeStartOptions } from './node';
 
 export type NexqStartOptions = NodeStartOptions;
+export type PauseMode = 'in' | 'out' | 'all';
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
 export interface BulkJob {
@@ -44,6 +45,49 @@ export class Nexq {
   /** Enqueues every job or none, in one round trip; resolves to their jids in order. */
   enqueueAll(jobs: BulkJob[]): Promise<string[]> {
     return this.enqueuer.enqueueAll(jobs as EnqueueRequest[]);
+  }
+
+  /** Like `enqueue`, saying whether a `unique` lock sent it to an existing job (`conflict`, with that jid). */
+  async enqueueResult(queue: string, className: string, args: unknown[] = [], options?: JobOptions): Promise<EnqueueResult> {
+    const [result] = await this.enqueuer.enqueueAllResults([{ queue, class: className, args, options }]);
+    return result;
+  }
+
+  /**
+   * Pauses `queue` on every node (Disque's PAUSE): 'in' refuses enqueues with QueuePausedError,
+   * 'out' stops every node fetching from it, 'all' both. Jobs already running finish.
+   */
+  async pause(queue: string, mode: PauseMode = 'all'): Promise<void> {
+    resolveQueue(queue, 1, 'queue');
+    if (!['in', 'out', 'all'].includes(mode)) throw new TypeError("pause mode must be 'in', 'out' or 'all'");
+    await this.node.ctx.redis.hset(this.node.ctx.keys.paused, queue, mode);
+  }
+
+  async resume(queue: string): Promise<void> {
+    await this.node.ctx.redis.hdel(this.node.ctx.keys.paused, queue);
+    this.node.ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'poll' });
+  }
+
+  /** Paused queues and how (shared by every node). */
+  async paused(): Promise<Record<string, PauseMode>> {
+    return (await this.node.ctx.redis.hgetall(this.node.ctx.keys.paused)) as Record<string, PauseMode>;
+  }
+
+  /**
+   * Resolves once this node's subscribed queues are empty and nothing runs here (gocraft's Drain),
+   * for tests and batch scripts. Scheduled and retrying jobs are not waited for.
+   */
+  async drain(pollMs = 20): Promise<void> {
+    const { ctx } = this.node;
+    if (ctx.config.mode !== 'default') throw new Error('drain needs a worker node; this one runs in enqueuer mode');
+    const { keys, redis, config } = ctx;
+    for (;;) {
+      const queues = (await this.subscriptions()).map((q) => q.name);
+      // A job is queued, or in this node's backup list from its fetch until it is settled.
+      const lengths = await Promise.all(queues.flatMap((q) => [redis.llen(keys.queue(q)), redis.llen(keys.backup(config.nodeId, q))]));
+      if (lengths.every((n) => n === 0) && ctx.workers!.workTable.totalBusy() === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
   }
 
   /** Starts serving `queue` on this node (Exq's subscribe). */

@@ -41,6 +41,7 @@ export const ActorNames = {
   heartbeat: 'heartbeat',
   enqueuer: 'enqueuer',
   scheduler: 'scheduler',
+  periodic: 'periodic',
   nodeReaper: 'node-reaper',
   jobWorkers: 'job-workers',
   manager: 'manager',

@@ -131,7 +131,7 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
   if (config.mode !== 'default') return;
   if (!config.fixedNodeId) {
     for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
-      await requeueBackup(redis, keys.backup(config.nodeId, queue), keys.queue(queue), keys.queues, queue);
+      await requeueBackup(redis, keys, config.nodeId, queue);
     }
   }
   if ((await backupQueuesOf(redis, keys, config.nodeId)).length === 0) {

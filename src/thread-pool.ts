@@ -3,7 +3,7 @@
 // and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
+import { DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
 
 export interface ThreadPoolOptions {
   threads: number;
@@ -15,6 +15,8 @@ export interface ThreadPoolOptions {
 const ENTRY = path.join(__dirname, '..', 'workers', 'thread-entry.js');
 /** Async handlers share a thread; this bounds how many run on one thread at once. */
 const TASKS_PER_THREAD = 1000;
+/** Most jobs handed to a thread in one piscina task. */
+const MAX_BATCH = 64;
 
 export class JobTimeoutError extends Error {
   override readonly name = 'JobTimeoutError';
@@ -24,6 +26,11 @@ export class ThreadPool {
   private readonly pool: Piscina;
   /** Jobs with a timeout, by task id, waiting for their thread to say they started. */
   private readonly starting = new Map<number, () => void>();
+  /** Jobs handed over in a batch, by task id, waiting for their outcome. */
+  private readonly running = new Map<number, (outcome: JobOutcome) => void>();
+  /** Jobs collected this turn of the event loop, to go to the threads together. */
+  private pending: Array<JobTask & { id: number }> = [];
+  private flushScheduled = false;
   private nextId = 1;
 
   constructor(options: ThreadPoolOptions) {
@@ -36,8 +43,9 @@ export class ThreadPool {
       workerData: options.data,
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
-    this.pool.on('message', (msg: { type?: string; id?: number }) => {
-      if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
+    this.pool.on('message', (msg: { type?: string; id?: number; outcome?: JobOutcome }) => {
+      if (msg?.type === DONE && msg.id !== undefined) this.settle(msg.id, msg.outcome!);
+      else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
     });
   }
 
@@ -51,13 +59,7 @@ export class ThreadPool {
    * it may first wait for one, and that wait is not the job's.
    */
   async run(task: JobTask, timeoutMs: number): Promise<JobOutcome> {
-    if (timeoutMs <= 0) {
-      try {
-        return (await this.pool.run(task)) as JobOutcome;
-      } catch (err) {
-        return { ok: false, error: threadFailure(err) };
-      }
-    }
+    if (timeoutMs <= 0) return this.runBatched(task);
     const id = this.nextId++;
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -76,6 +78,44 @@ export class ThreadPool {
       this.starting.delete(id);
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Jobs without a timeout are collected for one turn of the event loop and handed to the threads
+   * in batches, split evenly across them: one piscina task per batch instead of per job.
+   */
+  private runBatched(task: JobTask): Promise<JobOutcome> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.running.set(id, resolve);
+      this.pending.push({ ...task, id });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const jobs = this.pending;
+    this.pending = [];
+    const size = Math.min(MAX_BATCH, Math.ceil(jobs.length / Math.max(1, this.pool.threads.length)));
+    for (let i = 0; i < jobs.length; i += size) {
+      const batch = jobs.slice(i, i + size);
+      this.pool.run(batch, { name: 'runBatch' }).catch((err) => {
+        // The thread died (process.exit, out of memory, pool destroyed): every job of the batch
+        // that had not answered yet failed with it.
+        for (const job of batch) this.settle(job.id, { ok: false, error: threadFailure(err) });
+      });
+    }
+  }
+
+  private settle(id: number, outcome: JobOutcome): void {
+    const resolve = this.running.get(id);
+    if (!resolve) return;
+    this.running.delete(id);
+    resolve(outcome);
   }
 
   async destroy(): Promise<void> {

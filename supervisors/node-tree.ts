@@ -6,6 +6,7 @@
 //   ├─ heartbeat    process entry in Redis
 //   ├─ enqueuer     writes new jobs
 //   ├─ scheduler    schedule/retry -> queues
+//   ├─ periodic     cron jobs of the `periodic` option, each tick once across nodes (only when any)
 //   ├─ node-reaper  re-enqueues the unfinished jobs of nodes that stopped beating
 //   ├─ job-workers  dynamic supervisor of one ephemeral JobWorker per running job
 //   └─ manager      fetches jobs into backup lists and starts their workers
@@ -16,6 +17,7 @@ import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
 import { Manager } from '../src/actors/manager';
 import { NodeReaper } from '../src/actors/node-reaper';
+import { Periodic } from '../src/actors/periodic';
 import { Scheduler } from '../src/actors/scheduler';
 import { Stats } from '../src/actors/stats';
 import { ActorNames, NodeContext } from '../src/node-context';
@@ -33,6 +35,7 @@ export function nodeTree(ctx: NodeContext): Supervisor {
           { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
           enqueuer,
           { id: ActorNames.scheduler, start: () => Actor.start(new Scheduler(ctx)) },
+          ...(ctx.config.periodic.length > 0 ? [{ id: ActorNames.periodic, start: () => Actor.start(new Periodic(ctx)) }] : []),
           { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
           {
             id: ActorNames.jobWorkers,

@@ -13,6 +13,10 @@ export interface JobContext {
   retryCount: number | undefined;
   /** Epoch seconds (read from float seconds or Sidekiq 8's integer milliseconds). */
   enqueuedAt: number | undefined;
+  /** Times a handler asked to run this job again later (see `nack`). */
+  nacks: number;
+  /** Asks for the job to go back to its queue and run again later, once `perform` returns (Disque's NACK). */
+  nack(): void;
 }
 
 const loaded = new Map<string, Promise<Perform>>();

@@ -37,17 +37,20 @@ export async function performTask(task: JobTask, observer: PerformObserver = {})
       args = wrapped.arguments;
     }
     const perform = await loadPerform(task.file);
+    let nacked = false;
     const context: JobContext = {
       jid: job.jid,
       queue: job.queue,
       className: job.wrapped ?? job.class,
       retryCount: job.retry_count ?? undefined,
       enqueuedAt: readSeconds(job.enqueued_at),
+      nacks: Number.isInteger(job.nacks) ? job.nacks : 0,
+      nack: () => void (nacked = true),
     };
     observer.starting?.(args, context);
     const value = await perform.apply(context, args);
     observer.returned?.(value);
-    return { ok: true };
+    return nacked ? { ok: true, nack: true } : { ok: true };
   } catch (err) {
     observer.failed?.(err);
     return { ok: false, error: toThrownError(err) };

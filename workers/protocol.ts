@@ -14,13 +14,17 @@ export interface JobTask {
 /** The message a thread posts when it starts a job that has an id (its timeout starts then). */
 export const STARTED = 'nexq:started';
 
+/** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
+export const DONE = 'nexq:done';
+
 export interface ThrownError {
   class: string;
   message: string;
   backtrace?: string[];
 }
 
-export type JobOutcome = { ok: true } | { ok: false; error: ThrownError };
+/** `nack`: the handler asked for the job to be put back in its queue and run again later. */
+export type JobOutcome = { ok: true; nack?: true } | { ok: false; error: ThrownError };
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {

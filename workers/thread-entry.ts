@@ -2,9 +2,24 @@
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
 import { parentPort } from 'node:worker_threads';
 import { performTask } from './perform-task';
-import { JobOutcome, JobTask, STARTED } from './protocol';
+import { DONE, JobOutcome, JobTask, STARTED } from './protocol';
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
   return performTask(task);
+}
+
+/**
+ * A batch of jobs in one piscina task (handing jobs over one by one costs more than running
+ * them): all run at once, and each answers with `{ type: DONE, id, outcome }` as it finishes, so
+ * a slow job never holds back the others' acks. Resolves when all are done.
+ */
+export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<number> {
+  await Promise.all(
+    tasks.map(async (task) => {
+      const outcome = await performTask(task);
+      parentPort!.postMessage({ type: DONE, id: task.id, outcome });
+    }),
+  );
+  return tasks.length;
 }

@@ -9,7 +9,7 @@
 // orders the writes, and serializing it would allow one round trip at a time for the whole node.
 import { Actor } from '../actor';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
-import { formatScore } from '../redis/scripts';
+import { enqueueJobs } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
@@ -21,23 +21,33 @@ export class Enqueuer extends Actor {
   }
 
   async enqueue(request: EnqueueRequest): Promise<string> {
-    const [jid] = await this.enqueueAll([request]);
+    const [{ jid }] = await this.enqueueAllResults([request]);
     return jid;
   }
 
-  /** Writes every job or none (MULTI/EXEC); resolves to their jids in order. */
+  /** Writes every job or none; resolves to their jids in order (a unique conflict: the holder's). */
   async enqueueAll(requests: EnqueueRequest[]): Promise<string[]> {
+    return (await this.enqueueAllResults(requests)).map((r) => r.jid);
+  }
+
+  /** Like enqueueAll, saying for each job whether a unique lock sent it to an existing job. */
+  async enqueueAllResults(requests: EnqueueRequest[]): Promise<EnqueueResult[]> {
     const jobs = prepareJobs(requests, this.ctx.config.timestamps);
     if (jobs.length === 0) return [];
     const { keys, redis } = this.ctx;
-    const tx = redis.multi();
-    for (const { queue, json, runAt } of jobs) {
-      if (runAt === undefined) tx.sadd(keys.queues, queue).lpush(keys.queue(queue), json);
-      else tx.zadd(keys.schedule, formatScore(runAt), json);
-    }
-    const results = await tx.exec();
-    const failure = results?.find(([err]) => err);
-    if (!results || failure) throw new Error(`enqueue failed: ${failure?.[0]?.message ?? 'transaction aborted'}`);
-    return jobs.map((job) => job.jid);
+    return enqueueJobs(
+      redis, keys.queues, keys.schedule, keys.paused,
+      jobs.map((job) => ({
+        ...job,
+        queueKey: keys.queue(job.queue),
+        unique: job.unique && { lockKey: keys.uniqueLock(job.unique.key), ttl: job.unique.ttl },
+      })),
+    );
   }
+}
+
+export interface EnqueueResult {
+  jid: string;
+  /** True when a unique lock was held: nothing was written and `jid` is the holder's. */
+  conflict: boolean;
 }

@@ -9,11 +9,10 @@
 //     the backup list, and a node that dies meanwhile re-runs it on boot. At least once, never lost.
 //  3. Give its slot back in the work table when it exits, however it exits, and wake the manager.
 import { Actor } from '../actor';
-import { decideFailure, JobError } from '../job/failure';
 import type { FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
 import type { JobEvent, MiddlewarePipeline } from '../middleware';
-import { failJob } from '../redis/scripts';
+import { Settlement } from '../job/settlement';
 import type { NodeContext } from '../node-context';
 import type { JobOutcome } from '../../workers/protocol';
 
@@ -45,6 +44,15 @@ export class JobWorker extends Actor<never, Cast, never> {
   protected override async handleCast(): Promise<void> {
     const { ctx, fetched, pipeline } = this.options;
     const { job, raw, queue } = fetched;
+    const settlement = new Settlement(ctx, fetched, this.options.backup);
+    if (job.expires_at !== undefined && nowSeconds() > job.expires_at) {
+      ctx.logger.warn(`job ${job.jid} (${job.class}) expired before it started; moved to dead`, { actor: this.name });
+      await this.settle(() => settlement.expire());
+      return this.stopSelf('normal');
+    }
+    const atMostOnce = job.at_most_once === true;
+    if (atMostOnce) await this.settle(() => settlement.takeOffBackup());
+    await this.settle(() => settlement.releaseLockAtStart());
     const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: Date.now() };
     let outcome: JobOutcome;
     try {
@@ -61,11 +69,15 @@ export class JobWorker extends Actor<never, Cast, never> {
       return;
     }
     if (outcome.ok) {
-      await this.settle(() => ctx.redis.lrem(this.options.backup, 1, raw));
+      if (outcome.nack && !atMostOnce) await this.settle(() => settlement.nack());
+      else if (!atMostOnce) await this.settle(() => settlement.ack());
       await this.after(() => pipeline.afterSuccess(event));
     } else {
-      await this.settle(() => this.fileFailure(outcome.error));
-      await this.after(() => pipeline.afterFailure(event, outcome.error));
+      const error = outcome.error;
+      let fate = '';
+      await this.settle(async () => void (fate = await settlement.fail(error, atMostOnce)));
+      ctx.logger.info(`job ${job.jid} (${job.class}) failed: ${error.class}: ${error.message}; ${fate}`, { actor: this.name });
+      await this.after(() => pipeline.afterFailure(event, error));
     }
     this.stopSelf('normal');
   }
@@ -79,28 +91,6 @@ export class JobWorker extends Actor<never, Cast, never> {
     if (this.exitReported) return;
     this.exitReported = true;
     this.options.onExit(this.options.fetched);
-  }
-
-  private async fileFailure(error: JobError): Promise<unknown> {
-    const { ctx, fetched, backup } = this.options;
-    const { config, keys, redis } = ctx;
-    const now = nowSeconds();
-    const decision = decideFailure(fetched.raw, fetched.job, error, config, now);
-    const log = `job ${fetched.job.jid} (${fetched.job.class}) failed: ${error.class}: ${error.message}`;
-    switch (decision.to) {
-      case 'retry':
-        ctx.logger.info(`${log}; retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`, { actor: this.name });
-        return failJob(redis, { backup, target: keys.retry, raw: fetched.raw, rewritten: decision.json, score: decision.at });
-      case 'dead':
-        ctx.logger.warn(`${log}; out of retries, moved to dead`, { actor: this.name });
-        return failJob(redis, {
-          backup, target: keys.dead, raw: fetched.raw, rewritten: decision.json, score: now,
-          trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
-        });
-      case 'discard':
-        ctx.logger.warn(`${log}; retry is false, discarded`, { actor: this.name });
-        return redis.lrem(backup, 1, fetched.raw);
-    }
   }
 
   /** Runs a Redis step until it succeeds; gives up (crashing, the job left in backup) only on stop. */

@@ -19,11 +19,13 @@ import { decodeJob, FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
 import { MiddlewarePipeline } from '../middleware';
 import { backupQueuesOf } from '../redis/backups';
+import { BlockingFetch } from '../redis/blocking-fetch';
 import { failJob, fetchJobs, reclaimJob, requeueBackup } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
 import { JobWorker } from './job-worker';
+import { shareSlots } from './slot-sharing';
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
@@ -34,7 +36,13 @@ export type ManagerCall =
   | { type: 'unsubscribe_all' }
   | { type: 'subscriptions' };
 
-type Info = { type: 'poll' } | { type: 'slot_freed'; queue: string };
+type Info =
+  | { type: 'poll' }
+  | { type: 'slot_freed'; queue: string }
+  | { type: 'woken'; queue: string; raw: string | null; failed?: boolean };
+
+/** How long one blocking wait of an idle node lasts; regular polls go on meanwhile. */
+export const IDLE_WAIT_SECONDS = 2;
 
 export class Manager extends Actor<ManagerCall, never, Info> {
   private queues: ResolvedQueue[];
@@ -45,11 +53,14 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private reclaimNeeded = false;
   /** Queues whose keys Redis refused (e.g. WRONGTYPE), left out of fetches until then. */
   private readonly brokenUntil = new Map<string, number>();
+  private readonly idleWait: BlockingFetch;
+  private waiting = false;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     this.queues = [...ctx.config.queues];
     this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
+    this.idleWait = new BlockingFetch(ctx.redis);
   }
 
   /** The queues this node serves, with their concurrency. */
@@ -63,6 +74,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   protected override init(): void {
     for (const q of this.queues) this.table.add(q.name, q.concurrency);
+    // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
+    if (this.ctx.rehydrated) this.reclaimNeeded = true;
     this.pollNow();
   }
 
@@ -96,6 +109,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if (this.waitingForSlots) this.pollNow();
       return;
     }
+    if (msg.type === 'woken') return this.onWoken(msg.queue, msg.raw, msg.failed ?? false);
     if (msg.type !== 'poll') return;
     this.pollQueued = false;
     try {
@@ -103,7 +117,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if (this.reclaimNeeded) await this.reclaimUnworked();
       const got = await this.fetchAndDispatch();
       if (got > 0) this.pollNow();
-      else if (!this.waitingForSlots) this.pollAfter(this.ctx.config.pollTimeout);
+      else if (!this.waitingForSlots) {
+        this.pollAfter(this.ctx.config.pollTimeout);
+        await this.waitForWork();
+      }
     } catch (err) {
       this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
       this.reclaimNeeded = true;
@@ -112,7 +129,41 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   protected override terminate(): void {
+    this.idleWait.close();
     this.cancelTimer(this.pollTimer);
+  }
+
+  /**
+   * Idle: block on the first plain queue (no global limit, not paused, a free slot) so a job
+   * enqueued there starts at once; the reply comes back as a `woken` info, keeping the mailbox free.
+   */
+  private async waitForWork(): Promise<void> {
+    if (this.waiting || this.ctx.quiet) return;
+    const now = Date.now();
+    const queue = this.queues.find((q) => q.globalConcurrency === undefined && this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
+    if (!queue) return;
+    const { keys, config } = this.ctx;
+    if (await this.ctx.redis.hget(keys.paused, queue.name)) return;
+    this.waiting = true;
+    this.idleWait.wait(keys.queue(queue.name), keys.backup(config.nodeId, queue.name), IDLE_WAIT_SECONDS).then(
+      (raw) => this.send({ type: 'woken', queue: queue.name, raw }),
+      () => this.send({ type: 'woken', queue: queue.name, raw: null, failed: true }),
+    );
+  }
+
+  private async onWoken(queue: string, raw: string | null, failed: boolean): Promise<void> {
+    this.waiting = false;
+    const { keys, config, redis } = this.ctx;
+    if (failed) this.reclaimNeeded = true; // its reply may be lost with a job it moved
+    if (raw === null) return;
+    const backup = keys.backup(config.nodeId, queue);
+    const paused = await redis.hget(keys.paused, queue);
+    if (this.table.free(queue) > 0 && this.table.isActive(queue) && paused !== 'out' && paused !== 'all') {
+      await this.dispatch(queue, backup, raw);
+      this.pollNow(); // more may have come with it
+    } else {
+      await reclaimJob(redis, backup, keys.queue(queue), raw);
+    }
   }
 
   private pollNow(): void {
@@ -148,7 +199,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       const backup = keys.backup(config.nodeId, queue);
       if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
       const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
-      for (const raw of unclaimed) await reclaimJob(redis, backup, keys.queue(queue), raw);
+      const limited = this.queues.find((q) => q.name === queue)?.globalConcurrency !== undefined;
+      const slot = limited ? { runningKey: keys.running(queue), nodeId: config.nodeId } : undefined;
+      for (const raw of unclaimed) await reclaimJob(redis, backup, keys.queue(queue), raw, slot);
       if (unclaimed.length) this.ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor: this.name });
     }
     this.reclaimNeeded = false;
@@ -156,7 +209,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   private async requeue(queue: string): Promise<void> {
     const { keys, config, redis } = this.ctx;
-    const moved = await requeueBackup(redis, keys.backup(config.nodeId, queue), keys.queue(queue), keys.queues, queue);
+    const moved = await requeueBackup(redis, keys, config.nodeId, queue);
     if (moved > 0) this.ctx.logger.info(`re-enqueued ${moved} unfinished job(s) of queue ${queue} from this node's backup`, { actor: this.name });
   }
 
@@ -164,17 +217,26 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const { keys, config, redis } = this.ctx;
     if (this.ctx.quiet) return 0;
     const now = Date.now();
-    const ready = this.queues.filter((q) => this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
+    const open = this.queues.filter((q) => this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
+    const slots = shareSlots(open, (q) => this.table.free(q.name), config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : Infinity);
+    const ready = open.filter((q) => (slots.get(q.name) ?? 0) > 0);
     this.waitingForSlots = ready.length === 0 && this.queues.length > 0;
     if (ready.length === 0) return 0;
-    const backups = ready.map((q) => keys.backup(config.nodeId, q.name));
-    const fetched = await fetchJobs(redis, ready.map((q) => keys.queue(q.name)), backups, ready.map((q) => this.table.free(q.name)));
+    const fetchQueues = ready.map((q) => ({
+      name: q.name,
+      queueKey: keys.queue(q.name),
+      backupKey: keys.backup(config.nodeId, q.name),
+      runningKey: keys.running(q.name),
+      count: slots.get(q.name)!,
+      globalLimit: q.globalConcurrency,
+    }));
+    const fetched = await fetchJobs(redis, keys.paused, config.nodeId, fetchQueues);
     for (const [i, message] of fetched.errors) this.queueFailed(ready[i].name, message);
     let count = 0;
     for (let i = 0; i < ready.length; i++) {
       for (const raw of fetched.jobs[i]) {
         count++;
-        await this.dispatch(ready[i].name, backups[i], raw);
+        await this.dispatch(ready[i].name, fetchQueues[i].backupKey, raw);
       }
     }
     return count;
@@ -214,7 +276,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   private onWorkerExit({ queue, raw }: FetchedJob): void {
     this.ctx.workers!.inFlight.remove(queue, raw);
-    const wasFull = this.table.release(queue);
+    const cap = this.ctx.config.totalConcurrency;
+    const nodeWasFull = cap > 0 && this.table.totalBusy() >= cap;
+    const wasFull = this.table.release(queue) || nodeWasFull;
     // Whichever manager is running now (this one may have been restarted) hears about it.
     if (wasFull) this.ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'slot_freed', queue });
   }

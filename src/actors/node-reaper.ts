@@ -62,7 +62,7 @@ export class NodeReaper extends Actor<never, never, Info> {
         nodeId,
         identity: identity ?? '',
         cutoff,
-        backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), name })),
+        backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), running: keys.running(name), name })),
       });
       if (moved < 0) continue;
       total += moved;

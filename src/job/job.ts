@@ -1,8 +1,9 @@
 // The job as it travels through Redis: Sidekiq's / Exq's JSON. Decoding checks the fields nexq
 // relies on and keeps the raw text, which is what goes back to Redis (LREM needs it byte-exact).
+import { createHash } from 'node:crypto';
 import { v4 as uuidv4 } from 'uuid';
 import type { TimestampFormat } from '../../config/defaults';
-import { jsonTimestamp, nowSeconds } from './time';
+import { jsonSeconds, jsonTimestamp, nowSeconds } from './time';
 
 /** The fields nexq reads; a payload may hold any others, and they are kept as they are. */
 export interface JobPayload {
@@ -20,6 +21,15 @@ export interface JobPayload {
   retried_at?: number;
   /** ActiveJob: the job class wrapped by `class`. */
   wrapped?: string;
+  /** nexq: epoch seconds after which the job is not started (ttl). */
+  expires_at?: number;
+  /** nexq: taken off the backup list before it runs. */
+  at_most_once?: boolean;
+  /** nexq: the unique lock this job holds, and when it lets go. */
+  unique_key?: string;
+  unique_until?: 'success' | 'start' | 'expiry';
+  /** nexq: times a handler asked to run it again later (nack). */
+  nacks?: number;
   [field: string]: unknown;
 }
 
@@ -64,6 +74,46 @@ export interface JobOptions {
   retry?: boolean | number;
   /** Use this jid instead of a fresh UUID. */
   jid?: string;
+  /** Run this many seconds from now (Disque's DELAY; the same as enqueueIn). */
+  delay?: number;
+  /** Seconds the job may wait to start; past that it goes to the dead set as expired (Disque's TTL). */
+  ttl?: number;
+  /** Refuse the enqueue with QueueFullError when the queue already holds this many jobs (Disque's MAXLEN). */
+  maxlen?: number;
+  /** Run at most once: taken off the backup list before it runs, so never retried nor re-run after a crash. */
+  atMostOnce?: boolean;
+  /** At most one such job at a time: a second enqueue resolves to the first one's jid. */
+  unique?: UniqueOptions;
+}
+
+export interface UniqueOptions {
+  /** Seconds the lock lives at most. */
+  for: number;
+  /** When the lock is released: the job succeeded (default), started, or only when `for` runs out. */
+  until?: 'success' | 'start' | 'expiry';
+  /** What makes two jobs the same; default: queue, class and args. */
+  key?: string;
+}
+
+/** The unique-lock name of a job: its `unique.key`, or a digest of queue, class and args. */
+export function uniqueKeyOf(queue: string, className: string, argsJson: string, unique: UniqueOptions): string {
+  return unique.key ?? createHash('sha1').update(`${queue}\0${className}\0${argsJson}`).digest('hex');
+}
+
+function checkDisqueOptions(options: JobOptions): void {
+  const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
+  if (options.delay !== undefined && !(typeof options.delay === 'number' && Number.isFinite(options.delay) && options.delay >= 0)) {
+    throw new InvalidJobError('delay must be a number of seconds >= 0');
+  }
+  if (options.ttl !== undefined && !positive(options.ttl)) throw new InvalidJobError('ttl must be a number of seconds > 0');
+  if (options.maxlen !== undefined && !(Number.isInteger(options.maxlen) && options.maxlen > 0)) throw new InvalidJobError('maxlen must be an integer > 0');
+  if (options.atMostOnce !== undefined && typeof options.atMostOnce !== 'boolean') throw new InvalidJobError('atMostOnce must be true or false');
+  const u = options.unique;
+  if (u !== undefined) {
+    if (typeof u !== 'object' || u === null || !Number.isInteger(u.for) || u.for <= 0) throw new InvalidJobError('unique.for must be a whole number of seconds > 0');
+    if (u.until !== undefined && !['success', 'start', 'expiry'].includes(u.until)) throw new InvalidJobError("unique.until must be 'success', 'start' or 'expiry'");
+    if (u.key !== undefined && (typeof u.key !== 'string' || u.key === '')) throw new InvalidJobError('unique.key must be a non-empty string');
+  }
 }
 
 export class InvalidJobError extends Error {
@@ -99,8 +149,16 @@ export function encodeNewJob(
     throw new InvalidJobError(`args of ${className} cannot be written as JSON: ${(err as Error).message}`);
   }
   const now = jsonTimestamp(nowSeconds(), encoding.timestamps ?? 'seconds');
+  checkDisqueOptions(options);
+  // nexq's own fields come only with the options that need them: without them the JSON is Sidekiq's.
+  let extra = '';
+  if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds(nowSeconds() + (options.delay ?? 0) + options.ttl)}`;
+  if (options.atMostOnce) extra += ',"at_most_once":true';
+  if (options.unique) {
+    extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
+  }
   const json =
     `{"retry":${JSON.stringify(retry)},"queue":${JSON.stringify(queue)},"class":${JSON.stringify(className)},` +
-    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.scheduled ? '' : `,"enqueued_at":${now}`}}`;
+    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.scheduled ? '' : `,"enqueued_at":${now}`}${extra}}`;
   return { jid, json };
 }

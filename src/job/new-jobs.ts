@@ -3,7 +3,7 @@
 // a test sees the same JSON, jids, timestamps and errors as production.
 import type { TimestampFormat } from '../../config/defaults';
 import { isQueueName } from '../../config/validate';
-import { encodeNewJob, InvalidJobError, JobOptions } from './job';
+import { encodeNewJob, InvalidJobError, JobOptions, uniqueKeyOf } from './job';
 import { dateToSeconds, nowSeconds } from './time';
 
 export interface EnqueueRequest {
@@ -23,6 +23,9 @@ export interface PreparedJob {
   jid: string;
   json: string;
   runAt?: number;
+  maxlen?: number;
+  /** The unique lock to take, and for how long. */
+  unique?: { key: string; ttl: number };
 }
 
 /** Checks and encodes every request, or throws InvalidJobError for the first bad one. */
@@ -32,9 +35,15 @@ export function prepareJobs(requests: EnqueueRequest[], timestamps?: TimestampFo
     if (typeof request !== 'object' || request === null) throw new InvalidJobError('each job must be an object { queue, class, args }');
     const { queue } = request;
     if (!isQueueName(queue)) throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
-    const runAt = scheduledAt(request);
+    const delay = request.options?.delay;
+    const runAt = scheduledAt(delay !== undefined && request.in === undefined && request.at === undefined ? { ...request, in: delay } : request);
     const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, { timestamps, scheduled: runAt !== undefined });
-    return { queue, jid, json, runAt };
+    const unique = request.options?.unique;
+    return {
+      queue, jid, json, runAt,
+      maxlen: request.options?.maxlen,
+      unique: unique && { key: uniqueKeyOf(queue, request.class, JSON.stringify(request.args), unique), ttl: unique.for },
+    };
   });
 }
 

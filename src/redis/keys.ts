@@ -9,6 +9,7 @@
 //   <ns>:<identity>:workers            hash: one field per running job
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
+//   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
 // With an empty namespace there is no prefix at all: Sidekiq's exact key names.
 
 export class Keys {
@@ -64,6 +65,26 @@ export class Keys {
   /** nexq's own: node id -> process identity, so a dead node's process entry can be removed. */
   get nodeIdentities(): string {
     return this.key('nexq:node-identities');
+  }
+
+  /** nexq's own: queue -> in | out | all, for paused queues. */
+  get paused(): string {
+    return this.key('nexq:paused');
+  }
+
+  /** nexq's own: jobs of `queue` running per node (node id -> count), for a limit across nodes. */
+  running(queue: string): string {
+    return this.key(`nexq:running:${queue}`);
+  }
+
+  /** nexq's own: a unique job's lock, holding its jid. */
+  uniqueLock(key: string): string {
+    return this.key(`nexq:unique:${key}`);
+  }
+
+  /** nexq's own: the last tick (epoch seconds) enqueued for periodic entry `id`. */
+  periodic(id: string): string {
+    return this.key(`nexq:periodic:${id}`);
   }
 
   get processes(): string {

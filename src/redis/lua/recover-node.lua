@@ -7,8 +7,9 @@
 -- KEYS[4]      queue set <ns>:queues
 -- KEYS[5]      the dead node's process entry <ns>:<identity>
 -- KEYS[6]      the dead node's running-jobs hash <ns>:<identity>:workers
--- KEYS[7+2i]   a backup list of the dead node, <ns>:queue:backup::<node>::<q>
--- KEYS[8+2i]   that queue's list <ns>:queue:<q>
+-- KEYS[7+3i]   a backup list of the dead node, <ns>:queue:backup::<node>::<q>
+-- KEYS[8+3i]   that queue's list <ns>:queue:<q>
+-- KEYS[9+3i]   that queue's running hash <ns>:nexq:running:<q> (the dead node's global-limit slots)
 -- ARGV[1]      the dead node's id
 -- ARGV[2]      cutoff: the node is dead only if its last beat is at or before this
 -- ARGV[3]      its process identity ('' when unknown)
@@ -20,8 +21,9 @@ if not beat or tonumber(beat) > tonumber(ARGV[2]) then
 end
 nexq_expect_type(KEYS[3], 'set')
 nexq_expect_type(KEYS[4], 'set')
-for i = 7, #KEYS do
+for i = 7, #KEYS, 3 do
   nexq_expect_type(KEYS[i], 'list')
+  nexq_expect_type(KEYS[i + 1], 'list')
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -30,8 +32,9 @@ if ARGV[3] ~= '' then
   redis.call('DEL', KEYS[5], KEYS[6])
 end
 local moved = 0
-for i = 0, (#KEYS - 6) / 2 - 1 do
-  local backup, queue = KEYS[7 + 2 * i], KEYS[8 + 2 * i]
+for i = 0, (#KEYS - 6) / 3 - 1 do
+  local backup, queue = KEYS[7 + 3 * i], KEYS[8 + 3 * i]
+  redis.call('HDEL', KEYS[9 + 3 * i], ARGV[1])
   local n = 0
   while redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT') do
     n = n + 1

@@ -2,7 +2,9 @@
 -- KEYS[1]  backup list <ns>:queue:backup::<node>::<q>
 -- KEYS[2]  queue list  <ns>:queue:<q>
 -- KEYS[3]  queue set   <ns>:queues
+-- KEYS[4]  the queue's running hash <ns>:nexq:running:<q>: this node holds no slot once its jobs are back
 -- ARGV[1]  queue name (for the queue set)
+-- ARGV[2]  this node's id
 -- Returns the number of jobs moved. The backup list holds the newest job at its head; moving
 -- head-first to the queue's right end leaves the oldest job next in line, as it was.
 nexq_expect_type(KEYS[1], 'list')
@@ -17,4 +19,5 @@ end
 if moved > 0 then
   redis.call('SADD', KEYS[3], ARGV[1])
 end
+redis.call('HDEL', KEYS[4], ARGV[2])
 return moved

@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { useNodes, waitFor } from '../support/node';
+
+describe('a queue limit across all nodes', () => {
+  const t = useNodes();
+  const limited = { queues: [{ name: 'default', concurrency: 5, globalConcurrency: 2 }] };
+
+  it('holds two nodes of 5 slots each to 2 running jobs of the queue together', async () => {
+    const key = t.out('global');
+    const a = await t.start(limited);
+    await t.start(limited);
+    await a.enqueueAll(Array.from({ length: 12 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 60] })));
+    await waitFor(async () => (await t.redis.llen(`${key}:done`)) === 12, 15_000, 'all jobs done');
+    expect(await t.redis.get(`${key}:max`)).to.equal('2');
+    expect(await t.redis.hvals(t.keys.running('default'))).to.deep.equal([]); // every slot given back
+  });
+
+  it('gives back the slots of failed jobs too', async () => {
+    const node = await t.start(limited);
+    await node.enqueueAll(Array.from({ length: 3 }, () => ({ queue: 'default', class: 'Fail', args: [] })));
+    await waitFor(async () => (await t.redis.zcard(t.keys.retry)) === 3, 8000, 'three failures');
+    expect(await t.redis.hvals(t.keys.running('default'))).to.deep.equal([]);
+  });
+
+  it("repairs a dead node's slots when it is recovered", async () => {
+    const job = (n: number) => JSON.stringify({ class: 'Record', args: [t.url, t.out('rep'), n], jid: `g${n}`, queue: 'default' });
+    await t.redis.zadd(t.keys.nodes, String(Date.now() / 1000 - 60), 'ghost');
+    await t.redis.rpush(t.keys.backup('ghost', 'default'), job(1), job(2));
+    await t.redis.hset(t.keys.running('default'), 'ghost', '2');
+    await t.start({ ...limited, heartbeatInterval: 1, nodeTimeout: 3, nodeCheckInterval: 1 });
+    await t.waitForRecords(t.out('rep'), 2, 10_000);
+    expect(await t.redis.hget(t.keys.running('default'), 'ghost')).to.equal(null);
+  });
+});
