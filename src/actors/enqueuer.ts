@@ -3,8 +3,9 @@
 // Responsibilities:
 //  1. Encode jobs (jid, timestamps, retry) and check their input, with a clear error for bad input
 //     (src/job/new-jobs.ts, shared with nexq/testing's fake and inline modes).
-//  2. Enqueue now (SADD queues + LPUSH, one transaction), at a time (ZADD schedule), or many at
-//     once in one all-or-nothing transaction.
+//  2. Enqueue now (SADD queues + LPUSH), at a time (ZADD schedule), or many at once, in one script
+//     call (enqueue.lua) that refuses the lot when a queue is paused for input or full (maxlen),
+//     and takes unique locks, sending a duplicate to the job holding the lock.
 // Enqueue runs on the caller's turn rather than through the mailbox: it shares no state, Redis
 // orders the writes, and serializing it would allow one round trip at a time for the whole node.
 import { Actor } from '../actor';
