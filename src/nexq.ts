@@ -10,14 +10,7 @@ export type NexqStartOptions = NodeStartOptions;
 export type PauseMode = 'in' | 'out' | 'all';
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
-export interface BulkJob {
-  queue: string;
-  class: string;
-  args: unknown[];
-  at?: Date;
-  in?: number;
-  options?: JobOptions;
-}
+export type BulkJob = EnqueueRequest;
 
 export class Nexq {
   private constructor(readonly node: NexqNode) {}
@@ -44,7 +37,7 @@ export class Nexq {
 
   /** Enqueues every job or none, in one round trip; resolves to their jids in order. */
   enqueueAll(jobs: BulkJob[]): Promise<string[]> {
-    return this.enqueuer.enqueueAll(jobs as EnqueueRequest[]);
+    return this.enqueuer.enqueueAll(jobs);
   }
 
   /** Like `enqueue`, saying whether a `unique` lock sent it to an existing job (`conflict`, with that jid). */

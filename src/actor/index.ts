@@ -1,3 +1,4 @@
 export * from './actor';
 export * from './errors';
 export * from './registry';
+export * from './ticking-actor';

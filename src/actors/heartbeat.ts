@@ -8,7 +8,7 @@
 //     TSTP quiets the node (no more fetching), TERM stops it, TTIN logs the running jobs.
 //  3. On stop, remove the entry at once instead of waiting for it to expire.
 import os from 'node:os';
-import { Actor } from '../actor';
+import { TickingActor } from '../actor';
 import { nowSeconds } from '../job/time';
 import { formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
@@ -19,31 +19,21 @@ import type { RunningJob, Stats } from './stats';
 /** Sidekiq's expiry of a process entry: a node that stops beating disappears within a minute. */
 export const PROCESS_TTL_SECONDS = 60;
 
-type Info = { type: 'beat' };
-
-export class Heartbeat extends Actor<never, never, Info> {
-  private timer?: NodeJS.Timeout;
-
+export class Heartbeat extends TickingActor {
   constructor(private readonly ctx: NodeContext) {
-    super({ name: ActorNames.heartbeat, registry: ctx.registry });
+    super({ name: ActorNames.heartbeat, registry: ctx.registry, logger: ctx.logger, what: 'heartbeat' });
   }
 
-  protected override async init(): Promise<void> {
-    this.send({ type: 'beat' });
+  protected override tick(): Promise<void> {
+    return this.beat();
   }
 
-  protected override async handleInfo(msg: Info): Promise<void> {
-    if (msg.type !== 'beat') return;
-    try {
-      await this.beat();
-    } catch (err) {
-      this.ctx.logger.warn(`heartbeat failed: ${(err as Error).message}`, { actor: this.name });
-    }
-    this.timer = this.sendAfter({ type: 'beat' }, this.ctx.config.heartbeatInterval * 1000);
+  protected override nextTickMs(): number {
+    return this.ctx.config.heartbeatInterval * 1000;
   }
 
   protected override async terminate(): Promise<void> {
-    this.cancelTimer(this.timer);
+    await super.terminate();
     const { keys, identity, redis } = this.ctx;
     await redis
       .multi()

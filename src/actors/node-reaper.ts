@@ -6,7 +6,7 @@
 //     survivors exactly one wins) and moves its backup lists back into their queues, removing its
 //     process entry. Its in-flight jobs run again elsewhere: at least once, never lost.
 //  3. Keep going through Redis errors: log, and try again next round.
-import { Actor } from '../actor';
+import { TickingActor } from '../actor';
 import { nowSeconds } from '../job/time';
 import { backupQueuesOf } from '../redis/backups';
 import { formatScore, recoverNode } from '../redis/scripts';
@@ -16,31 +16,21 @@ import { ActorNames } from '../node-context';
 /** Dead nodes handled per round; the rest wait for the next round. */
 export const NODES_PER_ROUND = 20;
 
-type Info = { type: 'check' };
-
-export class NodeReaper extends Actor<never, never, Info> {
-  private timer?: NodeJS.Timeout;
-
+export class NodeReaper extends TickingActor {
   constructor(private readonly ctx: NodeContext) {
-    super({ name: ActorNames.nodeReaper, registry: ctx.registry });
+    super({ name: ActorNames.nodeReaper, registry: ctx.registry, logger: ctx.logger, what: 'dead-node check' });
   }
 
-  protected override init(): void {
-    this.timer = this.sendAfter({ type: 'check' }, this.ctx.config.nodeCheckInterval * 1000);
+  protected override firstTickMs(): number {
+    return this.ctx.config.nodeCheckInterval * 1000;
   }
 
-  protected override async handleInfo(msg: Info): Promise<void> {
-    if (msg.type !== 'check') return;
-    try {
-      await this.recoverDeadNodes();
-    } catch (err) {
-      this.ctx.logger.warn(`dead-node check failed: ${(err as Error).message}`, { actor: this.name });
-    }
-    this.timer = this.sendAfter({ type: 'check' }, this.ctx.config.nodeCheckInterval * 1000);
+  protected override async tick(): Promise<void> {
+    await this.recoverDeadNodes();
   }
 
-  protected override terminate(): void {
-    this.cancelTimer(this.timer);
+  protected override nextTickMs(): number {
+    return this.ctx.config.nodeCheckInterval * 1000;
   }
 
   /** Recovers every node dead by now; returns how many jobs went back to their queues. */

@@ -9,7 +9,7 @@
 //     them; a schedule Redis has no state for is new and starts with its next tick.
 //  3. Keep going through Redis errors: log, try the tick again a second later (while it is still
 //     the most recent one), and never crash.
-import { Actor } from '../actor';
+import { TickingActor } from '../actor';
 import { encodeNewJob } from '../job/job';
 import { PeriodicEntry, periodicJid, resolvePeriodic } from '../periodic/schedule';
 import { enqueuePeriodic } from '../redis/scripts';
@@ -21,40 +21,38 @@ export const PERIODIC_MAX_SLEEP_MS = 60_000;
 /** Wait before trying a tick again after a Redis error (never past the next tick). */
 export const PERIODIC_RETRY_MS = 1000;
 
-type Info = { type: 'tick' };
-
 /** Cron is wall-clock time: read the wall clock, not the monotonic one. */
 function wallSeconds(): number {
   return Date.now() / 1000;
 }
 
-export class Periodic extends Actor<never, never, Info> {
-  private timer?: NodeJS.Timeout;
+export class Periodic extends TickingActor {
   private readonly entries: PeriodicEntry[];
   /** Per entry id: the last tick this node knows was enqueued (by it or by another node). */
   private readonly done = new Map<string, number>();
+  private lastRoundFailed = false;
 
   constructor(private readonly ctx: NodeContext) {
-    super({ name: ActorNames.periodic, registry: ctx.registry });
+    super({ name: ActorNames.periodic, registry: ctx.registry, logger: ctx.logger, what: 'periodic round' });
     this.entries = resolvePeriodic(ctx.config.periodic);
   }
 
   protected override init(): void {
-    if (this.entries.length > 0) this.send({ type: 'tick' });
+    if (this.entries.length > 0) super.init();
   }
 
-  protected override async handleInfo(msg: Info): Promise<void> {
-    if (msg.type !== 'tick') return;
+  /** Each entry's errors are logged by enqueueDue; a failed one makes the next round come sooner. */
+  protected override async tick(): Promise<void> {
     const now = wallSeconds();
     let failed = false;
     for (const entry of this.entries) {
       if (!(await this.enqueueDue(entry, now))) failed = true;
     }
-    this.timer = this.sendAfter({ type: 'tick' }, this.sleepMs(failed));
+    this.lastRoundFailed = failed;
   }
 
-  protected override terminate(): void {
-    this.cancelTimer(this.timer);
+  protected override nextTickMs(): number {
+    return this.sleepMs(this.lastRoundFailed);
   }
 
   /** Enqueues the entry's last tick at or before `now` unless it is done; false after an error. */

@@ -6,7 +6,7 @@
 //  2. Bury a due entry nexq cannot read in the dead set with the reason, instead of retrying it forever.
 //  3. Keep going through Redis errors: log, and try again on the next tick.
 import { v4 as uuidv4 } from 'uuid';
-import { Actor } from '../actor';
+import { TickingActor } from '../actor';
 import { decodeJob, MalformedJobError } from '../job/job';
 import { malformedEntry } from '../job/failure';
 import { rewriteMembers } from '../job/json-members';
@@ -19,31 +19,17 @@ import { isQueueName } from '../../config/validate';
 /** Due jobs read per round trip; a full batch means more may be due, so the next is read at once. */
 export const SCHEDULER_BATCH = 100;
 
-type Info = { type: 'tick' };
-
-export class Scheduler extends Actor<never, never, Info> {
-  private timer?: NodeJS.Timeout;
-
+export class Scheduler extends TickingActor {
   constructor(private readonly ctx: NodeContext) {
-    super({ name: ActorNames.scheduler, registry: ctx.registry });
+    super({ name: ActorNames.scheduler, registry: ctx.registry, logger: ctx.logger, what: 'scheduler tick' });
   }
 
-  protected override init(): void {
-    this.send({ type: 'tick' });
+  protected override async tick(): Promise<void> {
+    await this.enqueueDueJobs();
   }
 
-  protected override async handleInfo(msg: Info): Promise<void> {
-    if (msg.type !== 'tick') return;
-    try {
-      await this.enqueueDueJobs();
-    } catch (err) {
-      this.ctx.logger.warn(`scheduler tick failed: ${(err as Error).message}`, { actor: this.name });
-    }
-    this.timer = this.sendAfter({ type: 'tick' }, this.ctx.config.schedulerPollTimeout);
-  }
-
-  protected override terminate(): void {
-    this.cancelTimer(this.timer);
+  protected override nextTickMs(): number {
+    return this.ctx.config.schedulerPollTimeout;
   }
 
   /** Moves every job due by now; returns how many were moved to queues. */

@@ -6,7 +6,7 @@
 //     a node killed with -9 loses at most the last second of counts, never a job.
 //  2. Keep the jobs running on this node (jid -> queue, payload, start) for the heartbeat to publish.
 //  3. Provide the built-in stats middleware that feeds 1 and 2.
-import { Actor } from '../actor';
+import { TickingActor } from '../actor';
 import type { Middleware } from '../middleware';
 import { statDay } from '../redis/keys';
 import type { NodeContext } from '../node-context';
@@ -22,16 +22,14 @@ export interface RunningJob {
   runAt: number;
 }
 
-type Info = { type: 'flush' };
-
-export class Stats extends Actor<never, never, Info> {
+export class Stats extends TickingActor {
   private processed = 0;
   private failed = 0;
   readonly running = new Map<string, RunningJob>();
-  private flushTimer?: NodeJS.Timeout;
 
   constructor(private readonly ctx: NodeContext) {
-    super({ name: ActorNames.stats, registry: ctx.registry });
+    // A failed flush keeps its counts in memory for the next one.
+    super({ name: ActorNames.stats, registry: ctx.registry, logger: ctx.logger, what: 'stats flush' });
   }
 
   /** These methods touch memory only; any actor on the main thread may call them directly. */
@@ -45,25 +43,20 @@ export class Stats extends Actor<never, never, Info> {
     if (failed) this.failed++;
   }
 
-
-  protected override init(): void {
-    this.flushTimer = this.sendAfter({ type: 'flush' }, STATS_FLUSH_MS);
+  protected override firstTickMs(): number {
+    return STATS_FLUSH_MS;
   }
 
-  protected override async handleInfo(msg: Info): Promise<void> {
-    if (msg.type !== 'flush') return;
-    try {
-      await this.flush();
-    } catch (err) {
-      // Redis is away: the counts stay in memory for the next flush; no reason to restart.
-      this.ctx.logger.warn(`stats flush failed: ${(err as Error).message}`, { actor: this.name });
-    } finally {
-      this.flushTimer = this.sendAfter({ type: 'flush' }, STATS_FLUSH_MS);
-    }
+  protected override tick(): Promise<void> {
+    return this.flush();
+  }
+
+  protected override nextTickMs(): number {
+    return STATS_FLUSH_MS;
   }
 
   protected override async terminate(): Promise<void> {
-    this.cancelTimer(this.flushTimer);
+    await super.terminate();
     await this.flush().catch((err) => this.ctx.logger.warn(`stats not flushed at stop: ${err.message}`, { actor: this.name }));
   }
 
