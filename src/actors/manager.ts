@@ -184,7 +184,15 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async rehydrate(): Promise<void> {
     const { keys, config, redis } = this.ctx;
     const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
-    for (const queue of queues) await this.requeue(queue);
+    for (const queue of queues) {
+      try {
+        await this.requeue(queue);
+      } catch (err) {
+        // One broken key (say, not a list) must not keep the node from serving every other queue.
+        if (!/WRONGTYPE/.test((err as Error).message)) throw err;
+        this.queueFailed(queue, (err as Error).message);
+      }
+    }
     this.ctx.rehydrated = true;
   }
 

@@ -41,7 +41,10 @@ export class NodeReaper extends TickingActor {
     let total = 0;
     for (const nodeId of dead) {
       if (nodeId === config.nodeId) continue; // this node is alive: its own beat is merely late
-      const [queues, identity] = await Promise.all([backupQueuesOf(redis, keys, nodeId), redis.hget(keys.nodeIdentities, nodeId)]);
+      const [found, identity] = await Promise.all([backupQueuesOf(redis, keys, nodeId), redis.hget(keys.nodeIdentities, nodeId)]);
+      // A key that is not a list holds no job; leaving it out keeps it from blocking the others.
+      const types = await Promise.all(found.map((q) => redis.type(keys.backup(nodeId, q))));
+      const queues = found.filter((_, i) => types[i] === 'list');
       const moved = await recoverNode(redis, {
         nodes: keys.nodes,
         identities: keys.nodeIdentities,

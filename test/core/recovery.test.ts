@@ -104,3 +104,21 @@ describe('jobs stranded by a failed fetch', () => {
     await waitFor(async () => (await t.redis.llen(t.keys.backup('n1', 'default'))) === 0, 5000, 'an empty backup list');
   });
 });
+
+describe('a queue whose keys Redis refuses', () => {
+  const t = useNodes();
+
+  it('leaves that queue alone, its jobs where they are, and serves the other queues', async () => {
+    await t.redis.set(t.keys.backup('n2', 'a'), 'not a list');
+    const a1 = JSON.stringify({ class: 'Record', args: [t.url, t.out('broken'), 'a1'], jid: 'a1', queue: 'a' });
+    await t.redis.lpush(t.keys.queue('a'), a1);
+    await t.start({ nodeId: 'n2', queues: ['a', 'b'] });
+    await t.redis.lpush(t.keys.queue('b'), JSON.stringify({ class: 'Record', args: [t.url, t.out('broken'), 'b1'], jid: 'b1', queue: 'b' }));
+    const [record] = await t.waitForRecords(t.out('broken'), 1, 5000);
+    expect(record.value).to.equal('b1');
+    expect(await t.redis.lrange(t.keys.queue('a'), 0, -1)).to.deep.equal([a1]);
+    await t.redis.del(t.keys.backup('n2', 'a'));
+    const records = await t.waitForRecords(t.out('broken'), 2, 8000);
+    expect(records.map((r) => r.value).sort()).to.deep.equal(['a1', 'b1']);
+  });
+});

@@ -9,8 +9,8 @@
 -- ARGV[3i+1]    queue i's limit across all nodes ('' for none)
 -- Returns { jobs, errors }: jobs[i] is the array of raw jobs moved from queue i, oldest first;
 -- errors is an array of { i, message } for queues whose keys could not be used (e.g. WRONGTYPE).
--- RPOPLPUSH is atomic per job, so a job is always in the queue or in the backup list, never neither;
--- a broken key of one queue fails that queue alone (pcall), never the jobs already moved for others.
+-- The script is atomic, so a job is always in the queue or in the backup list, never neither; a
+-- broken key of one queue fails that queue alone (checked before anything moves), never the others.
 -- A queue paused for output is skipped; a global limit counts every node's running jobs.
 local jobs, errors = {}, {}
 for i = 1, (#ARGV - 1) / 3 do
@@ -25,14 +25,24 @@ for i = 1, (#ARGV - 1) / 3 do
     for _, count in ipairs(redis.call('HVALS', running)) do total = total + tonumber(count) end
     wanted = math.min(wanted, tonumber(limit) - total)
   end
-  for _ = 1, wanted do
-    local job = redis.pcall('RPOPLPUSH', queue, backup)
-    if type(job) == 'table' and job.err then
-      errors[#errors + 1] = { i, job.err }
-      break
+  if wanted > 0 then
+    -- Up to `wanted` jobs from the consumer (right) end, oldest last; then off the queue and onto
+    -- the backup list as one RPOPLPUSH per job would leave them (the oldest deepest). Three
+    -- commands per queue, whatever the count: the fetch costs next to nothing per job.
+    -- Push before trim: if the backup key is broken the push fails and nothing has moved.
+    local taken = redis.pcall('LRANGE', queue, -wanted, -1)
+    if type(taken) == 'table' and taken.err then
+      errors[#errors + 1] = { i, taken.err }
+    elseif #taken > 0 then
+      for k = #taken, 1, -1 do moved[#moved + 1] = taken[k] end
+      local pushed = redis.pcall('LPUSH', backup, unpack(moved))
+      if type(pushed) == 'table' and pushed.err then
+        errors[#errors + 1] = { i, pushed.err }
+        moved = {}
+      else
+        redis.call('LTRIM', queue, 0, -(#taken + 1))
+      end
     end
-    if not job then break end
-    moved[#moved + 1] = job
   end
   if limit ~= '' and #moved > 0 then
     redis.call('HINCRBY', running, ARGV[1], #moved)
