@@ -1,15 +1,43 @@
 #!/usr/bin/env node
 // The `nexq` command. Bad input gets one clear line on stderr and exit code 2, never a stack trace.
 import { ConfigError } from '../../config/validate';
+import { InvalidJobError } from '../job/job';
 import { parseArgs, UsageError } from './args';
+import { BOOLEAN_FLAGS, checkCommandFlags, Command, outputFor } from './commands/common';
+import { enqueueCommand } from './commands/enqueue';
+import { deadCommand, jobsCommand, retriesCommand, scheduledCommand } from './commands/jobs';
+import { deleteCommand, retryCommand, showCommand } from './commands/manage';
+import { pauseCommand, resumeCommand } from './commands/pause';
+import { processesCommand } from './commands/processes';
+import { queuesCommand, statsCommand } from './commands/stats';
 import { runStart } from './start';
+
+const COMMANDS: Record<string, Command> = {
+  enqueue: enqueueCommand,
+  stats: statsCommand,
+  queues: queuesCommand,
+  jobs: jobsCommand,
+  scheduled: scheduledCommand,
+  retries: retriesCommand,
+  dead: deadCommand,
+  retry: retryCommand,
+  delete: deleteCommand,
+  show: showCommand,
+  pause: pauseCommand,
+  resume: resumeCommand,
+  processes: processesCommand,
+};
 
 const HELP = `Usage: nexq <command> [options]
 
 Commands:
   start      run a node in the foreground (nexq start --help)
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
 
-Run 'nexq <command> --help' for a command's options.`;
+Every command but start takes --redis URL, --namespace NS, --config FILE (or REDIS_URL,
+NEXQ_NAMESPACE) and --json. Run 'nexq <command> --help' for a command's options.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -17,20 +45,25 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return command ? 0 : 2;
   }
-  switch (command) {
-    case 'start':
-      return runStart(parseArgs(rest, new Set(['local-redis', 'help'])));
-    default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)} (see nexq --help)`);
+  if (command === 'start') return runStart(parseArgs(rest, new Set(['local-redis', 'help'])));
+  const cmd = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!cmd) throw new UsageError(`unknown command ${JSON.stringify(command)} (see nexq --help)`);
+  const args = parseArgs(rest, BOOLEAN_FLAGS);
+  if (args.flags.has('help')) {
+    process.stdout.write(`${cmd.help}\n`);
+    return 0;
   }
+  checkCommandFlags(args, cmd);
+  return cmd.run(args, outputFor(args));
 }
 
 if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err) => {
-      const usage = err instanceof UsageError || err instanceof ConfigError;
-      process.stderr.write(`nexq: ${err instanceof Error ? err.message : String(err)}\n`);
+      const usage = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidJobError;
+      const message = err instanceof Error ? err.message : String(err);
+      process.stderr.write(`nexq: ${message.split('\n')[0]}\n`);
       process.exit(usage ? 2 : 1);
     },
   );

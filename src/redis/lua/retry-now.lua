@@ -1,0 +1,17 @@
+-- retry-now: move one job from the retry or dead set back to its queue now, atomically (`nexq retry`).
+-- KEYS[1]  source sorted set (<ns>:retry or <ns>:dead)
+-- KEYS[2]  queue list <ns>:queue:<q>
+-- KEYS[3]  queue set  <ns>:queues
+-- ARGV[1]  the job exactly as stored in the source set
+-- ARGV[2]  the job as it goes into the queue (with its new enqueued_at)
+-- ARGV[3]  queue name
+-- Returns 1 when moved, 0 when it was no longer in the source set.
+nexq_expect_type(KEYS[1], 'zset')
+nexq_expect_type(KEYS[2], 'list')
+nexq_expect_type(KEYS[3], 'set')
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('LPUSH', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[3])
+return 1

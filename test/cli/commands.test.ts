@@ -1,0 +1,244 @@
+// The admin commands, each run as a real `nexq` process against the test Redis in a fresh namespace.
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '../support/paths';
+import { useNodes, waitFor } from '../support/node';
+
+const CLI = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+
+interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('nexq admin commands', () => {
+  const t = useNodes();
+
+  /** Runs the CLI without blocking this process (a node may be running in it). */
+  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 15_000, env: { ...process.env, REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns, ...env } }, (err, stdout, stderr) => {
+        resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  async function ok(args: string[]): Promise<string> {
+    const result = await cli(args);
+    expect(result.stderr, `stderr of nexq ${args.join(' ')}`).to.equal('');
+    expect(result.status).to.equal(0);
+    return result.stdout;
+  }
+
+  const json = async (args: string[]) => JSON.parse(await ok([...args, '--json']));
+
+  function expectUsage(result: Run, pattern: RegExp, status = 2) {
+    expect(result.status).to.equal(status);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(pattern);
+    expect(result.stdout).to.equal('');
+  }
+
+  async function failedJob(options: Record<string, unknown>, set: 'retry' | 'dead'): Promise<string> {
+    const node = await t.start();
+    const jid = await node.enqueueResult('default', 'Fail', ['it broke'], options as never).then((r) => r.jid);
+    await waitFor(async () => (await t.redis.zcard(set === 'retry' ? t.keys.retry : t.keys.dead)) === 1, 10_000, `the job in ${set}`);
+    await t.stop(node);
+    return jid;
+  }
+
+  it('enqueue prints the jid and jobs lists the job (table and --json)', async () => {
+    const jid = (await ok(['enqueue', 'default', 'Greet', '[1, "two", {"three": 3}]'])).trim();
+    expect(jid).to.match(/^[0-9a-f-]{36}$/);
+    const [raw] = await t.redis.lrange(t.keys.queue('default'), 0, -1);
+    expect(JSON.parse(raw)).to.include({ jid, class: 'Greet', queue: 'default' });
+    const table = await ok(['jobs', 'default']);
+    expect(table.split('\n')[0]).to.match(/^JID\s+CLASS\s+ENQUEUED AT\s+ARGS$/);
+    expect(table).to.include(jid).and.to.include('Greet');
+    const listed = await json(['jobs', 'default', '--limit', '5']);
+    expect(listed).to.have.length(1);
+    expect(listed[0]).to.include({ jid, class: 'Greet', queue: 'default' });
+    expect(listed[0].args).to.deep.equal([1, 'two', { three: 3 }]);
+  });
+
+  it('enqueue --in and --at go to the schedule set, which scheduled lists with ISO times', async () => {
+    const later = (await ok(['enqueue', 'mail', 'Later', '--in', '3600'])).trim();
+    const at = (await ok(['enqueue', 'mail', 'At', '[]', '--at', '2099-01-02T03:04:05Z'])).trim();
+    expect(await t.redis.zcard(t.keys.schedule)).to.equal(2);
+    const listed = await json(['scheduled']);
+    expect(listed.map((j: { jid: string }) => j.jid)).to.deep.equal([later, at]);
+    expect(listed[1]).to.include({ class: 'At', queue: 'mail', at: '2099-01-02T03:04:05.000Z' });
+    expect(await ok(['scheduled'])).to.include('2099-01-02T03:04:05.000Z');
+  });
+
+  it('refuses bad input with one line on stderr and exit code 2', async () => {
+    expectUsage(await cli(['enqueue', 'default', 'Foo', '[1,']), /^nexq: json-args must be a JSON array: /);
+    expectUsage(await cli(['enqueue', 'default', 'Foo', '{"a":1}']), /^nexq: json-args must be a JSON array, got object$/);
+    expectUsage(await cli(['enqueue', 'default']), /^nexq: enqueue takes <queue> <class> <json-args>, got 1 argument/);
+    expectUsage(await cli(['enqueue', 'default', 'Foo', '--in', 'soon']), /^nexq: --in must be a number of seconds/);
+    expectUsage(await cli(['enqueue', 'default', 'Foo', '--at', 'tomorrow']), /^nexq: --at must be an ISO 8601 time/);
+    expectUsage(await cli(['enqueue', 'default', 'Foo', '--in', '5', '--at', '2099-01-01T00:00:00Z']), /^nexq: give --in or --at, not both$/);
+    expectUsage(await cli(['jobs', 'default', '--limit', 'many']), /^nexq: --limit must be a whole number/);
+    expectUsage(await cli(['stats', '--bogus', '1']), /^nexq: unknown option --bogus/);
+    expectUsage(await cli(['pause', 'default', '--mode', 'sideways']), /^nexq: --mode must be in, out or all/);
+    expectUsage(await cli(['retry', 'abc', '--all']), /^nexq: give a jid or --all, not both$/);
+    expectUsage(await cli(['enqueue', 'bad queue', 'Foo']), /^nexq: queue name "bad queue" is not valid/);
+    expect(await t.redis.exists(t.keys.queue('default'))).to.equal(0);
+  });
+
+  it('every command answers --help with its usage and exit code 0', async () => {
+    for (const command of ['enqueue', 'stats', 'queues', 'jobs', 'scheduled', 'retries', 'dead', 'retry', 'delete', 'show', 'pause', 'resume', 'processes']) {
+      const result = await cli([command, '--help']);
+      expect(result.status, command).to.equal(0);
+      expect(result.stdout).to.include(`Usage: nexq ${command}`).and.to.include('--json');
+    }
+    expect((await cli(['show', '--help'])).stdout).to.include('scans');
+    expect((await cli(['--help'])).stdout).to.include('processes');
+  });
+
+  it('a failed job: retries lists it with its error, retry <jid> moves it back to its queue', async () => {
+    const jid = await failedJob({}, 'retry');
+    const [entry] = await json(['retries']);
+    expect(entry).to.include({ jid, class: 'Fail', queue: 'default', error_class: 'BoomError', error_message: 'it broke' });
+    expect(entry.at).to.match(/^\d{4}-\d\d-\d\dT/);
+    expect(await ok(['retries'])).to.include('BoomError: it broke');
+    expect((await ok(['retry', jid])).trim()).to.equal(`${jid} moved to queue default`);
+    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    const [raw] = await t.redis.lrange(t.keys.queue('default'), 0, -1);
+    const job = JSON.parse(raw);
+    expect(job).to.include({ jid, error_class: 'BoomError' });
+    expect(job.enqueued_at).to.be.a('number');
+    const again = await cli(['retry', jid]);
+    expectUsage(again, new RegExp(`^nexq: no job ${jid} in the retry or dead set$`), 1);
+  });
+
+  it('a dead job: dead lists it, show finds it there, retry takes it from the dead set', async () => {
+    const jid = await failedJob({ retry: 0 }, 'dead');
+    expect((await json(['dead']))[0]).to.include({ jid, error_class: 'BoomError' });
+    const shown = await ok(['show', jid]);
+    expect(shown.split('\n')[0]).to.match(new RegExp(`^${jid}: dead \\(at \\d{4}-`));
+    expect(shown).to.include('BoomError: it broke');
+    const [found] = await json(['show', jid]);
+    expect(found).to.include({ where: 'dead', key: t.keys.dead });
+    expect(found.job).to.include({ jid, class: 'Fail' });
+    expect((await json(['retry', jid]))[0]).to.include({ jid, queue: 'default', from: 'dead' });
+    expect(await t.redis.zcard(t.keys.dead)).to.equal(0);
+    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
+  });
+
+  it('retry --all moves every job of the retry set', async () => {
+    const now = Date.now() / 1000;
+    for (const [i, queue] of ['a', 'b', 'a'].entries()) {
+      await t.redis.zadd(t.keys.retry, now + 1000, JSON.stringify({ class: 'X', args: [i], jid: `j${i}`, queue, retry_count: 1, error_class: 'E', error_message: 'm' }));
+    }
+    expect(await json(['retry', '--all'])).to.have.length(3);
+    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.llen(t.keys.queue('a'))).to.equal(2);
+    expect(await t.redis.llen(t.keys.queue('b'))).to.equal(1);
+    expect((await t.redis.smembers(t.keys.queues)).sort()).to.deep.equal(['a', 'b']);
+  });
+
+  it('delete removes a scheduled job; an unknown jid fails with one line', async () => {
+    const jid = (await ok(['enqueue', 'default', 'Later', '--in', '600'])).trim();
+    const keep = (await ok(['enqueue', 'default', 'Keep', '--in', '600'])).trim();
+    expect(await json(['delete', jid])).to.deep.equal({ jid, deleted_from: ['schedule'] });
+    const left = await t.redis.zrange(t.keys.schedule, 0, -1);
+    expect(left).to.have.length(1);
+    expect(JSON.parse(left[0]).jid).to.equal(keep);
+    expectUsage(await cli(['delete', jid]), /^nexq: no job .* in the schedule, retry or dead set$/, 1);
+  });
+
+  it('show finds a queued job and says so', async () => {
+    const jid = (await ok(['enqueue', 'mail', 'Send', '["to@example.com"]'])).trim();
+    const shown = await ok(['show', jid]);
+    expect(shown.split('\n')[0]).to.equal(`${jid}: queue mail`);
+    expect(shown).to.include('["to@example.com"]');
+    const [found] = await json(['show', jid]);
+    expect(found).to.include({ where: 'queue', queue: 'mail', node: null });
+    expectUsage(await cli(['show', 'no-such-jid']), /^nexq: no job no-such-jid found/, 1);
+  });
+
+  it('show finds a job running in a node backup list', async () => {
+    const raw = JSON.stringify({ class: 'Slow', args: [], jid: 'running-1', queue: 'default', enqueued_at: 1700000000.5 });
+    await t.redis.lpush(t.keys.backup('node-a', 'default'), raw);
+    const [found] = await json(['show', 'running-1']);
+    expect(found).to.include({ where: 'running', node: 'node-a', queue: 'default' });
+    expect((await ok(['show', 'running-1'])).split('\n')[0]).to.equal('running-1: running (backup list of node node-a, queue default)');
+  });
+
+  it('stats --json counts processed, failed, queues, sets and processes', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    await t.redis.mset(t.keys.stat('processed'), '12', t.keys.stat('failed'), '3', t.keys.stat('processed', day), '4', t.keys.stat('failed', day), '1');
+    await ok(['enqueue', 'default', 'A']);
+    await ok(['enqueue', 'default', 'B']);
+    await ok(['enqueue', 'mail', 'C']);
+    await ok(['enqueue', 'mail', 'D', '--in', '600']);
+    await t.redis.zadd(t.keys.retry, 1, '{"jid":"r","class":"R","args":[],"queue":"default"}');
+    await t.redis.zadd(t.keys.dead, 1, '{"jid":"d1","class":"D","args":[],"queue":"default"}', 2, '{"jid":"d2","class":"D","args":[],"queue":"default"}');
+    await t.redis.sadd(t.keys.processes, 'host:1:abc');
+    expect(await json(['stats'])).to.deep.equal({
+      processed: 12,
+      failed: 3,
+      processed_today: 4,
+      failed_today: 1,
+      enqueued: 3,
+      queues: { default: 2, mail: 1 },
+      scheduled: 1,
+      retries: 1,
+      dead: 2,
+      processes: 1,
+    });
+    expect(await ok(['stats'])).to.match(/^processed\s+12$/m);
+  });
+
+  it('queues shows size and the latency of the oldest job (seconds or ms timestamps)', async () => {
+    const hourAgo = Date.now() / 1000 - 3600;
+    await t.redis.sadd(t.keys.queues, 'old', 'ms', 'empty');
+    // The oldest job is at the right end; the newer one on the left must not count.
+    await t.redis.rpush(t.keys.queue('old'), JSON.stringify({ jid: 'new', class: 'A', args: [], queue: 'old', enqueued_at: Date.now() / 1000 }));
+    await t.redis.rpush(t.keys.queue('old'), JSON.stringify({ jid: 'old', class: 'A', args: [], queue: 'old', enqueued_at: hourAgo }));
+    await t.redis.rpush(t.keys.queue('ms'), JSON.stringify({ jid: 'm', class: 'A', args: [], queue: 'ms', enqueued_at: Math.round(hourAgo * 1000) }));
+    const queues = await json(['queues']);
+    expect(queues.map((q: { queue: string }) => q.queue)).to.deep.equal(['empty', 'ms', 'old']);
+    const by = Object.fromEntries(queues.map((q: { queue: string }) => [q.queue, q]));
+    expect(by.empty).to.deep.equal({ queue: 'empty', size: 0, latency: 0 });
+    expect(by.old.size).to.equal(2);
+    for (const q of [by.old, by.ms]) expect(q.latency).to.be.within(3599, 3600 + 600);
+    expect((await ok(['queues'])).split('\n')[0]).to.match(/^QUEUE\s+SIZE\s+LATENCY$/);
+  });
+
+  it('pause and resume are reflected in <ns>:nexq:paused', async () => {
+    expect((await ok(['pause', 'default', '--mode', 'in'])).trim()).to.equal('queue default paused (in)');
+    expect(await t.redis.hget(t.keys.paused, 'default')).to.equal('in');
+    const paused = await json(['pause', 'mail']);
+    expect(paused).to.deep.equal({ queue: 'mail', mode: 'all', paused: { default: 'in', mail: 'all' } });
+    expectUsage(await cli(['enqueue', 'default', 'Foo']), /^nexq: enqueue refused: /, 1);
+    expect((await ok(['resume', 'default'])).trim()).to.equal('queue default resumed');
+    expect(await t.redis.hget(t.keys.paused, 'default')).to.equal(null);
+    expect(await json(['resume', 'nothing'])).to.deep.equal({ queue: 'nothing', was_paused: null, paused: { mail: 'all' } });
+  });
+
+  it('processes lists a live worker node from its process entry', async () => {
+    await t.start({ queues: ['default', 'mail'] });
+    await waitFor(async () => (await t.redis.scard(t.keys.processes)) === 1, 10_000, 'the process entry');
+    const identity = (await t.redis.smembers(t.keys.processes))[0];
+    await waitFor(() => t.redis.hget(t.keys.process(identity), 'beat'), 10_000, 'a beat');
+    const [proc] = await json(['processes']);
+    expect(proc).to.include({ identity, busy: 0, quiet: false, pid: process.pid });
+    expect(proc.queues).to.deep.equal(['default', 'mail']);
+    expect(proc.beat).to.match(/^\d{4}-\d\d-\d\dT/);
+    const table = await ok(['processes']);
+    expect(table).to.include(identity).and.to.include('default,mail');
+    expect(await ok(['processes', '--namespace', `${t.ns}-other`])).to.equal('(none)\n');
+  });
+
+  it('takes --redis and --namespace flags over the environment, and --config files', async () => {
+    const jid = (await cli(['enqueue', 'default', 'Flagged', '--redis', t.url, '--namespace', t.ns], { REDIS_URL: 'redis://127.0.0.1:1', NEXQ_NAMESPACE: 'wrong' })).stdout.trim();
+    expect(jid).to.match(/^[0-9a-f-]{36}$/);
+    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
+    expectUsage(await cli(['stats', '--config', '/no/such/file.json']), /^nexq: invalid config: --config must be a readable JSON file/);
+  });
+});
