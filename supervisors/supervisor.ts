@@ -108,20 +108,24 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
     await this.stopChildren(this.children);
   }
 
+  /** One child's exit is one restart (OTP's count), however many siblings restart with it. */
   private async restartInOrder(children: Running[], reason: ExitReason): Promise<void> {
+    let counted = false;
     for (const child of children) {
       if (child.spec.restart === 'temporary') continue; // stopped with its siblings, never restarted
       for (;;) {
-        if (!this.intensity.allowRestart()) {
+        if (!counted && !this.intensity.allowRestart()) {
           this.onEvent({ type: 'gave_up', id: child.spec.id, reason });
           throw new RestartIntensityError(this.name, child.spec.id, reason);
         }
+        counted = true;
         try {
           await this.startChild(child);
           this.onEvent({ type: 'child_restarted', id: child.spec.id });
           break;
         } catch (err) {
           reason = err;
+          counted = false; // a start that fails is a restart of its own
         }
       }
     }

@@ -18,7 +18,13 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   await Promise.all(
     tasks.map(async (task) => {
       const outcome = await performTask(task);
-      parentPort!.postMessage({ type: DONE, id: task.id, outcome });
+      try {
+        parentPort!.postMessage({ type: DONE, id: task.id, outcome });
+      } catch {
+        // An error whose fields cannot be cloned: answer with their text, never fail the batch.
+        const error = outcome.ok ? undefined : { class: String(outcome.error.class), message: String(outcome.error.message) };
+        parentPort!.postMessage({ type: DONE, id: task.id, outcome: error ? { ok: false, error } : { ok: true } });
+      }
     }),
   );
   return tasks.length;

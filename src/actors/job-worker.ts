@@ -51,7 +51,12 @@ export class JobWorker extends Actor<never, Cast, never> {
       return this.stopSelf('normal');
     }
     const atMostOnce = job.at_most_once === true;
-    if (atMostOnce) await this.settle(() => settlement.takeOffBackup());
+    if (atMostOnce) {
+      let ours = false;
+      await this.settle(async () => void (ours = await settlement.takeOffBackup()));
+      // Gone from the backup list already (recovered or reclaimed elsewhere): another copy runs.
+      if (!ours) return this.stopSelf('normal');
+    }
     await this.settle(() => settlement.releaseLockAtStart());
     const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: Date.now() };
     let outcome: JobOutcome;
@@ -71,6 +76,7 @@ export class JobWorker extends Actor<never, Cast, never> {
     if (outcome.ok) {
       if (outcome.nack && !atMostOnce) await this.settle(() => settlement.nack());
       else if (!atMostOnce) await this.settle(() => settlement.ack());
+      else await this.settle(() => settlement.releaseLock());
       await this.after(() => pipeline.afterSuccess(event));
     } else {
       const error = outcome.error;

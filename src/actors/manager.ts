@@ -82,7 +82,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   protected override async handleCall(msg: ManagerCall): Promise<unknown> {
     switch (msg.type) {
       case 'subscribe': {
-        const spec = resolveQueue({ name: msg.queue, concurrency: msg.concurrency }, this.ctx.config.concurrency, 'queue');
+        const configured = this.ctx.config.queues.find((q) => q.name === msg.queue);
+        const spec = resolveQueue({ ...configured, name: msg.queue, concurrency: msg.concurrency ?? configured?.concurrency }, this.ctx.config.concurrency, 'queue');
         const wasIdle = this.table.busy(spec.name) === 0;
         this.queues = [...this.queues.filter((q) => q.name !== spec.name), spec];
         this.table.add(spec.name, spec.concurrency);
@@ -157,13 +158,27 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (failed) this.reclaimNeeded = true; // its reply may be lost with a job it moved
     if (raw === null) return;
     const backup = keys.backup(config.nodeId, queue);
-    const paused = await redis.hget(keys.paused, queue);
-    if (this.table.free(queue) > 0 && this.table.isActive(queue) && paused !== 'out' && paused !== 'all') {
-      await this.dispatch(queue, backup, raw);
-      this.pollNow(); // more may have come with it
-    } else {
-      await reclaimJob(redis, backup, keys.queue(queue), raw);
+    try {
+      // Between the move and this message a subscribe or a reclaim may have put it back already.
+      if ((await redis.lpos(backup, raw)) === null) return;
+      const paused = await redis.hget(keys.paused, queue);
+      const cap = config.totalConcurrency;
+      const room = this.table.free(queue) > 0 && (cap === 0 || this.table.totalBusy() < cap);
+      if (room && this.table.isActive(queue) && !this.ctx.quiet && paused !== 'out' && paused !== 'all') {
+        await this.dispatch(queue, backup, raw);
+        this.pollNow(); // more may have come with it
+      } else {
+        await reclaimJob(redis, backup, keys.queue(queue), raw);
+      }
+    } catch (err) {
+      this.ctx.logger.error(`handling a woken job failed: ${(err as Error).message}`, { actor: this.name });
+      this.reclaimNeeded = true;
     }
+  }
+
+  /** A worker was killed with its job in the backup list: reclaim before the next fetch. */
+  needReclaim(): void {
+    this.reclaimNeeded = true;
   }
 
   private pollNow(): void {
@@ -203,6 +218,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async reclaimUnworked(): Promise<void> {
     const { keys, config, redis } = this.ctx;
     const inFlight = this.ctx.workers!.inFlight;
+    if (this.waiting) return; // a pending blocking move's job is ours too: reclaim once it is back
     for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
       const backup = keys.backup(config.nodeId, queue);
       if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
@@ -228,7 +244,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const open = this.queues.filter((q) => this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
     const slots = shareSlots(open, (q) => this.table.free(q.name), config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : Infinity);
     const ready = open.filter((q) => (slots.get(q.name) ?? 0) > 0);
-    this.waitingForSlots = ready.length === 0 && this.queues.length > 0;
+    // Waiting for a worker to free a slot only makes sense while some queue is merely full.
+    const broken = this.queues.some((q) => (this.brokenUntil.get(q.name) ?? 0) > now);
+    this.waitingForSlots = ready.length === 0 && this.queues.length > 0 && !broken;
     if (ready.length === 0) return 0;
     const fetchQueues = ready.map((q) => ({
       name: q.name,
@@ -266,6 +284,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       backup,
       pipeline: this.pipeline,
       onExit: (done) => this.onWorkerExit(done),
+    });
+    // However the worker ends — even killed, when its terminate never runs — its slot comes back;
+    // a killed worker leaves its job in the backup list, so the next poll reclaims it.
+    void worker.exited.then((reason) => {
+      worker.reportExit();
+      if (reason === 'killed') this.ctx.registry.whereis<Manager>(ActorNames.manager)?.needReclaim();
     });
     try {
       await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: this.ctx.config.shutdownTimeout });

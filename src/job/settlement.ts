@@ -28,8 +28,13 @@ export class Settlement {
   }
 
   /** At-most-once: off the backup list before it runs (a crash from here on loses it, by request). */
-  takeOffBackup(): Promise<unknown> {
+  takeOffBackup(): Promise<boolean> {
     return ackJob(this.ctx.redis, this.backup, this.fetched.raw, { slot: this.held.slot });
+  }
+
+  /** A job that is finished without success (dead, dropped, expired, at-most-once) lets go of its lock. */
+  async releaseLock(): Promise<void> {
+    if (this.held.lock) await unlockUnique(this.ctx.redis, this.held.lock.lockKey, this.held.lock.jid);
   }
 
   /** Unique until start: the lock goes as the job starts. */
@@ -48,30 +53,35 @@ export class Settlement {
   /** Failure: to `retry`, to `dead` or dropped, by the job's retry rules; returns a line for the log. */
   async fail(error: JobError, atMostOnce = false): Promise<string> {
     const { config, keys, redis } = this.ctx;
-    const { raw, job } = this.fetched;
+    const { raw: fetchedRaw, job } = this.fetched;
+    // A job without a `queue` field (other producers) learns it here, or its retry would have none.
+    const raw = typeof job.queue === 'string' ? fetchedRaw : rewriteMembers(fetchedRaw, { queue: JSON.stringify(this.fetched.queue) });
     const now = nowSeconds();
     const decision = atMostOnce ? decideFailure(raw, { ...job, retry: 0 }, error, { ...config, dialect: 'exq' }, now) : decideFailure(raw, job, error, config, now);
     const dead = { target: keys.dead, score: now, trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs };
     if (atMostOnce) {
       // Already off the backup list: it is filed in the dead set for the record, never retried.
       if (decision.to !== 'discard') await redis.zadd(keys.dead, String(now), decision.json);
+      await this.releaseLock();
       return 'at most once: moved to dead, not retried';
     }
     switch (decision.to) {
       case 'retry':
-        await failJob(redis, { backup: this.backup, target: keys.retry, raw, rewritten: decision.json, score: decision.at, slot: this.held.slot });
+        await failJob(redis, { backup: this.backup, target: keys.retry, raw: fetchedRaw, rewritten: decision.json, score: decision.at, slot: this.held.slot });
         return `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`;
       case 'dead':
-        await failJob(redis, { backup: this.backup, raw, rewritten: decision.json, slot: this.held.slot, ...dead });
+        await failJob(redis, { backup: this.backup, raw: fetchedRaw, rewritten: decision.json, slot: this.held.slot, ...dead });
+        await this.releaseLock();
         return 'out of retries, moved to dead';
       case 'discard':
-        await ackJob(redis, this.backup, raw, { slot: this.held.slot });
+        await ackJob(redis, this.backup, fetchedRaw, { slot: this.held.slot });
+        await this.releaseLock();
         return 'discarded (retry: false or dead: false)';
     }
   }
 
   /** Never started before its ttl: to the dead set with the reason `expired`. */
-  expire(): Promise<unknown> {
+  async expire(): Promise<void> {
     const { config, keys, redis } = this.ctx;
     const now = nowSeconds();
     const entry = rewriteMembers(this.fetched.raw, {
@@ -79,9 +89,10 @@ export class Settlement {
       error_message: '"expired"',
       failed_at: jsonTimestamp(now, config.timestamps),
     });
-    return failJob(redis, {
+    await failJob(redis, {
       backup: this.backup, target: keys.dead, raw: this.fetched.raw, rewritten: entry, score: now,
       trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs, slot: this.held.slot,
     });
+    await this.releaseLock();
   }
 }

@@ -122,3 +122,30 @@ describe('a queue whose keys Redis refuses', () => {
     expect(records.map((r) => r.value).sort()).to.deep.equal(['a1', 'b1']);
   });
 });
+
+describe('review fixes', () => {
+  const t = useNodes();
+
+  it('polls again after every queue was broken for a while', async () => {
+    await t.redis.set(t.keys.backup('n3', 'solo'), 'not a list');
+    await t.start({ nodeId: 'n3', queues: ['solo'] });
+    await t.redis.lpush(t.keys.queue('solo'), JSON.stringify({ class: 'Record', args: [t.url, t.out('solo'), 1], jid: 's1', queue: 'solo' }));
+    await sleep(300);
+    await t.redis.del(t.keys.backup('n3', 'solo'));
+    await t.waitForRecords(t.out('solo'), 1, 8000);
+  });
+
+  it('gives a failed job without a queue field its queue, so its retry is not buried as unreadable', async () => {
+    await t.start({ queues: ['q'] });
+    await t.redis.lpush(t.keys.queue('q'), JSON.stringify({ class: 'Fail', args: [], jid: 'noq', retry: 3 }));
+    const entry = await waitFor(async () => (await t.redis.zrange(t.keys.retry, 0, -1))[0], 5000, 'the retry entry');
+    expect(JSON.parse(entry)).to.include({ queue: 'q', error_class: 'BoomError' });
+  });
+
+  it('releases the unique lock of an at-most-once job when it is done', async () => {
+    const node = await t.start();
+    await node.enqueue('default', 'Record', [t.url, t.out('amo-u'), 1], { atMostOnce: true, unique: { for: 60 } });
+    await t.waitForRecords(t.out('amo-u'));
+    await waitFor(async () => (await t.redis.keys(`${t.ns}:nexq:unique:*`)).length === 0, 5000, 'the lock released');
+  });
+});

@@ -107,4 +107,16 @@ describe('Supervisor strategies', function () {
     expect(child(sup, 'a').alive && child(sup, 'c').alive).to.equal(true);
     await sup.stop('shutdown');
   });
+
+  it('counts one crash as one restart, however many siblings restart with it (OTP)', async () => {
+    const log: string[] = [];
+    const sup = await Actor.start(
+      new Supervisor({ strategy: 'rest_for_one', maxRestarts: 1, maxSeconds: 5, children: ['a', 'b', 'c'].map((id) => probeChild(id, log)) }),
+    );
+    await crash(child(sup, 'a'));
+    await settled(sup);
+    expect(sup.alive).to.equal(true);
+    expect(['a', 'b', 'c'].map((id) => child(sup, id).alive)).to.deep.equal([true, true, true]);
+    await sup.stop('shutdown');
+  });
 });

@@ -17,12 +17,19 @@ for i = 1, (#ARGV - 1) / 3 do
   local queue, backup, running = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
   local wanted, name, limit = tonumber(ARGV[3 * i - 1]), ARGV[3 * i], ARGV[3 * i + 1]
   local moved = {}
-  local paused = redis.call('HGET', KEYS[1], name)
-  if paused == 'out' or paused == 'all' then
+  local paused = redis.pcall('HGET', KEYS[1], name)
+  local counts = limit ~= '' and redis.pcall('HVALS', running) or {}
+  if type(paused) == 'table' and paused.err then
+    errors[#errors + 1] = { i, paused.err }
+    wanted = 0
+  elseif counts.err then
+    errors[#errors + 1] = { i, counts.err }
+    wanted = 0
+  elseif paused == 'out' or paused == 'all' then
     wanted = 0
   elseif limit ~= '' then
     local total = 0
-    for _, count in ipairs(redis.call('HVALS', running)) do total = total + tonumber(count) end
+    for _, count in ipairs(counts) do total = total + (tonumber(count) or 0) end
     wanted = math.min(wanted, tonumber(limit) - total)
   end
   if wanted > 0 then

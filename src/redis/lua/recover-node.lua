@@ -21,9 +21,11 @@ if not beat or tonumber(beat) > tonumber(ARGV[2]) then
 end
 nexq_expect_type(KEYS[3], 'set')
 nexq_expect_type(KEYS[4], 'set')
+nexq_expect_type(KEYS[2], 'hash')
 for i = 7, #KEYS, 3 do
   nexq_expect_type(KEYS[i], 'list')
   nexq_expect_type(KEYS[i + 1], 'list')
+  nexq_expect_type(KEYS[i + 2], 'hash')
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
