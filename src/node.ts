@@ -110,7 +110,8 @@ export class NexqNode {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const { config, logger, redis } = this.ctx;
-      await this.tree.stop('shutdown', config.shutdownTimeout + 10_000);
+      // Room for every child's own shutdown timeout (the manager's, the job workers', the rest).
+      await this.tree.stop('shutdown', config.shutdownTimeout + 30_000);
       await this.ctx.workers?.pool.destroy();
       await leaveNodeList(this.ctx).catch((err) => logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }));
       await redis.quit().catch(() => redis.disconnect());

@@ -21,6 +21,7 @@ import { Periodic } from '../src/actors/periodic';
 import { Scheduler } from '../src/actors/scheduler';
 import { Stats } from '../src/actors/stats';
 import { ActorNames, NodeContext } from '../src/node-context';
+import { COMMAND_TIMEOUT_MS } from '../src/redis/connection';
 import { DynamicSupervisor } from './dynamic-supervisor';
 import { ChildSpec, Supervisor, SupervisorEvent } from './supervisor';
 
@@ -43,7 +44,13 @@ export function nodeTree(ctx: NodeContext): Supervisor {
             // Running jobs get the whole shutdown timeout to finish, plus a moment to settle in Redis.
             shutdownMs: ctx.config.shutdownTimeout + 1000,
           },
-          { id: ActorNames.manager, start: () => Actor.start(new Manager(ctx)) },
+          {
+            id: ActorNames.manager,
+            start: () => Actor.start(new Manager(ctx)),
+            // Long enough for a poll's Redis calls to time out: a killed manager would skip the
+            // terminate that closes its blocking connection.
+            shutdownMs: COMMAND_TIMEOUT_MS + 2000,
+          },
         ];
   return new Supervisor({
     name: 'nexq.root',
