@@ -5,7 +5,7 @@ import path from 'node:path';
 import type Redis from 'ioredis';
 import type { Keys } from './keys';
 
-const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'reclaim', 'enqueue', 'ack', 'nack', 'unlock', 'enqueue-periodic', 'retry-now'] as const;
+const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'reclaim', 'enqueue', 'ack', 'nack', 'unlock', 'enqueue-periodic'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 function commandName(script: ScriptName): string {
@@ -180,11 +180,6 @@ export async function enqueueJobs(client: Redis, queuesSet: string, schedule: st
     if (message.startsWith('NEXQ_FULL ')) throw new QueueFullError(`enqueue refused: ${message.slice(10)}`);
     throw err;
   }
-}
-
-/** Moves a job from the retry or dead set to its queue now (`nexq retry`); false when it was gone. */
-export async function retryNow(client: Redis, source: string, queue: string, queuesSet: string, raw: string, enqueued: string, queueName: string): Promise<boolean> {
-  return (await run(client, 'retry-now', [source, queue, queuesSet], [raw, enqueued, queueName])) === 1;
 }
 
 /** What one call of enqueue-periodic.lua did. */

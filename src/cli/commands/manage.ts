@@ -1,7 +1,7 @@
 // `nexq retry <jid | --all>`, `nexq delete <jid>`, `nexq show <jid>`: act on one job by its jid.
 import { rewriteMembers } from '../../job/json-members';
 import { jsonTimestamp, nowSeconds } from '../../job/time';
-import { retryNow } from '../../redis/scripts';
+import { enqueueDue } from '../../redis/scripts';
 import { UsageError } from '../args';
 import { Command, CONNECTION_HELP, isoOf, jobView, parseEntry, positionals, printJson, printTable, Session, withNexq } from './common';
 import { findEverywhere, findInSets, Found } from './find';
@@ -14,7 +14,7 @@ async function retryEntry(session: Session, found: Found): Promise<string | unde
   if (typeof queue !== 'string' || queue === '') throw new UsageError(`job in ${found.where} has no queue to go back to`);
   const stamp = jsonTimestamp(nowSeconds(), session.nexq.node.ctx.config.timestamps);
   const { redis, keys } = session;
-  return (await retryNow(redis, found.key, keys.queue(queue), keys.queues, found.raw, rewriteMembers(found.raw, { enqueued_at: stamp }), queue)) ? queue : undefined;
+  return (await enqueueDue(redis, found.key, keys.queue(queue), keys.queues, found.raw, rewriteMembers(found.raw, { enqueued_at: stamp }), queue)) ? queue : undefined;
 }
 
 async function retryAll(session: Session): Promise<Array<{ jid: string | null; queue: string }>> {

@@ -1,11 +1,12 @@
--- enqueue-due: move one due job from the schedule or retry set into its queue, atomically.
--- KEYS[1]  source sorted set (<ns>:schedule or <ns>:retry)
+-- enqueue-due: move one job from a sorted set into its queue, atomically: a due job from schedule
+-- or retry (the scheduler), or any retry or dead entry on request (`nexq retry`).
+-- KEYS[1]  source sorted set (<ns>:schedule, <ns>:retry or <ns>:dead)
 -- KEYS[2]  queue list <ns>:queue:<q>
 -- KEYS[3]  queue set  <ns>:queues
 -- ARGV[1]  the job exactly as stored in the sorted set
 -- ARGV[2]  the job as it goes into the queue (with its new enqueued_at)
 -- ARGV[3]  queue name
--- Returns 1 when moved, 0 when another scheduler moved it first.
+-- Returns 1 when moved, 0 when it was no longer in the source set (another scheduler moved it first).
 nexq_expect_type(KEYS[1], 'zset')
 nexq_expect_type(KEYS[2], 'list')
 nexq_expect_type(KEYS[3], 'set')
