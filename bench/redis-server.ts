@@ -2,37 +2,10 @@
 // no`), so disk writes never show up in the figures. Its pid is exposed for /proc readings.
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.setTimeout(500);
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
+import { redisAnswers } from '../src/cli/local-redis';
+import { freePort } from '../test/support/redis-server';
 
 export class BenchRedis {
   private constructor(readonly port: number, readonly dir: string, private readonly child: ChildProcess) {}
@@ -53,7 +26,7 @@ export class BenchRedis {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`redis-server exited at start (see ${dir}/redis.log)`);
-      if (await ping(port)) return server;
+      if (await redisAnswers('127.0.0.1', port)) return server;
       await new Promise((r) => setTimeout(r, 25));
     }
     child.kill('SIGKILL');

@@ -18,10 +18,6 @@ const TASKS_PER_THREAD = 1000;
 /** Most jobs handed to a thread in one piscina task. */
 const MAX_BATCH = 64;
 
-export class JobTimeoutError extends Error {
-  override readonly name = 'JobTimeoutError';
-}
-
 export class ThreadPool {
   private readonly pool: Piscina;
   /** Jobs with a timeout, by task id, waiting for their thread to say they started. */
