@@ -12,7 +12,8 @@ describe('a queue limit across all nodes', () => {
     await a.enqueueAll(Array.from({ length: 12 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 60] })));
     await waitFor(async () => (await t.redis.llen(`${key}:done`)) === 12, 15_000, 'all jobs done');
     expect(await t.redis.get(`${key}:max`)).to.equal('2');
-    expect(await t.redis.hvals(t.keys.running('default'))).to.deep.equal([]); // every slot given back
+    // Every slot given back: the last acks land just after the handlers' own records.
+    await waitFor(async () => (await t.redis.hvals(t.keys.running('default'))).length === 0, 5000, 'every slot given back');
   });
 
   it('gives back the slots of failed jobs too', async () => {
