@@ -51,6 +51,12 @@ export interface NexqOptions {
    * queue has a `weight`, by a weighted random sample, so no queue starves (gocraft's sampler).
    */
   totalConcurrency: number;
+  /**
+   * Jobs of a class that may run at once across all nodes, by class name (the job's `class` field):
+   * `{ ReportJob: 2 }`. Held by the fetch; a job whose class is at its limit keeps its place in the
+   * queue while the jobs behind it go first. Give every node the same value.
+   */
+  classConcurrency: Record<string, number>;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
   jobs: Record<string, string>;
   /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
@@ -104,6 +110,7 @@ export function defaults(): NexqOptions {
     queues: ['default'],
     concurrency: 10,
     totalConcurrency: 0,
+    classConcurrency: {},
     jobs: {},
     jobsDir: undefined,
     nodeId: undefined,

@@ -108,6 +108,12 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     if (names.has(q.name)) throw new ConfigError('queues', 'a list without repeated names', q.name);
     names.add(q.name);
   }
+  if (typeof merged.classConcurrency !== 'object' || merged.classConcurrency === null || Array.isArray(merged.classConcurrency)) {
+    throw new ConfigError('classConcurrency', 'an object of class name -> limit', merged.classConcurrency);
+  }
+  for (const [name, limit] of Object.entries(merged.classConcurrency)) {
+    if (!Number.isInteger(limit) || limit < 1) throw new ConfigError(`classConcurrency.${name}`, 'an integer >= 1', limit);
+  }
   if (typeof merged.jobs !== 'object' || merged.jobs === null || Array.isArray(merged.jobs)) {
     throw new ConfigError('jobs', 'an object of class name -> module path', merged.jobs);
   }

@@ -5,9 +5,25 @@ import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
 import { ActorNames } from './node-context';
 import { NexqNode, NodeStartOptions } from './node';
+import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
 
 export type NexqStartOptions = NodeStartOptions;
 export type PauseMode = 'in' | 'out' | 'all';
+
+/** Everything about one job, wherever it is (see `Nexq#show`). */
+export interface JobInfo extends JobLocation {
+  jid: string;
+  /** The job's fields as stored (undefined when it is not valid JSON). */
+  job?: Record<string, unknown>;
+  /** The job exactly as stored. */
+  raw: string;
+  /** Times it was handed to a handler, re-runs after a crash included. */
+  deliveries: number;
+  /** Times its handler asked for it to be requeued. */
+  nacks: number;
+  /** Sidekiq's retry_count: failures so far (absent before the first). */
+  retryCount?: number;
+}
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
 export type BulkJob = EnqueueRequest;
@@ -44,6 +60,37 @@ export class Nexq {
   async enqueueResult(queue: string, className: string, args: unknown[] = [], options?: JobOptions): Promise<EnqueueResult> {
     const [result] = await this.enqueuer.enqueueAllResults([{ queue, class: className, args, options }]);
     return result;
+  }
+
+  /**
+   * Everything about the job `jid` wherever it is — queued, running (on which node), scheduled,
+   * waiting for a retry or dead — with its counters; undefined when nexq does not know it. Found
+   * through the job index, without scanning (jobs other producers push are known once fetched).
+   */
+  async show(jid: string): Promise<JobInfo | undefined> {
+    const found = await locateJob(this.node.ctx.redis, this.node.ctx.keys, jid);
+    if (!found) return undefined;
+    let job: Record<string, unknown> | undefined;
+    try {
+      job = JSON.parse(found.raw) as Record<string, unknown>;
+    } catch {
+      job = undefined;
+    }
+    const { key: _key, indexEntry: _entry, ...info } = found;
+    return {
+      ...info,
+      job,
+      nacks: Number.isInteger(job?.nacks) ? (job!.nacks as number) : 0,
+      retryCount: Number.isInteger(job?.retry_count) ? (job!.retry_count as number) : undefined,
+    };
+  }
+
+  /**
+   * Deletes the job `jid` from its queue, the schedule, retry or dead set (releasing its unique
+   * lock); false when nexq does not know it. A running job throws JobRunningError: cancel it.
+   */
+  deleteJob(jid: string): Promise<boolean> {
+    return deleteJobByJid(this.node.ctx.redis, this.node.ctx.keys, jid);
   }
 
   /**

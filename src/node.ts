@@ -15,6 +15,7 @@ import { connect, describeTarget } from './redis/connection';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
 import { requeueBackup } from './redis/scripts';
+import { classLimits } from './job/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
 import { WorkTable } from './work-table';
@@ -131,8 +132,11 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
   const { redis, keys, config } = ctx;
   if (config.mode !== 'default') return;
   if (!config.fixedNodeId) {
+    // Every job has stopped: the node's class slots go with the first list put back.
+    let classKeys = classLimits(config, keys).map((c) => c.runningKey);
     for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
-      await requeueBackup(redis, keys, config.nodeId, queue);
+      await requeueBackup(redis, keys, config.nodeId, queue, classKeys);
+      classKeys = [];
     }
   }
   if ((await backupQueuesOf(redis, keys, config.nodeId)).length === 0) {

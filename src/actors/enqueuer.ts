@@ -37,7 +37,7 @@ export class Enqueuer extends Actor {
     if (jobs.length === 0) return [];
     const { keys, redis } = this.ctx;
     return enqueueJobs(
-      redis, keys.queues, keys.schedule, keys.paused,
+      redis, keys,
       jobs.map((job) => ({
         ...job,
         queueKey: keys.queue(job.queue),

@@ -76,7 +76,7 @@ export class JobWorker extends Actor<never, Cast, never> {
     if (outcome.ok) {
       if (outcome.nack && !atMostOnce) await this.settle(() => settlement.nack());
       else if (!atMostOnce) await this.settle(() => settlement.ack());
-      else await this.settle(() => settlement.releaseLock());
+      else await this.settle(() => settlement.finishTaken());
       await this.after(() => pipeline.afterSuccess(event));
     } else {
       const error = outcome.error;

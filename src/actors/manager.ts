@@ -15,12 +15,13 @@ import { v4 as uuidv4 } from 'uuid';
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { malformedEntry } from '../job/failure';
-import { decodeJob, FetchedJob } from '../job/job';
+import { decodeJob, FetchedJob, JobPayload } from '../job/job';
 import { nowSeconds } from '../job/time';
 import { MiddlewarePipeline } from '../middleware';
 import { backupQueuesOf } from '../redis/backups';
 import { BlockingFetch } from '../redis/blocking-fetch';
-import { failJob, fetchJobs, reclaimJob, requeueBackup } from '../redis/scripts';
+import { ClassLimit, failJob, fetchJobs, requeueBackup, requeueJob } from '../redis/scripts';
+import { classLimits, heldSlots } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
@@ -39,7 +40,7 @@ export type ManagerCall =
 type Info =
   | { type: 'poll' }
   | { type: 'slot_freed'; queue: string }
-  | { type: 'woken'; queue: string; raw: string | null; failed?: boolean };
+  | { type: 'woken' };
 
 /** How long one blocking wait of an idle node lasts; regular polls go on meanwhile. */
 export const IDLE_WAIT_SECONDS = 2;
@@ -55,12 +56,14 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly brokenUntil = new Map<string, number>();
   private readonly idleWait: BlockingFetch;
   private waiting = false;
+  private readonly classes: ClassLimit[];
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     this.queues = [...ctx.config.queues];
     this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
     this.idleWait = new BlockingFetch(ctx.redis);
+    this.classes = classLimits(ctx.config, ctx.keys);
   }
 
   /** The queues this node serves, with their concurrency. */
@@ -110,8 +113,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if (this.waitingForSlots) this.pollNow();
       return;
     }
-    if (msg.type === 'woken') return this.onWoken(msg.queue, msg.raw, msg.failed ?? false);
-    if (msg.type !== 'poll') return;
+    if (msg.type === 'woken') {
+      this.waiting = false;
+      this.pollNow();
+      return;
+    }
     this.pollQueued = false;
     try {
       if (!this.ctx.rehydrated) await this.rehydrate();
@@ -135,45 +141,21 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   /**
-   * Idle: block on the first plain queue (no global limit, not paused, a free slot) so a job
-   * enqueued there starts at once; the reply comes back as a `woken` info, keeping the mailbox free.
+   * Idle: wait on the first plain queue (no global limit, not paused, a free slot) so a job
+   * enqueued there starts at once; the wake-up comes back as a `woken` info, keeping the mailbox
+   * free, and a fetch takes the job. Limits across nodes can leave a queue full of jobs none of
+   * which may start yet, so with class limits the node polls instead.
    */
   private async waitForWork(): Promise<void> {
-    if (this.waiting || this.ctx.quiet) return;
+    if (this.waiting || this.ctx.quiet || this.classes.length > 0) return;
     const now = Date.now();
     const queue = this.queues.find((q) => q.globalConcurrency === undefined && this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
     if (!queue) return;
-    const { keys, config } = this.ctx;
+    const { keys } = this.ctx;
     if (await this.ctx.redis.hget(keys.paused, queue.name)) return;
     this.waiting = true;
-    this.idleWait.wait(keys.queue(queue.name), keys.backup(config.nodeId, queue.name), IDLE_WAIT_SECONDS).then(
-      (raw) => this.send({ type: 'woken', queue: queue.name, raw }),
-      () => this.send({ type: 'woken', queue: queue.name, raw: null, failed: true }),
-    );
-  }
-
-  private async onWoken(queue: string, raw: string | null, failed: boolean): Promise<void> {
-    this.waiting = false;
-    const { keys, config, redis } = this.ctx;
-    if (failed) this.reclaimNeeded = true; // its reply may be lost with a job it moved
-    if (raw === null) return;
-    const backup = keys.backup(config.nodeId, queue);
-    try {
-      // Between the move and this message a subscribe or a reclaim may have put it back already.
-      if ((await redis.lpos(backup, raw)) === null) return;
-      const paused = await redis.hget(keys.paused, queue);
-      const cap = config.totalConcurrency;
-      const room = this.table.free(queue) > 0 && (cap === 0 || this.table.totalBusy() < cap);
-      if (room && this.table.isActive(queue) && !this.ctx.quiet && paused !== 'out' && paused !== 'all') {
-        await this.dispatch(queue, backup, raw);
-        this.pollNow(); // more may have come with it
-      } else {
-        await reclaimJob(redis, backup, keys.queue(queue), raw);
-      }
-    } catch (err) {
-      this.ctx.logger.error(`handling a woken job failed: ${(err as Error).message}`, { actor: this.name });
-      this.reclaimNeeded = true;
-    }
+    const woken = () => this.send({ type: 'woken' });
+    this.idleWait.wait(keys.queue(queue.name), IDLE_WAIT_SECONDS).then(woken, woken);
   }
 
   /** A worker was killed with its job in the backup list: reclaim before the next fetch. */
@@ -199,9 +181,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async rehydrate(): Promise<void> {
     const { keys, config, redis } = this.ctx;
     const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
+    // Nothing runs here yet: this node's class slots from an earlier run go with the first queue.
+    let classKeys = this.classes.map((c) => c.runningKey);
     for (const queue of queues) {
       try {
-        await this.requeue(queue);
+        await this.requeue(queue, classKeys);
+        classKeys = [];
       } catch (err) {
         // One broken key (say, not a list) must not keep the node from serving every other queue.
         if (!/WRONGTYPE/.test((err as Error).message)) throw err;
@@ -218,22 +203,23 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async reclaimUnworked(): Promise<void> {
     const { keys, config, redis } = this.ctx;
     const inFlight = this.ctx.workers!.inFlight;
-    if (this.waiting) return; // a pending blocking move's job is ours too: reclaim once it is back
     for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
       const backup = keys.backup(config.nodeId, queue);
       if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
       const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
-      const limited = this.queues.find((q) => q.name === queue)?.globalConcurrency !== undefined;
-      const slot = limited ? { runningKey: keys.running(queue), nodeId: config.nodeId } : undefined;
-      for (const raw of unclaimed) await reclaimJob(redis, backup, keys.queue(queue), raw, slot);
+      for (const raw of unclaimed) {
+        const job = readable(raw);
+        const held = { slots: heldSlots(config, keys, queue, job?.class), nodeId: config.nodeId };
+        await requeueJob(redis, keys.jobIndex, { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid: job?.jid ?? '' }, held);
+      }
       if (unclaimed.length) this.ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor: this.name });
     }
     this.reclaimNeeded = false;
   }
 
-  private async requeue(queue: string): Promise<void> {
+  private async requeue(queue: string, classKeys: string[] = []): Promise<void> {
     const { keys, config, redis } = this.ctx;
-    const moved = await requeueBackup(redis, keys, config.nodeId, queue);
+    const moved = await requeueBackup(redis, keys, config.nodeId, queue, classKeys);
     if (moved > 0) this.ctx.logger.info(`re-enqueued ${moved} unfinished job(s) of queue ${queue} from this node's backup`, { actor: this.name });
   }
 
@@ -256,8 +242,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       count: slots.get(q.name)!,
       globalLimit: q.globalConcurrency,
     }));
-    const fetched = await fetchJobs(redis, keys.paused, config.nodeId, fetchQueues);
+    const fetched = await fetchJobs(redis, keys, config.nodeId, fetchQueues, this.classes);
     for (const [i, message] of fetched.errors) this.queueFailed(ready[i].name, message);
+    for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
     let count = 0;
     for (let i = 0; i < ready.length; i++) {
       for (const raw of fetched.jobs[i]) {
@@ -319,9 +306,20 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const { keys, config, redis } = this.ctx;
     const now = nowSeconds();
     this.ctx.logger.error(`unreadable job in queue ${queue} moved to dead: ${reason}`, { actor: this.name });
-    await failJob(redis, {
-      backup, target: keys.dead, raw, rewritten: malformedEntry(raw, reason, queue, uuidv4(), now), score: now,
+    const jid = uuidv4();
+    // Its class is unknown, so it took no class slot; a queue's slot it took is given back.
+    await failJob(redis, keys, {
+      backup, target: keys.dead, place: 'dead', raw, rewritten: malformedEntry(raw, reason, queue, jid, now), jid, score: now,
       trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
+      held: { slots: heldSlots(config, keys, queue, undefined), nodeId: config.nodeId },
     });
+  }
+}
+
+function readable(raw: string): JobPayload | undefined {
+  try {
+    return decodeJob(raw);
+  } catch {
+    return undefined;
   }
 }

@@ -10,6 +10,7 @@ import { TickingActor } from '../actor';
 import { nowSeconds } from '../job/time';
 import { backupQueuesOf } from '../redis/backups';
 import { formatScore, recoverNode } from '../redis/scripts';
+import { classLimits } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
@@ -55,7 +56,9 @@ export class NodeReaper extends TickingActor {
         nodeId,
         identity: identity ?? '',
         cutoff,
+        jobIndex: keys.jobIndex,
         backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), running: keys.running(name), name })),
+        classRunningKeys: classLimits(config, keys).map((c) => c.runningKey),
       });
       if (moved < 0) continue;
       total += moved;

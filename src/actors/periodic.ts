@@ -68,7 +68,7 @@ export class Periodic extends TickingActor {
       const { queue } = entry.spec;
       const jid = periodicJid(entry.id, tick);
       const { json } = encodeNewJob(queue, entry.spec.class, entry.args, { jid }, { timestamps: config.timestamps });
-      const outcome = await enqueuePeriodic(redis, keys.periodic(entry.id), keys.queues, keys.queue(queue), tick, json, queue, boot);
+      const outcome = await enqueuePeriodic(redis, keys, keys.periodic(entry.id), queue, tick, json, jid, boot);
       this.done.set(entry.id, tick);
       if (outcome === 'enqueued') {
         if (boot) logger.info(`periodic ${entry.id}: caught up the tick of ${iso(tick)} missed while no node ran (${jid})`, meta);

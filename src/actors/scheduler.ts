@@ -50,19 +50,22 @@ export class Scheduler extends TickingActor {
   private async move(source: string, raw: string): Promise<boolean> {
     const { keys, redis } = this.ctx;
     let queue: string;
+    let jid: string;
     try {
       const job = decodeJob(raw);
       if (!isQueueName(job.queue)) throw new MalformedJobError('job has no valid "queue" to be enqueued into');
       queue = job.queue;
+      jid = job.jid;
     } catch (err) {
       const now = nowSeconds();
-      const entry = malformedEntry(raw, (err as Error).message, '', uuidv4(), now);
+      const jid = uuidv4();
+      const entry = malformedEntry(raw, (err as Error).message, '', jid, now);
       this.ctx.logger.error(`unreadable job in ${source} moved to dead: ${(err as Error).message}`, { actor: this.name });
-      await buryDue(redis, source, keys.dead, raw, entry, now);
+      await buryDue(redis, keys, source, raw, entry, jid, now);
       return false;
     }
     // Like Sidekiq's scheduler, stamp the time it entered its queue; every other byte stays.
     const enqueued = rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.ctx.config.timestamps) });
-    return enqueueDue(redis, source, keys.queue(queue), keys.queues, raw, enqueued, queue);
+    return enqueueDue(redis, keys, { source, queueKey: keys.queue(queue), queue, raw, enqueued, jid });
   }
 }

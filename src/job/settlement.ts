@@ -1,11 +1,13 @@
 // How one fetched job is settled in Redis, each way in one atomic step: ack, retry/dead/discard,
 // nack, and the early steps of at-most-once and unique-until-start jobs. The JobWorker decides
-// when; this decides which keys and script, and what the job held (unique lock, global slot).
+// when; this decides which keys and script, and what the job held (unique lock, running slots).
+// Every step keeps the job index in step (src/redis/job-index.ts).
 import type { NodeContext } from '../node-context';
-import { ackJob, failJob, Held, nackJob, unlockUnique } from '../redis/scripts';
+import { ackJob, failJob, Held, releaseJob, requeueJob } from '../redis/scripts';
 import { decideFailure, JobError } from './failure';
 import type { FetchedJob } from './job';
 import { rewriteMembers } from './json-members';
+import { heldSlots } from './limits';
 import { jsonTimestamp, nowSeconds } from './time';
 
 export class Settlement {
@@ -13,41 +15,60 @@ export class Settlement {
 
   constructor(private readonly ctx: NodeContext, private readonly fetched: FetchedJob, private readonly backup: string) {
     const { job, queue } = fetched;
-    const spec = ctx.config.queues.find((q) => q.name === queue);
+    const { config, keys } = ctx;
     this.held = {
-      slot: spec?.globalConcurrency ? { runningKey: ctx.keys.running(queue), nodeId: ctx.config.nodeId } : undefined,
-      lock: job.unique_key && job.unique_until === 'success' ? { lockKey: ctx.keys.uniqueLock(job.unique_key), jid: job.jid } : undefined,
+      slots: heldSlots(config, keys, queue, job.class),
+      nodeId: config.nodeId,
+      lock: job.unique_key && job.unique_until === 'success' ? { lockKey: keys.uniqueLock(job.unique_key), jid: job.jid } : undefined,
     };
   }
 
-  /** Success: off the backup list, letting go of its lock and slot. */
-  ack(): Promise<unknown> {
-    const { redis } = this.ctx;
-    if (!this.held.lock && !this.held.slot) return redis.lrem(this.backup, 1, this.fetched.raw);
-    return ackJob(redis, this.backup, this.fetched.raw, this.held);
+  private get unlocked(): Held {
+    return { slots: this.held.slots, nodeId: this.held.nodeId };
+  }
+
+  /** Success: off the backup list and out of the index, letting go of its lock and slots. */
+  ack(): Promise<boolean> {
+    return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, this.held);
   }
 
   /** At-most-once: off the backup list before it runs (a crash from here on loses it, by request). */
   takeOffBackup(): Promise<boolean> {
-    return ackJob(this.ctx.redis, this.backup, this.fetched.raw, { slot: this.held.slot });
+    return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, this.unlocked, true);
   }
 
   /** A job that is finished without success (dead, dropped, expired, at-most-once) lets go of its lock. */
   async releaseLock(): Promise<void> {
-    if (this.held.lock) await unlockUnique(this.ctx.redis, this.held.lock.lockKey, this.held.lock.jid);
+    if (this.held.lock) await releaseJob(this.ctx.redis, this.ctx.keys, this.held.lock);
+  }
+
+  /** An at-most-once job that succeeded: out of the index, its lock released. */
+  async finishTaken(): Promise<void> {
+    await releaseJob(this.ctx.redis, this.ctx.keys, this.held.lock, this.fetched.job.jid);
   }
 
   /** Unique until start: the lock goes as the job starts. */
   async releaseLockAtStart(): Promise<void> {
     const { job } = this.fetched;
-    if (job.unique_key && job.unique_until === 'start') await unlockUnique(this.ctx.redis, this.ctx.keys.uniqueLock(job.unique_key), job.jid);
+    if (job.unique_key && job.unique_until === 'start') await releaseJob(this.ctx.redis, this.ctx.keys, { lockKey: this.ctx.keys.uniqueLock(job.unique_key), jid: job.jid });
   }
 
   /** The handler asked to run it again later: back in its queue with `nacks` raised. */
-  nack(): Promise<unknown> {
+  nack(): Promise<boolean> {
     const { raw, job, queue } = this.fetched;
     const rewritten = rewriteMembers(raw, { nacks: String((Number.isInteger(job.nacks) ? job.nacks! : 0) + 1) });
-    return nackJob(this.ctx.redis, this.backup, this.ctx.keys.queue(queue), raw, rewritten, { slot: this.held.slot });
+    return this.requeue('back', rewritten);
+  }
+
+  /** Its run was cut short through no fault of its own (its thread was stopped for another job). */
+  interrupted(): Promise<boolean> {
+    return this.requeue('front');
+  }
+
+  private requeue(end: 'back' | 'front', rewritten?: string): Promise<boolean> {
+    const { raw, job, queue } = this.fetched;
+    const { keys, redis } = this.ctx;
+    return requeueJob(redis, keys.jobIndex, { backup: this.backup, queueKey: keys.queue(queue), queue, raw, rewritten, end, jid: job.jid }, this.unlocked);
   }
 
   /** Failure: to `retry`, to `dead` or dropped, by the job's retry rules; returns a line for the log. */
@@ -58,41 +79,53 @@ export class Settlement {
     const raw = typeof job.queue === 'string' ? fetchedRaw : rewriteMembers(fetchedRaw, { queue: JSON.stringify(this.fetched.queue) });
     const now = nowSeconds();
     const decision = atMostOnce ? decideFailure(raw, { ...job, retry: 0 }, error, { ...config, dialect: 'exq' }, now) : decideFailure(raw, job, error, config, now);
-    const dead = { target: keys.dead, score: now, trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs };
+    const base = { backup: this.backup, raw: fetchedRaw, jid: job.jid, held: this.unlocked };
+    const dead = { ...base, target: keys.dead, place: 'dead' as const, score: now, trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs };
     if (atMostOnce) {
       // Already off the backup list: it is filed in the dead set for the record, never retried.
-      if (decision.to !== 'discard') await redis.zadd(keys.dead, String(now), decision.json);
+      if (decision.to !== 'discard') await failJob(redis, keys, { ...dead, rewritten: decision.json, taken: true });
+      else await releaseJob(redis, keys, undefined, job.jid);
       await this.releaseLock();
       return 'at most once: moved to dead, not retried';
     }
     switch (decision.to) {
       case 'retry':
-        await failJob(redis, { backup: this.backup, target: keys.retry, raw: fetchedRaw, rewritten: decision.json, score: decision.at, slot: this.held.slot });
+        await failJob(redis, keys, { ...base, rewritten: decision.json, target: keys.retry, place: 'retry', score: decision.at });
         return `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`;
       case 'dead':
-        await failJob(redis, { backup: this.backup, raw: fetchedRaw, rewritten: decision.json, slot: this.held.slot, ...dead });
+        await failJob(redis, keys, { ...dead, rewritten: decision.json });
         await this.releaseLock();
         return 'out of retries, moved to dead';
       case 'discard':
-        await ackJob(redis, this.backup, fetchedRaw, { slot: this.held.slot });
+        await ackJob(redis, keys, this.backup, fetchedRaw, job.jid, this.unlocked);
         await this.releaseLock();
         return 'discarded (retry: false or dead: false)';
     }
   }
 
+  /** Stopped on request (`cancel`): to the dead set with the reason `cancelled`, never retried. */
+  cancelled(): Promise<boolean> {
+    return this.bury('JobCancelledError', 'cancelled');
+  }
+
   /** Never started before its ttl: to the dead set with the reason `expired`. */
-  async expire(): Promise<void> {
+  expire(): Promise<boolean> {
+    return this.bury('JobExpiredError', 'expired');
+  }
+
+  private async bury(errorClass: string, reason: string): Promise<boolean> {
     const { config, keys, redis } = this.ctx;
     const now = nowSeconds();
     const entry = rewriteMembers(this.fetched.raw, {
-      error_class: '"JobExpiredError"',
-      error_message: '"expired"',
+      error_class: JSON.stringify(errorClass),
+      error_message: JSON.stringify(reason),
       failed_at: jsonTimestamp(now, config.timestamps),
     });
-    await failJob(redis, {
-      backup: this.backup, target: keys.dead, raw: this.fetched.raw, rewritten: entry, score: now,
-      trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs, slot: this.held.slot,
+    const filed = await failJob(redis, keys, {
+      backup: this.backup, target: keys.dead, place: 'dead', raw: this.fetched.raw, rewritten: entry, jid: this.fetched.job.jid, score: now,
+      trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs, held: this.unlocked,
     });
     await this.releaseLock();
+    return filed;
   }
 }

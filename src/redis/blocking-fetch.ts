@@ -1,7 +1,9 @@
-// An idle node's wait for work: BLMOVE from one queue into this node's backup list on a
-// connection of its own, so a job enqueued into an idle queue starts at once instead of at the
-// next poll. BLMOVE is as reliable as the fetch script (the job is in the queue or the backup
-// list), but takes no notice of pausing or global limits: the manager checks those around it.
+// An idle node's wait for work, on a connection of its own: BLMOVE from a queue onto itself
+// (right end to right end, a rotation that changes nothing) blocks until the queue has a job and
+// then returns at once, so a job enqueued into an idle queue starts without waiting for the next
+// poll. The job never leaves its queue here: the manager's fetch script takes it, with pausing,
+// limits and the job index all honoured, and a wait cut off by a stop or a lost connection
+// leaves nothing behind.
 import type Redis from 'ioredis';
 
 export class BlockingFetch {
@@ -9,16 +11,16 @@ export class BlockingFetch {
 
   constructor(private readonly redis: Redis) {}
 
-  /** The job moved, or null when none came within `seconds`. */
-  async wait(queueKey: string, backupKey: string, seconds: number): Promise<string | null> {
+  /** Resolves when `queueKey` holds a job, or after `seconds` (with null). */
+  async wait(queueKey: string, seconds: number): Promise<string | null> {
     if (!this.connection) {
       this.connection = this.redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
       this.connection.on('error', () => {}); // the shared connection's errors are logged already
     }
-    return this.connection.blmove(queueKey, backupKey, 'RIGHT', 'LEFT', seconds);
+    return this.connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds);
   }
 
-  /** Drops the connection; a wait in progress fails (what it moved stays in the backup list). */
+  /** Drops the connection; a wait in progress fails. */
   close(): void {
     this.connection?.disconnect();
     this.connection = undefined;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type Redis from 'ioredis';
 import type { Keys } from './keys';
 
-const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'reclaim', 'enqueue', 'ack', 'nack', 'unlock', 'enqueue-periodic'] as const;
+const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 function commandName(script: ScriptName): string {
@@ -41,6 +41,8 @@ export interface Fetched {
   jobs: string[][];
   /** Queues (by index) whose keys failed, with Redis' message. */
   errors: Array<[index: number, message: string]>;
+  /** Messages about limited classes' keys that failed (their jobs stay queued). */
+  classErrors: string[];
 }
 
 export interface FetchQueue {
@@ -54,75 +56,145 @@ export interface FetchQueue {
   globalLimit?: number;
 }
 
-/** Moves up to each queue's count of jobs into this node's backup lists, in one call. */
-export async function fetchJobs(client: Redis, paused: string, nodeId: string, queues: FetchQueue[]): Promise<Fetched> {
-  const keys = [paused, ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey])];
-  const argv = [nodeId, ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? ''])];
-  const [jobs, errors] = (await run(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>];
-  return { jobs, errors: errors.map(([i, message]) => [i - 1, message]) };
+/** A class whose running jobs are limited across all nodes. */
+export interface ClassLimit {
+  name: string;
+  runningKey: string;
+  limit: number;
 }
 
-/** What a settled job gives back besides its backup entry. */
+/** Where every fetch writes besides the queues: pausing, the job index, delivery counts. */
+export interface FetchKeys {
+  paused: string;
+  jobIndex: string;
+  deliveries: string;
+}
+
+/** Moves up to each queue's count of jobs into this node's backup lists, in one call. */
+export async function fetchJobs(client: Redis, k: FetchKeys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = []): Promise<Fetched> {
+  const keys = [k.paused, k.jobIndex, k.deliveries, ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]), ...classes.map((c) => c.runningKey)];
+  const argv = [nodeId, queues.length, ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']), ...classes.flatMap((c) => [c.name, c.limit])];
+  const [jobs, errors] = (await run(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>];
+  return {
+    jobs,
+    errors: errors.filter(([i]) => i > 0).map(([i, message]) => [i - 1, message]),
+    classErrors: errors.filter(([i]) => i === 0).map(([, message]) => message),
+  };
+}
+
+/** The keys of the job index, which every move of a job updates. */
+export interface IndexKeys {
+  jobIndex: string;
+  deliveries: string;
+}
+
+/** What a fetched job holds until it is settled, besides its backup entry. */
 export interface Held {
-  /** Its queue's running hash and this node's id, when the queue has a global limit. */
-  slot?: { runningKey: string; nodeId: string };
+  /** Running hashes it holds a slot in (its queue's, its class's), and this node's id. */
+  slots: string[];
+  nodeId: string;
   /** Its unique lock and jid, when the lock is to be released with this step. */
   lock?: { lockKey: string; jid: string };
 }
 
-/** Acks a job that holds a lock or a global slot: LREM and release in one step. False when it was gone. */
-export async function ackJob(client: Redis, backup: string, raw: string, held: Held): Promise<boolean> {
-  const keys = [backup, held.lock?.lockKey ?? backup, held.slot?.runningKey ?? backup];
-  return (await run(client, 'ack', keys, [raw, held.lock?.jid ?? '', held.slot?.nodeId ?? ''])) === 1;
+/** Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on. */
+export async function ackJob(client: Redis, index: IndexKeys, backup: string, raw: string, jid: string, held: Held, keepIndex = false): Promise<boolean> {
+  const keys = [backup, index.jobIndex, index.deliveries, held.lock?.lockKey ?? backup, ...held.slots];
+  return (await run(client, 'ack', keys, [raw, jid, held.lock?.jid ?? '', held.nodeId, keepIndex ? 'keep' : ''])) === 1;
 }
 
-/** Puts a nacked job back at the producer end of its queue with its counter raised. */
-export async function nackJob(client: Redis, backup: string, queue: string, raw: string, rewritten: string, held: Held): Promise<boolean> {
-  return (await run(client, 'nack', [backup, queue, held.slot?.runningKey ?? backup], [raw, rewritten, held.slot?.nodeId ?? ''])) === 1;
+export interface Requeue {
+  backup: string;
+  queueKey: string;
+  queue: string;
+  raw: string;
+  /** The job as it goes back (nacks raised); `raw` when absent. */
+  rewritten?: string;
+  /** 'back': behind the waiting jobs (nack); 'front': next in line (a job no worker ran). */
+  end: 'back' | 'front';
+  jid: string;
 }
 
-/** Releases a unique lock if `jid` still holds it. */
-export async function unlockUnique(client: Redis, lockKey: string, jid: string): Promise<boolean> {
-  return (await run(client, 'unlock', [lockKey], [jid])) === 1;
+/** Moves one job from a backup list back into its queue, giving back its slots. */
+export async function requeueJob(client: Redis, jobIndex: string, r: Requeue, held: Pick<Held, 'slots' | 'nodeId'>): Promise<boolean> {
+  const keys = [r.backup, r.queueKey, jobIndex, ...held.slots];
+  return (await run(client, 'requeue-job', keys, [r.raw, r.rewritten ?? r.raw, r.end, held.nodeId, r.jid, r.queue])) === 1;
+}
+
+/** Lets go of a unique lock if `lock.jid` still holds it, and forgets `doneJid` in the index. */
+export async function releaseJob(client: Redis, index: IndexKeys, lock: { lockKey: string; jid: string } | undefined, doneJid = ''): Promise<boolean> {
+  const keys = [lock?.lockKey ?? index.jobIndex, index.jobIndex, index.deliveries];
+  return (await run(client, 'release', keys, [lock?.jid ?? '', doneJid])) === 1;
 }
 
 export interface FailEntry {
   backup: string;
   target: string;
+  /** 'retry' or 'dead': where the index says the job is. */
+  place: 'retry' | 'dead';
   raw: string;
   rewritten: string;
+  /** The jid of the rewritten job. */
+  jid: string;
   score: number;
   /** Dead set only: entries scored below this are dropped. */
   trimBelow?: number;
   /** Dead set only: keep at most this many entries. */
   maxEntries?: number;
-  /** The global-limit slot the job holds, released with it. */
-  slot?: { runningKey: string; nodeId: string };
+  /** The slots the job holds, released with it. */
+  held?: Pick<Held, 'slots' | 'nodeId'>;
+  /** The job left the backup list already (at-most-once): file it regardless. */
+  taken?: boolean;
 }
 
 /** Files a failed job in `target`; false when it was no longer in its backup list. */
-export async function failJob(client: Redis, e: FailEntry): Promise<boolean> {
-  const argv = [e.raw, e.rewritten, formatScore(e.score), e.trimBelow === undefined ? '' : formatScore(e.trimBelow), e.maxEntries ?? '', e.slot?.nodeId ?? ''];
-  return (await run(client, 'fail', [e.backup, e.target, e.slot?.runningKey ?? e.backup], argv)) === 1;
+export async function failJob(client: Redis, index: IndexKeys, e: FailEntry): Promise<boolean> {
+  const keys = [e.backup, e.target, index.jobIndex, index.deliveries, ...(e.held?.slots ?? [])];
+  const argv = [
+    e.raw, e.rewritten, formatScore(e.score), e.trimBelow === undefined ? '' : formatScore(e.trimBelow), e.maxEntries ?? '',
+    e.held?.nodeId ?? '', e.jid, e.place, e.taken ? 'taken' : '',
+  ];
+  return (await run(client, 'fail', keys, argv)) === 1;
 }
 
-/** Puts a whole backup list back into its queue (and drops the node's global-limit count there). */
-export async function requeueBackup(client: Redis, keys: Keys, nodeId: string, queue: string): Promise<number> {
-  const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.queues, keys.running(queue)];
+/**
+ * Puts a whole backup list back into its queue, and drops the node's global-limit count there and
+ * in `classRunningKeys` (pass those only when nothing runs on the node: at boot and at stop).
+ */
+export async function requeueBackup(client: Redis, keys: Keys, nodeId: string, queue: string, classRunningKeys: string[] = []): Promise<number> {
+  const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.queues, keys.jobIndex, keys.running(queue), ...classRunningKeys];
   return (await run(client, 'requeue-backup', scriptKeys, [queue, nodeId])) as number;
 }
 
-export async function enqueueDue(client: Redis, source: string, queue: string, queuesSet: string, raw: string, enqueued: string, queueName: string): Promise<boolean> {
-  return (await run(client, 'enqueue-due', [source, queue, queuesSet], [raw, enqueued, queueName])) === 1;
+export interface DueMove {
+  /** The sorted set it is in: schedule, retry, or (on request) dead. */
+  source: string;
+  queueKey: string;
+  queue: string;
+  raw: string;
+  /** The job as it goes into the queue (with its new enqueued_at). */
+  enqueued: string;
+  jid: string;
 }
 
-export async function buryDue(client: Redis, source: string, dead: string, raw: string, entry: string, score: number): Promise<boolean> {
-  return (await run(client, 'bury-due', [source, dead], [raw, entry, formatScore(score)])) === 1;
+/** Moves one job from a sorted set into its queue; false when it was gone already. */
+export async function enqueueDue(client: Redis, keys: Keys, m: DueMove): Promise<boolean> {
+  return (await run(client, 'enqueue-due', [m.source, m.queueKey, keys.queues, keys.jobIndex], [m.raw, m.enqueued, m.queue, m.jid])) === 1;
 }
 
-/** Moves one unworked job from a backup list back to the consumer end of its queue. */
-export async function reclaimJob(client: Redis, backup: string, queue: string, raw: string, slot?: { runningKey: string; nodeId: string }): Promise<boolean> {
-  return (await run(client, 'reclaim', [backup, queue, slot?.runningKey ?? backup], [raw, slot?.nodeId ?? ''])) === 1;
+/** Moves one unreadable job from schedule or retry to the dead set, as `entry` with jid `jid`. */
+export async function buryDue(client: Redis, keys: Keys, source: string, raw: string, entry: string, jid: string, score: number): Promise<boolean> {
+  return (await run(client, 'bury-due', [source, keys.dead, keys.jobIndex], [raw, entry, formatScore(score), jid])) === 1;
+}
+
+/** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */
+export async function findInList(client: Redis, list: string, jid: string): Promise<string | null> {
+  return (await run(client, 'find-in-list', [list], [jid])) as string | null;
+}
+
+/** Deletes a waiting job found at `location` in the index; false when it had moved meanwhile. */
+export async function deleteJob(client: Redis, keys: Keys, where: string, raw: string, jid: string, location: string, lockKey?: string): Promise<boolean> {
+  return (await run(client, 'delete-job', [where, keys.jobIndex, keys.deliveries, lockKey ?? keys.jobIndex], [raw, jid, location])) === 1;
 }
 
 export interface DeadNode {
@@ -135,14 +207,20 @@ export interface DeadNode {
   nodeId: string;
   identity: string;
   cutoff: number;
+  jobIndex: string;
   /** The dead node's backup lists with their queues and running hashes. */
   backups: Array<{ backup: string; queue: string; running: string; name: string }>;
+  /** Running hashes of limited classes, where the dead node's slots are dropped. */
+  classRunningKeys: string[];
 }
 
 /** Claims a dead node and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
 export async function recoverNode(client: Redis, d: DeadNode): Promise<number> {
-  const keys = [d.nodes, d.identities, d.processes, d.queuesSet, d.processKey, d.processWorkersKey, ...d.backups.flatMap((b) => [b.backup, b.queue, b.running])];
-  const argv = [d.nodeId, formatScore(d.cutoff), d.identity, ...d.backups.map((b) => b.name)];
+  const keys = [
+    d.nodes, d.identities, d.processes, d.queuesSet, d.processKey, d.processWorkersKey, d.jobIndex,
+    ...d.backups.flatMap((b) => [b.backup, b.queue, b.running]), ...d.classRunningKeys,
+  ];
+  const argv = [d.nodeId, formatScore(d.cutoff), d.identity, d.backups.length, ...d.backups.map((b) => b.name)];
   return (await run(client, 'recover-node', keys, argv)) as number;
 }
 
@@ -166,13 +244,13 @@ export class QueueFullError extends Error {
 }
 
 /** Writes jobs all or none; per job its jid (the holder's on a unique conflict) and whether it conflicted. */
-export async function enqueueJobs(client: Redis, queuesSet: string, schedule: string, paused: string, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
-  const keys = [queuesSet, schedule, paused, ...jobs.flatMap((j) => [j.queueKey, j.unique?.lockKey ?? j.queueKey])];
+export async function enqueueJobs(client: Redis, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+  const scriptKeys = [keys.queues, keys.schedule, keys.paused, keys.jobIndex, ...jobs.flatMap((j) => [j.queueKey, j.unique?.lockKey ?? j.queueKey])];
   const argv: Array<string | number> = [jobs.length];
   for (const j of jobs) argv.push(j.queue, j.json, j.runAt === undefined ? '' : formatScore(j.runAt), j.maxlen ?? '', j.unique?.ttl ?? '');
   for (const j of jobs) argv.push(j.jid);
   try {
-    const result = (await run(client, 'enqueue', keys, argv)) as Array<[string, number]>;
+    const result = (await run(client, 'enqueue', scriptKeys, argv)) as Array<[string, number]>;
     return result.map(([jid, conflict]) => ({ jid, conflict: conflict === 1 }));
   } catch (err) {
     const message = (err as Error).message;
@@ -190,17 +268,9 @@ export type PeriodicOutcome = 'enqueued' | 'already' | 'new-schedule';
  * already, in one atomic step. `boot`: the node's first call for this schedule, which only records
  * the tick of a schedule Redis has no state for.
  */
-export async function enqueuePeriodic(
-  client: Redis,
-  state: string,
-  queuesSet: string,
-  queue: string,
-  tick: number,
-  json: string,
-  queueName: string,
-  boot: boolean,
-): Promise<PeriodicOutcome> {
-  const result = (await run(client, 'enqueue-periodic', [state, queuesSet, queue], [tick, json, queueName, boot ? 'boot' : ''])) as number;
+export async function enqueuePeriodic(client: Redis, keys: Keys, state: string, queueName: string, tick: number, json: string, jid: string, boot: boolean): Promise<PeriodicOutcome> {
+  const scriptKeys = [state, keys.queues, keys.queue(queueName), keys.jobIndex];
+  const result = (await run(client, 'enqueue-periodic', scriptKeys, [tick, json, queueName, boot ? 'boot' : '', jid])) as number;
   return result === 1 ? 'enqueued' : result === 0 ? 'already' : 'new-schedule';
 }
 

@@ -45,7 +45,9 @@ describe('dead-node recovery', () => {
       nodes: keys.nodes, identities: keys.nodeIdentities, processes: keys.processes, queuesSet: keys.queues,
       processKey: keys.process('ghost-ident'), processWorkersKey: keys.processWorkers('ghost-ident'),
       nodeId: 'ghost', identity: 'ghost-ident', cutoff: Date.now() / 1000 - 30,
+      jobIndex: keys.jobIndex,
       backups: [{ backup: keys.backup('ghost', 'default'), queue: keys.queue('default'), running: keys.running('default'), name: 'default' }],
+      classRunningKeys: [],
     });
     const results = await Promise.all([claim(), claim(), claim()]);
     expect(results.filter((r) => r >= 0)).to.deep.equal([3]);

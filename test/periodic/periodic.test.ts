@@ -49,7 +49,7 @@ describe('periodic jobs', () => {
       try {
         const { keys } = t;
         const state = keys.periodic('s');
-        const run = (tick: number, boot = false) => enqueuePeriodic(redis, state, keys.queues, keys.queue('q'), tick, `{"jid":"periodic-s-${tick}"}`, 'q', boot);
+        const run = (tick: number, boot = false) => enqueuePeriodic(redis, keys, state, 'q', tick, `{"jid":"periodic-s-${tick}"}`, `periodic-s-${tick}`, boot);
 
         expect(await run(100, true)).to.equal('new-schedule');
         expect(await t.redis.get(state)).to.equal('100');
@@ -77,7 +77,7 @@ describe('periodic jobs', () => {
         await t.redis.set(keys.periodic('race'), '0');
         for (const tick of [1, 2, 3]) {
           const outcomes = await Promise.all(
-            clients.map((c) => enqueuePeriodic(c, keys.periodic('race'), keys.queues, keys.queue('q'), tick, `{"jid":"periodic-race-${tick}"}`, 'q', false)),
+            clients.map((c) => enqueuePeriodic(c, keys, keys.periodic('race'), 'q', tick, `{"jid":"periodic-race-${tick}"}`, `periodic-race-${tick}`, false)),
           );
           expect(outcomes.filter((o) => o === 'enqueued')).to.have.length(1);
         }
@@ -92,7 +92,7 @@ describe('periodic jobs', () => {
       try {
         const { keys } = t;
         await t.redis.lpush(keys.periodic('broken'), 'x');
-        const err = await enqueuePeriodic(redis, keys.periodic('broken'), keys.queues, keys.queue('q'), 5, '{}', 'q', false).catch((e: Error) => e);
+        const err = await enqueuePeriodic(redis, keys, keys.periodic('broken'), 'q', 5, '{}', 'x', false).catch((e: Error) => e);
         expect(err).to.be.instanceOf(Error);
         expect((err as Error).message).to.match(/WRONGTYPE/);
         expect(await t.redis.llen(keys.queue('q'))).to.equal(0);

@@ -14,7 +14,9 @@ async function retryEntry(session: Session, found: Found): Promise<string | unde
   if (typeof queue !== 'string' || queue === '') throw new UsageError(`job in ${found.where} has no queue to go back to`);
   const stamp = jsonTimestamp(nowSeconds(), session.nexq.node.ctx.config.timestamps);
   const { redis, keys } = session;
-  return (await enqueueDue(redis, found.key, keys.queue(queue), keys.queues, found.raw, rewriteMembers(found.raw, { enqueued_at: stamp }), queue)) ? queue : undefined;
+  const enqueued = rewriteMembers(found.raw, { enqueued_at: stamp });
+  const jid = String(parseEntry(found.raw)?.jid ?? '');
+  return (await enqueueDue(redis, keys, { source: found.key, queueKey: keys.queue(queue), queue, raw: found.raw, enqueued, jid })) ? queue : undefined;
 }
 
 async function retryAll(session: Session): Promise<Array<{ jid: string | null; queue: string }>> {

@@ -1,20 +1,27 @@
--- ack: a job succeeded. Take it off the backup list and let go of what it held, atomically.
--- Used for jobs that hold a unique lock or a global-limit slot; a plain job is acked with LREM.
--- KEYS[1]  backup list the job was fetched into
--- KEYS[2]  its unique lock <ns>:nexq:unique:<key> (KEYS[1] again when it has none)
--- KEYS[3]  its queue's running hash <ns>:nexq:running:<q> (KEYS[1] again when no global limit)
--- ARGV[1]  the job exactly as fetched
--- ARGV[2]  its jid when the lock is to be released now ('' otherwise)
--- ARGV[3]  this node's id when it holds a global-limit slot ('' otherwise)
+-- ack: a job succeeded (or is dropped). Take it off the backup list, forget it in the job index and
+-- let go of what it held (unique lock, running slots), atomically.
+-- KEYS[1]   backup list the job was fetched into
+-- KEYS[2]   job index <ns>:nexq:jobs
+-- KEYS[3]   delivery counts <ns>:nexq:deliveries
+-- KEYS[4]   its unique lock <ns>:nexq:unique:<key> (KEYS[1] again when it has none)
+-- KEYS[5..] running hashes it holds a slot in (<ns>:nexq:running:<q>, <ns>:nexq:running-class:<c>)
+-- ARGV[1]   the job exactly as fetched
+-- ARGV[2]   its jid ('' when unreadable)
+-- ARGV[3]   its jid again when the unique lock is to be released now ('' otherwise)
+-- ARGV[4]   this node's id (for the running slots)
+-- ARGV[5]   'keep' to leave the index as it is (an at-most-once job leaves backup as it starts)
 -- Returns 1 when acked, 0 when the job was no longer in the backup list.
 nexq_expect_type(KEYS[1], 'list')
+nexq_expect_type(KEYS[2], 'hash')
+nexq_expect_type(KEYS[3], 'hash')
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
-if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) == ARGV[2] then
-  redis.call('DEL', KEYS[2])
+if ARGV[3] ~= '' and redis.call('GET', KEYS[4]) == ARGV[3] then
+  redis.call('DEL', KEYS[4])
 end
-if ARGV[3] ~= '' and redis.call('HINCRBY', KEYS[3], ARGV[3], -1) <= 0 then
-  redis.call('HDEL', KEYS[3], ARGV[3])
+if ARGV[5] ~= 'keep' then
+  nexq_forget(KEYS[2], KEYS[3], ARGV[2])
 end
+nexq_release_slots(5, ARGV[4])
 return 1

@@ -6,13 +6,17 @@
 -- ARGV[1]  the job exactly as stored in the sorted set
 -- ARGV[2]  the job as it goes into the queue (with its new enqueued_at)
 -- ARGV[3]  queue name
+-- KEYS[4]  job index <ns>:nexq:jobs
+-- ARGV[4]  its jid ('' when unreadable)
 -- Returns 1 when moved, 0 when it was no longer in the source set (another scheduler moved it first).
 nexq_expect_type(KEYS[1], 'zset')
 nexq_expect_type(KEYS[2], 'list')
 nexq_expect_type(KEYS[3], 'set')
+nexq_expect_type(KEYS[4], 'hash')
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
 redis.call('LPUSH', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[3])
+nexq_index(KEYS[4], ARGV[4], 'queued\t' .. ARGV[3])
 return 1

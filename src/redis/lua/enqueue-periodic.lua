@@ -4,16 +4,19 @@
 -- KEYS[1]  the schedule's state <ns>:nexq:periodic:<id> (string: epoch seconds of its last tick)
 -- KEYS[2]  queue set  <ns>:queues
 -- KEYS[3]  queue list <ns>:queue:<q>
+-- KEYS[4]  job index <ns>:nexq:jobs
 -- ARGV[1]  the tick, in whole epoch seconds
 -- ARGV[2]  the job JSON (its jid names the tick)
 -- ARGV[3]  queue name
 -- ARGV[4]  'boot' on a node's first call for this schedule: a schedule with no state yet is new,
 --          so its tick is recorded and not enqueued (ticks from before it existed are not run)
+-- ARGV[5]  the job's jid
 -- Returns 1 when it pushed the job, 0 when this tick or a later one was enqueued already, -1 when
 -- it recorded a new schedule's first tick without enqueuing it.
 nexq_expect_type(KEYS[1], 'string')
 nexq_expect_type(KEYS[2], 'set')
 nexq_expect_type(KEYS[3], 'list')
+nexq_expect_type(KEYS[4], 'hash')
 local tick = tonumber(ARGV[1])
 local last = redis.call('GET', KEYS[1])
 if last and tonumber(last) then
@@ -27,4 +30,5 @@ end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[3])
+nexq_index(KEYS[4], ARGV[5], 'queued\t' .. ARGV[3])
 return 1

@@ -2,21 +2,24 @@
 -- KEYS[1]          queue set   <ns>:queues
 -- KEYS[2]          schedule    <ns>:schedule
 -- KEYS[3]          paused queues, hash <ns>:nexq:paused (queue -> in | out | all)
--- KEYS[2+2i]       job i's queue list <ns>:queue:<q>
--- KEYS[3+2i]       job i's unique lock <ns>:nexq:unique:<key> (its queue list again when it has none)
+-- KEYS[4]          job index <ns>:nexq:jobs
+-- KEYS[3+2i]       job i's queue list <ns>:queue:<q>
+-- KEYS[4+2i]       job i's unique lock <ns>:nexq:unique:<key> (its queue list again when it has none)
 -- ARGV[1]          number of jobs n
 -- ARGV[2+5(i-1)..] per job: queue name, job JSON, score ('' = now), maxlen ('' = none),
 --                  unique lock seconds ('' = none)
 -- ARGV[2+5n+i-1]   job i's jid
+-- Every job written is indexed by jid (queued or schedule).
 -- Returns per job { jid, conflict }: conflict 1 when a unique lock was held, with the holder's jid.
 -- Refusals (paused for input, queue full) fail the whole call before anything is written.
 nexq_expect_type(KEYS[1], 'set')
 nexq_expect_type(KEYS[2], 'zset')
+nexq_expect_type(KEYS[4], 'hash')
 local n = tonumber(ARGV[1])
 local added = {}
 for i = 1, n do
   local base = 2 + 5 * (i - 1)
-  local queue, queueKey, maxlen = ARGV[base], KEYS[2 + 2 * i], ARGV[base + 3]
+  local queue, queueKey, maxlen = ARGV[base], KEYS[3 + 2 * i], ARGV[base + 3]
   local paused = redis.call('HGET', KEYS[3], queue)
   if paused == 'in' or paused == 'all' then
     return redis.error_reply('NEXQ_PAUSED queue ' .. queue .. ' is paused for input')
@@ -36,19 +39,21 @@ for i = 1, n do
   local jid = ARGV[2 + 5 * n + i - 1]
   local conflict = 0
   if lockSeconds ~= '' then
-    local holder = redis.call('GET', KEYS[3 + 2 * i])
+    local holder = redis.call('GET', KEYS[4 + 2 * i])
     if holder then
       jid, conflict = holder, 1
     else
-      redis.call('SET', KEYS[3 + 2 * i], jid, 'EX', lockSeconds)
+      redis.call('SET', KEYS[4 + 2 * i], jid, 'EX', lockSeconds)
     end
   end
   if conflict == 0 then
     if score == '' then
       redis.call('SADD', KEYS[1], queue)
-      redis.call('LPUSH', KEYS[2 + 2 * i], json)
+      redis.call('LPUSH', KEYS[3 + 2 * i], json)
+      nexq_index(KEYS[4], jid, 'queued\t' .. queue)
     else
       redis.call('ZADD', KEYS[2], score, json)
+      nexq_index(KEYS[4], jid, 'schedule\t' .. score)
     end
   end
   result[i] = { jid, conflict }

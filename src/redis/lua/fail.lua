@@ -1,28 +1,51 @@
--- fail: take a finished job off the backup list and file it in the retry or dead set, atomically.
--- KEYS[1]  backup list the job was fetched into
--- KEYS[2]  destination sorted set (<ns>:retry or <ns>:dead)
--- ARGV[1]  the job exactly as fetched (to remove from the backup list)
--- ARGV[2]  the rewritten job (error fields, retry_count, ...)
--- ARGV[3]  score: epoch seconds when the job is due (retry) or died (dead)
--- ARGV[4]  for the dead set: drop entries scored below this ('' for none)
--- ARGV[5]  for the dead set: keep at most this many entries ('' for no cap)
--- KEYS[3]  its queue's running hash <ns>:nexq:running:<q> (KEYS[1] again when no global limit)
--- ARGV[6]  this node's id when the job holds a global-limit slot ('' otherwise)
+-- fail: take a finished job off the backup list and file it in the retry or dead set, atomically,
+-- with its place in the job index; trimming the dead set forgets what it drops.
+-- KEYS[1]   backup list the job was fetched into
+-- KEYS[2]   destination sorted set (<ns>:retry or <ns>:dead)
+-- KEYS[3]   job index <ns>:nexq:jobs
+-- KEYS[4]   delivery counts <ns>:nexq:deliveries
+-- KEYS[5..] running hashes it holds a slot in (queue's and class's limits across nodes)
+-- ARGV[1]   the job exactly as fetched (to remove from the backup list)
+-- ARGV[2]   the rewritten job (error fields, retry_count, ...)
+-- ARGV[3]   score: epoch seconds when the job is due (retry) or died (dead)
+-- ARGV[4]   for the dead set: drop entries scored below this ('' for none)
+-- ARGV[5]   for the dead set: keep at most this many entries ('' for no cap)
+-- ARGV[6]   this node's id (for the running slots)
+-- ARGV[7]   jid of the rewritten job ('' when unreadable)
+-- ARGV[8]   'retry' or 'dead', for the index
+-- ARGV[9]   'taken' when the job already left the backup list (at-most-once): file it regardless
 -- Returns 1 when filed, 0 when the job was no longer in the backup list (another node recovered it:
 -- filing it as well would run it twice).
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'zset')
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
+nexq_expect_type(KEYS[3], 'hash')
+nexq_expect_type(KEYS[4], 'hash')
+if ARGV[9] ~= 'taken' and redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-if ARGV[6] ~= '' and redis.call('HINCRBY', KEYS[3], ARGV[6], -1) <= 0 then
-  redis.call('HDEL', KEYS[3], ARGV[6])
+nexq_index(KEYS[3], ARGV[7], ARGV[8] .. '\t' .. ARGV[3])
+if ARGV[9] ~= 'taken' then
+  nexq_release_slots(5, ARGV[6])
+end
+local function drop(members)
+  for _, member in ipairs(members) do
+    local jid = nexq_jid_of(member)
+    local here = ARGV[8] .. '\t'
+    if jid and string.sub(redis.call('HGET', KEYS[3], jid) or '', 1, #here) == here then
+      nexq_forget(KEYS[3], KEYS[4], jid)
+    end
+  end
 end
 if ARGV[4] ~= '' then
+  drop(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]))
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
 end
 if ARGV[5] ~= '' then
-  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
+  local excess = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
+  if excess > 0 then
+    drop(redis.call('ZRANGE', KEYS[2], 0, excess - 1))
+    redis.call('ZREMRANGEBYRANK', KEYS[2], 0, excess - 1)
+  end
 end
 return 1

@@ -1,58 +1,128 @@
 -- fetch: move up to N jobs from each queue into this node's backup list for it, in one round trip.
--- KEYS[1]       paused queues, hash <ns>:nexq:paused (queue -> in | out | all)
--- KEYS[3i-1]    queue list              <ns>:queue:<q>
--- KEYS[3i]      this node's backup list <ns>:queue:backup::<node>::<q>
--- KEYS[3i+1]    jobs running per node,  hash <ns>:nexq:running:<q> (node -> count), for global limits
--- ARGV[1]       this node's id
--- ARGV[3i-1]    how many jobs to move from queue i (its free slots on this node)
--- ARGV[3i]      queue name i
--- ARGV[3i+1]    queue i's limit across all nodes ('' for none)
+-- KEYS[1]          paused queues, hash <ns>:nexq:paused (queue -> in | out | all)
+-- KEYS[2]          job index <ns>:nexq:jobs
+-- KEYS[3]          delivery counts <ns>:nexq:deliveries
+-- KEYS[3i+1]       queue list              <ns>:queue:<q>         (queue i = 1..n)
+-- KEYS[3i+2]       this node's backup list <ns>:queue:backup::<node>::<q>
+-- KEYS[3i+3]       jobs running per node,  hash <ns>:nexq:running:<q> (node -> count), for global limits
+-- KEYS[3n+3+j]     jobs of class j running per node, hash <ns>:nexq:running-class:<c>   (class j = 1..m)
+-- ARGV[1]          this node's id
+-- ARGV[2]          n, the number of queues
+-- ARGV[3i], [3i+1], [3i+2]   queue i: jobs wanted (its free slots here), name, limit across nodes ('' none)
+-- ARGV[3n+1+2j], [3n+2+2j]   class j: name, limit across nodes
 -- Returns { jobs, errors }: jobs[i] is the array of raw jobs moved from queue i, oldest first;
--- errors is an array of { i, message } for queues whose keys could not be used (e.g. WRONGTYPE).
+-- errors is an array of { i, message } for queues whose keys could not be used (e.g. WRONGTYPE),
+-- i = 0 for a class's running hash (its jobs are left in their queues until it is repaired).
 -- The script is atomic, so a job is always in the queue or in the backup list, never neither; a
 -- broken key of one queue fails that queue alone (checked before anything moves), never the others.
--- A queue paused for output is skipped; a global limit counts every node's running jobs.
+-- A queue paused for output is skipped; a global limit counts every node's running jobs. A job
+-- whose class is at its limit keeps its place in the queue, and the jobs behind it go first.
+-- Every job moved is indexed as running here and its delivery count raised.
+nexq_expect_type(KEYS[2], 'hash')
+nexq_expect_type(KEYS[3], 'hash')
+local node, n = ARGV[1], tonumber(ARGV[2])
 local jobs, errors = {}, {}
-for i = 1, (#ARGV - 1) / 3 do
-  local queue, backup, running = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
-  local wanted, name, limit = tonumber(ARGV[3 * i - 1]), ARGV[3 * i], ARGV[3 * i + 1]
+
+local function used(hash)
+  local counts = redis.pcall('HVALS', hash)
+  if counts.err then return nil, counts.err end
+  local total = 0
+  for _, count in ipairs(counts) do total = total + (tonumber(count) or 0) end
+  return total
+end
+
+local classes, limitedClasses = {}, false
+for j = 1, (#KEYS - 3 - 3 * n) do
+  local name, limit = ARGV[3 * n + 1 + 2 * j], tonumber(ARGV[3 * n + 2 + 2 * j])
+  local total, err = used(KEYS[3 + 3 * n + j])
+  if err then errors[#errors + 1] = { 0, err } end
+  classes[name] = { key = KEYS[3 + 3 * n + j], free = total and (limit - total) or 0, taken = 0 }
+  limitedClasses = true
+end
+
+-- Picks up to `wanted` of a queue's oldest jobs whose classes have room; returns them oldest first
+-- and the window's other jobs in list order (to go back where they were).
+local function pick(window, wanted)
+  local chosen, skipped = {}, {}
+  local take = {}
+  for k = #window, 1, -1 do
+    if #chosen < wanted then
+      local _, job = nexq_jid_of(window[k])
+      local class = job and type(job.class) == 'string' and classes[job.class]
+      if class and class.free <= 0 then
+        take[k] = false
+      else
+        if class then class.free, class.taken = class.free - 1, class.taken + 1 end
+        chosen[#chosen + 1], take[k] = window[k], true
+      end
+    end
+  end
+  for k = 1, #window do
+    if not take[k] then skipped[#skipped + 1] = window[k] end
+  end
+  return chosen, skipped
+end
+
+for i = 1, n do
+  local queue, backup, running = KEYS[3 * i + 1], KEYS[3 * i + 2], KEYS[3 * i + 3]
+  local wanted, name, limit = tonumber(ARGV[3 * i]), ARGV[3 * i + 1], ARGV[3 * i + 2]
   local moved = {}
   local paused = redis.pcall('HGET', KEYS[1], name)
-  local counts = limit ~= '' and redis.pcall('HVALS', running) or {}
+  local total, err = 0, nil
+  if limit ~= '' then total, err = used(running) end
   if type(paused) == 'table' and paused.err then
     errors[#errors + 1] = { i, paused.err }
     wanted = 0
-  elseif counts.err then
-    errors[#errors + 1] = { i, counts.err }
+  elseif err then
+    errors[#errors + 1] = { i, err }
     wanted = 0
   elseif paused == 'out' or paused == 'all' then
     wanted = 0
   elseif limit ~= '' then
-    local total = 0
-    for _, count in ipairs(counts) do total = total + (tonumber(count) or 0) end
     wanted = math.min(wanted, tonumber(limit) - total)
   end
   if wanted > 0 then
-    -- Up to `wanted` jobs from the consumer (right) end, oldest last; then off the queue and onto
-    -- the backup list as one RPOPLPUSH per job would leave them (the oldest deepest). Three
-    -- commands per queue, whatever the count: the fetch costs next to nothing per job.
-    -- Push before trim: if the backup key is broken the push fails and nothing has moved.
-    local taken = redis.pcall('LRANGE', queue, -wanted, -1)
-    if type(taken) == 'table' and taken.err then
-      errors[#errors + 1] = { i, taken.err }
-    elseif #taken > 0 then
-      for k = #taken, 1, -1 do moved[#moved + 1] = taken[k] end
-      local pushed = redis.pcall('LPUSH', backup, unpack(moved))
+    -- Jobs come from the consumer (right) end, and go onto the backup list as one RPOPLPUSH per
+    -- job would leave them (the oldest deepest). Push before trim: if the backup key is broken the
+    -- push fails and nothing has moved. With class limits, a window of the oldest jobs is read,
+    -- and the ones left behind are put back in their order.
+    local window = redis.pcall('LRANGE', queue, limitedClasses and -(wanted * 4 + 16) or -wanted, -1)
+    if type(window) == 'table' and window.err then
+      errors[#errors + 1] = { i, window.err }
+    elseif #window > 0 then
+      local skipped = {}
+      if limitedClasses then
+        moved, skipped = pick(window, wanted)
+      else
+        for k = #window, 1, -1 do moved[#moved + 1] = window[k] end
+      end
+      local pushed = #moved > 0 and redis.pcall('LPUSH', backup, unpack(moved)) or 0
       if type(pushed) == 'table' and pushed.err then
         errors[#errors + 1] = { i, pushed.err }
         moved = {}
-      else
-        redis.call('LTRIM', queue, 0, -(#taken + 1))
+        for _, class in pairs(classes) do class.free, class.taken = class.free + class.taken, 0 end
+      elseif #moved > 0 then
+        redis.call('LTRIM', queue, 0, -(#window + 1))
+        if #skipped > 0 then redis.call('RPUSH', queue, unpack(skipped)) end
       end
     end
   end
   if limit ~= '' and #moved > 0 then
-    redis.call('HINCRBY', running, ARGV[1], #moved)
+    redis.call('HINCRBY', running, node, #moved)
+  end
+  for _, class in pairs(classes) do
+    if class.taken > 0 then
+      redis.call('HINCRBY', class.key, node, class.taken)
+      class.taken = 0
+    end
+  end
+  local where = 'running\t' .. name .. '\t' .. node
+  for _, raw in ipairs(moved) do
+    local jid = nexq_jid_of(raw)
+    if jid then
+      redis.call('HSET', KEYS[2], jid, where)
+      redis.call('HINCRBY', KEYS[3], jid, 1)
+    end
   end
   jobs[i] = moved
 end

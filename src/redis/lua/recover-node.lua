@@ -7,25 +7,30 @@
 -- KEYS[4]      queue set <ns>:queues
 -- KEYS[5]      the dead node's process entry <ns>:<identity>
 -- KEYS[6]      the dead node's running-jobs hash <ns>:<identity>:workers
--- KEYS[7+3i]   a backup list of the dead node, <ns>:queue:backup::<node>::<q>
--- KEYS[8+3i]   that queue's list <ns>:queue:<q>
--- KEYS[9+3i]   that queue's running hash <ns>:nexq:running:<q> (the dead node's global-limit slots)
+-- KEYS[7]      job index <ns>:nexq:jobs
+-- KEYS[5+3i], [6+3i], [7+3i]  backup pair i (1..b): a backup list of the dead node
+--              <ns>:queue:backup::<node>::<q>, that queue's list <ns>:queue:<q>, and that queue's
+--              running hash <ns>:nexq:running:<q> (the dead node's global-limit slots)
+-- KEYS[8+3b..] running hashes of limited classes <ns>:nexq:running-class:<c> (its class slots)
 -- ARGV[1]      the dead node's id
 -- ARGV[2]      cutoff: the node is dead only if its last beat is at or before this
 -- ARGV[3]      its process identity ('' when unknown)
+-- ARGV[4]      b, the number of backup lists
 -- ARGV[4+i]    queue name of pair i
 -- Returns the number of jobs moved back, or -1 when the node is not (or no longer) dead.
 local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not beat or tonumber(beat) > tonumber(ARGV[2]) then
   return -1
 end
+local b = tonumber(ARGV[4])
 nexq_expect_type(KEYS[3], 'set')
 nexq_expect_type(KEYS[4], 'set')
 nexq_expect_type(KEYS[2], 'hash')
-for i = 7, #KEYS, 3 do
-  nexq_expect_type(KEYS[i], 'list')
-  nexq_expect_type(KEYS[i + 1], 'list')
-  nexq_expect_type(KEYS[i + 2], 'hash')
+nexq_expect_type(KEYS[7], 'hash')
+for i = 1, b do
+  nexq_expect_type(KEYS[5 + 3 * i], 'list')
+  nexq_expect_type(KEYS[6 + 3 * i], 'list')
+  nexq_expect_type(KEYS[7 + 3 * i], 'hash')
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -34,16 +39,23 @@ if ARGV[3] ~= '' then
   redis.call('DEL', KEYS[5], KEYS[6])
 end
 local moved = 0
-for i = 0, (#KEYS - 6) / 3 - 1 do
-  local backup, queue = KEYS[7 + 3 * i], KEYS[8 + 3 * i]
-  redis.call('HDEL', KEYS[9 + 3 * i], ARGV[1])
+for i = 1, b do
+  local backup, queue = KEYS[5 + 3 * i], KEYS[6 + 3 * i]
+  local where = 'queued\t' .. ARGV[4 + i]
+  redis.call('HDEL', KEYS[7 + 3 * i], ARGV[1])
   local n = 0
-  while redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT') do
+  while true do
+    local job = redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT')
+    if not job then break end
+    nexq_index(KEYS[7], nexq_jid_of(job), where)
     n = n + 1
   end
   if n > 0 then
     redis.call('SADD', KEYS[4], ARGV[4 + i])
     moved = moved + n
   end
+end
+for k = 8 + 3 * b, #KEYS do
+  redis.call('HDEL', KEYS[k], ARGV[1])
 end
 return moved

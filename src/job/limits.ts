@@ -1,0 +1,19 @@
+// Limits across nodes: which running hashes a job takes a slot in when it is fetched (its queue's
+// when the queue has `globalConcurrency`, its class's when `classConcurrency` names it), so every
+// step that settles or puts back the job gives the same slots back.
+import type { ResolvedConfig } from '../../config/validate';
+import type { Keys } from '../redis/keys';
+import type { ClassLimit } from '../redis/scripts';
+
+/** The limited classes, as the fetch script takes them. */
+export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
+  return Object.entries(config.classConcurrency).map(([name, limit]) => ({ name, limit, runningKey: keys.classRunning(name) }));
+}
+
+/** The running hashes a job of `className` fetched from `queue` holds a slot in. */
+export function heldSlots(config: ResolvedConfig, keys: Keys, queue: string, className: unknown): string[] {
+  const slots: string[] = [];
+  if (config.queues.find((q) => q.name === queue)?.globalConcurrency !== undefined) slots.push(keys.running(queue));
+  if (typeof className === 'string' && Object.hasOwn(config.classConcurrency, className)) slots.push(keys.classRunning(className));
+  return slots;
+}

@@ -1,0 +1,115 @@
+// Finding a job by jid without scanning: the job index (<ns>:nexq:jobs, jid -> location) names the
+// one key that holds the job, and every script that moves a job keeps it in step in the same
+// atomic step. Reading the location and then the job are two steps, so a job that moves between
+// them is looked up again at its new place.
+//
+// Jobs that other producers push straight into a queue (Sidekiq's client, Exq) enter the index
+// when a nexq node fetches them; until then `locateJob` does not know them.
+import type Redis from 'ioredis';
+import type { Keys } from './keys';
+import { deleteJob, findInList } from './scripts';
+
+export type JobState = 'queued' | 'running' | 'schedule' | 'retry' | 'dead';
+
+export interface JobLocation {
+  state: JobState;
+  /** The queue it waits in or runs from (queued, running). */
+  queue?: string;
+  /** The node whose backup list holds it (running). */
+  node?: string;
+  /** Its sorted-set score, epoch seconds (schedule: when it runs; retry: when it is retried; dead: when it died). */
+  score?: number;
+}
+
+export interface LocatedJob extends JobLocation {
+  jid: string;
+  /** The Redis key that holds it. */
+  key: string;
+  /** The job exactly as stored. */
+  raw: string;
+  /** Times it was handed to a handler (re-runs after a crash included). */
+  deliveries: number;
+  /** The index entry it was found under (for a later atomic step that checks it). */
+  indexEntry: string;
+}
+
+const ATTEMPTS = 5;
+
+export function parseLocation(entry: string): JobLocation | undefined {
+  const [state, first, second] = entry.split('\t');
+  switch (state) {
+    case 'queued':
+      return first ? { state, queue: first } : undefined;
+    case 'running':
+      return first && second ? { state, queue: first, node: second } : undefined;
+    case 'schedule':
+    case 'retry':
+    case 'dead':
+      return first && Number.isFinite(Number(first)) ? { state, score: Number(first) } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function keyOf(keys: Keys, at: JobLocation): string {
+  switch (at.state) {
+    case 'queued':
+      return keys.queue(at.queue!);
+    case 'running':
+      return keys.backup(at.node!, at.queue!);
+    default:
+      return keys[at.state];
+  }
+}
+
+function jidOf(raw: string): unknown {
+  try {
+    return (JSON.parse(raw) as { jid?: unknown })?.jid;
+  } catch {
+    return undefined;
+  }
+}
+
+async function fetchAt(redis: Redis, key: string, at: JobLocation, jid: string): Promise<string | null> {
+  if (at.state === 'queued' || at.state === 'running') return findInList(redis, key, jid);
+  const score = String(at.score);
+  const members = await redis.zrangebyscore(key, score, score);
+  return members.find((raw) => raw.includes(jid) && jidOf(raw) === jid) ?? null;
+}
+
+/** Where the job with `jid` is, with its payload and delivery count; undefined when nexq does not know it. */
+export async function locateJob(redis: Redis, keys: Keys, jid: string): Promise<LocatedJob | undefined> {
+  let entry = await redis.hget(keys.jobIndex, jid);
+  for (let attempt = 0; attempt < ATTEMPTS && entry !== null; attempt++) {
+    const at = parseLocation(entry);
+    if (!at) return undefined;
+    const key = keyOf(keys, at);
+    const [raw, deliveries] = await Promise.all([fetchAt(redis, key, at, jid), redis.hget(keys.deliveries, jid)]);
+    if (raw !== null) return { ...at, jid, key, raw, deliveries: Number(deliveries ?? 0), indexEntry: entry };
+    const now = await redis.hget(keys.jobIndex, jid);
+    // Unchanged but not there: another system took the job without telling the index (stale).
+    if (now === entry) return undefined;
+    entry = now;
+  }
+  return undefined;
+}
+
+export class JobRunningError extends Error {
+  override readonly name = 'JobRunningError';
+}
+
+/**
+ * Deletes the waiting job `jid` (queued, scheduled, retry or dead) and forgets it; false when nexq
+ * does not know it. A running job is not deleted: cancel it.
+ */
+export async function deleteJobByJid(redis: Redis, keys: Keys, jid: string): Promise<boolean> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const found = await locateJob(redis, keys, jid);
+    if (!found) return false;
+    if (found.state === 'running') throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
+    const uniqueKey = (JSON.parse(found.raw) as { unique_key?: unknown }).unique_key;
+    const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey) : undefined;
+    if (await deleteJob(redis, keys, found.key, found.raw, jid, found.indexEntry, lockKey)) return true;
+  }
+  return false;
+}

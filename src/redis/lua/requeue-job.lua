@@ -1,0 +1,23 @@
+-- requeue-job: move one job from a backup list back into its queue, atomically: a nacked job to
+-- the producer end (behind the jobs waiting), or one no worker ran to the consumer end (next).
+-- KEYS[1]   backup list the job was fetched into
+-- KEYS[2]   queue list <ns>:queue:<q>
+-- KEYS[3]   job index <ns>:nexq:jobs
+-- KEYS[4..] running hashes it holds a slot in (queue's and class's limits across nodes)
+-- ARGV[1]   the job exactly as in the backup list
+-- ARGV[2]   the job as it goes back (nacks raised for a nack; ARGV[1] otherwise)
+-- ARGV[3]   'back' (producer end) or 'front' (consumer end)
+-- ARGV[4]   this node's id (for the running slots)
+-- ARGV[5]   its jid ('' when unreadable)
+-- ARGV[6]   queue name
+-- Returns 1 when moved, 0 when the job was no longer in the backup list.
+nexq_expect_type(KEYS[1], 'list')
+nexq_expect_type(KEYS[2], 'list')
+nexq_expect_type(KEYS[3], 'hash')
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
+  return 0
+end
+redis.call(ARGV[3] == 'back' and 'LPUSH' or 'RPUSH', KEYS[2], ARGV[2])
+nexq_index(KEYS[3], ARGV[5], 'queued\t' .. ARGV[6])
+nexq_release_slots(4, ARGV[4])
+return 1
