@@ -1,8 +1,30 @@
 // The raw payloads this node has taken into its backup lists and handed to workers that have not
 // exited yet, per queue. After a fetch whose outcome is unknown, whatever a backup list holds
-// beyond these is work no one is doing, and the manager puts it back in its queue.
+// beyond these is work no one is doing, and the manager puts it back in its queue. Also, by jid,
+// how to cancel each of them.
+export interface Cancellable {
+  cancel(): void;
+}
+
 export class InFlightJobs {
   private readonly byQueue = new Map<string, Map<string, number>>();
+  private readonly byJid = new Map<string, Cancellable>();
+
+  /** Remembers how to cancel the job `jid` while its worker lives. */
+  track(jid: string, worker: Cancellable): void {
+    this.byJid.set(jid, worker);
+  }
+
+  untrack(jid: string, worker: Cancellable): void {
+    if (this.byJid.get(jid) === worker) this.byJid.delete(jid);
+  }
+
+  /** Cancels the job `jid` if it runs here; false when it does not. */
+  cancel(jid: string): boolean {
+    const worker = this.byJid.get(jid);
+    worker?.cancel();
+    return worker !== undefined;
+  }
 
   add(queue: string, raw: string): void {
     let jobs = this.byQueue.get(queue);

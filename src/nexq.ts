@@ -10,6 +10,9 @@ import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
 export type NexqStartOptions = NodeStartOptions;
 export type PauseMode = 'in' | 'out' | 'all';
 
+/** How often `cancel` sends its request again while the job still runs. */
+const CANCEL_REPEAT_MS = 1000;
+
 /** Everything about one job, wherever it is (see `Nexq#show`). */
 export interface JobInfo extends JobLocation {
   jid: string;
@@ -91,6 +94,30 @@ export class Nexq {
    */
   deleteJob(jid: string): Promise<boolean> {
     return deleteJobByJid(this.node.ctx.redis, this.node.ctx.keys, jid);
+  }
+
+  /**
+   * Cancels the running job `jid`, on whichever node runs it: its thread is terminated and the
+   * job goes to the dead set with the reason `cancelled`. Resolves true once it is there; false
+   * when the job is not running (or ended otherwise first). Other jobs that shared its thread run
+   * again from their queue, not counted as failures. The request is repeated until it takes, so
+   * one lost with a dropped connection is sent again.
+   */
+  async cancel(jid: string, timeoutMs = 10_000): Promise<boolean> {
+    const { redis, keys } = this.node.ctx;
+    const deadline = Date.now() + timeoutMs;
+    let lastRequest = 0;
+    for (;;) {
+      const found = await locateJob(redis, keys, jid);
+      if (found?.state === 'dead') return (JSON.parse(found.raw) as { error_class?: unknown }).error_class === 'JobCancelledError';
+      if (found?.state !== 'running') return false;
+      if (Date.now() > deadline) throw new Error(`job ${jid} was not cancelled within ${timeoutMs} ms (is node ${found.node} running?)`);
+      if (Date.now() - lastRequest >= CANCEL_REPEAT_MS) {
+        await redis.publish(keys.cancelChannel, jid);
+        lastRequest = Date.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   /**

@@ -43,6 +43,7 @@ export const ActorNames = {
   scheduler: 'scheduler',
   periodic: 'periodic',
   nodeReaper: 'node-reaper',
+  canceller: 'canceller',
   jobWorkers: 'job-workers',
   manager: 'manager',
 } as const;

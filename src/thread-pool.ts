@@ -1,9 +1,21 @@
 // The worker threads that run handlers (piscina). Any way a thread can die under a job — a
-// timeout, process.exit, running out of memory — comes back as a failed outcome, never a throw,
-// and piscina replaces the thread.
+// timeout, process.exit, running out of memory, a cancel — comes back as a failed outcome, never
+// a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
+import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
+
+/** Filled in by `run` while the job is in the pool's hands: stops that job (its thread is terminated). */
+export interface CancelHandle {
+  cancel?: () => void;
+}
+
+const CANCELLED: JobOutcome = { ok: false, stopped: 'cancelled', error: { class: 'JobCancelledError', message: 'cancelled' } };
+const INTERRUPTED: JobOutcome = {
+  ok: false,
+  stopped: 'interrupted',
+  error: { class: 'JobInterruptedError', message: 'its thread was stopped to cancel another job' },
+};
 
 export interface ThreadPoolOptions {
   threads: number;
@@ -28,6 +40,12 @@ export class ThreadPool {
   private pending: Array<JobTask & { id: number }> = [];
   private flushScheduled = false;
   private nextId = 1;
+  /** The thread each batched job runs on, once the thread said it started the batch. */
+  private readonly threadOf = new Map<number, number>();
+  /** Batched jobs to cancel as soon as their thread is known. */
+  private readonly cancelWhenStarted = new Set<number>();
+  /** Threads this pool terminated to cancel a job; a batch lost with one was interrupted, not failed. */
+  private readonly killed = new Set<number>();
 
   constructor(options: ThreadPoolOptions) {
     this.pool = new Piscina({
@@ -42,6 +60,7 @@ export class ThreadPool {
     this.pool.on('message', (msg: { type?: string; id?: number; outcome?: JobOutcome }) => {
       if (msg?.type === DONE && msg.id !== undefined) this.settle(msg.id, msg.outcome!);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
+      else if (msg?.type === BATCH) this.batchStarted(msg as unknown as { ids: number[]; threadId: number });
     });
   }
 
@@ -54,10 +73,17 @@ export class ThreadPool {
    * when the thread starts the job: piscina gives a job that can be aborted a thread of its own, so
    * it may first wait for one, and that wait is not the job's.
    */
-  async run(task: JobTask, timeoutMs: number): Promise<JobOutcome> {
-    if (timeoutMs <= 0) return this.runBatched(task);
+  async run(task: JobTask, timeoutMs: number, handle?: CancelHandle): Promise<JobOutcome> {
+    if (timeoutMs <= 0) return this.runBatched(task, handle);
     const id = this.nextId++;
     const controller = new AbortController();
+    let cancelled = false;
+    if (handle) {
+      handle.cancel = () => {
+        cancelled = true;
+        controller.abort();
+      };
+    }
     let timer: NodeJS.Timeout | undefined;
     this.starting.set(id, () => {
       this.starting.delete(id);
@@ -66,6 +92,7 @@ export class ThreadPool {
     try {
       return (await this.pool.run({ ...task, id }, { signal: controller.signal })) as JobOutcome;
     } catch (err) {
+      if (cancelled) return CANCELLED;
       if (controller.signal.aborted) {
         return { ok: false, error: { class: 'JobTimeoutError', message: `job ran longer than ${timeoutMs} ms; its thread was terminated` } };
       }
@@ -73,6 +100,7 @@ export class ThreadPool {
     } finally {
       this.starting.delete(id);
       clearTimeout(timer);
+      if (handle) handle.cancel = undefined;
     }
   }
 
@@ -80,8 +108,9 @@ export class ThreadPool {
    * Jobs without a timeout are collected for one turn of the event loop and handed to the threads
    * in batches, split evenly across them: one piscina task per batch instead of per job.
    */
-  private runBatched(task: JobTask): Promise<JobOutcome> {
+  private runBatched(task: JobTask, handle?: CancelHandle): Promise<JobOutcome> {
     const id = this.nextId++;
+    if (handle) handle.cancel = () => this.cancelBatched(id);
     return new Promise((resolve) => {
       this.running.set(id, resolve);
       this.pending.push({ ...task, id });
@@ -97,20 +126,57 @@ export class ThreadPool {
     const jobs = this.pending;
     this.pending = [];
     const size = Math.min(MAX_BATCH, Math.ceil(jobs.length / Math.max(1, this.pool.threads.length)));
+    const kills = this.killed.size;
     for (let i = 0; i < jobs.length; i += size) {
       const batch = jobs.slice(i, i + size);
       this.pool.run(batch, { name: 'runBatch' }).catch((err) => {
         // The thread died (process.exit, out of memory, pool destroyed): every job of the batch
-        // that had not answered yet failed with it.
-        for (const job of batch) this.settle(job.id, { ok: false, error: threadFailure(err) });
+        // that had not answered yet failed with it — unless this pool stopped a thread for a
+        // cancel meanwhile and the job's thread is not known to be another one.
+        for (const job of batch) {
+          const on = this.threadOf.get(job.id);
+          const interrupted = on === undefined ? this.killed.size > kills : this.killed.has(on);
+          this.settle(job.id, interrupted ? INTERRUPTED : { ok: false, error: threadFailure(err) });
+        }
       });
     }
+  }
+
+  private batchStarted({ ids, threadId }: { ids: number[]; threadId: number }): void {
+    // A batch that started on a thread terminated since (its message came late) is interrupted.
+    if (this.killed.has(threadId)) return ids.forEach((id) => this.settle(id, INTERRUPTED));
+    for (const id of ids) if (this.running.has(id)) this.threadOf.set(id, threadId);
+    for (const id of ids) if (this.cancelWhenStarted.has(id)) this.cancelBatched(id);
+  }
+
+  /**
+   * Cancels a batched job: one not handed over yet never starts; a running one has its thread
+   * terminated, and the other jobs on that thread are interrupted (they run again elsewhere).
+   */
+  private cancelBatched(id: number): void {
+    if (!this.running.has(id)) return;
+    const waiting = this.pending.findIndex((job) => job.id === id);
+    if (waiting >= 0) {
+      this.pending.splice(waiting, 1);
+      return this.settle(id, CANCELLED);
+    }
+    const thread = this.threadOf.get(id);
+    if (thread === undefined) {
+      this.cancelWhenStarted.add(id);
+      return;
+    }
+    this.settle(id, CANCELLED);
+    for (const [other, on] of [...this.threadOf]) if (on === thread) this.settle(other, INTERRUPTED);
+    this.killed.add(thread);
+    void this.pool.threads.find((worker) => worker.threadId === thread)?.terminate();
   }
 
   private settle(id: number, outcome: JobOutcome): void {
     const resolve = this.running.get(id);
     if (!resolve) return;
     this.running.delete(id);
+    this.threadOf.delete(id);
+    this.cancelWhenStarted.delete(id);
     resolve(outcome);
   }
 

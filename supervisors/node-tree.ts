@@ -8,11 +8,13 @@
 //   ├─ scheduler    schedule/retry -> queues
 //   ├─ periodic     cron jobs of the `periodic` option, each tick once across nodes (only when any)
 //   ├─ node-reaper  re-enqueues the unfinished jobs of nodes that stopped beating
+//   ├─ canceller    hears cancel requests and stops the jobs of this node they name
 //   ├─ job-workers  dynamic supervisor of one ephemeral JobWorker per running job
 //   └─ manager      fetches jobs into backup lists and starts their workers
 //
 // In 'enqueuer' mode the root holds the enqueuer alone.
 import { Actor } from '../src/actor';
+import { Canceller } from '../src/actors/canceller';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
 import { Manager } from '../src/actors/manager';
@@ -38,6 +40,7 @@ export function nodeTree(ctx: NodeContext): Supervisor {
           { id: ActorNames.scheduler, start: () => Actor.start(new Scheduler(ctx)) },
           ...(ctx.config.periodic.length > 0 ? [{ id: ActorNames.periodic, start: () => Actor.start(new Periodic(ctx)) }] : []),
           { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
+          { id: ActorNames.canceller, start: () => Actor.start(new Canceller(ctx)) },
           {
             id: ActorNames.jobWorkers,
             start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobWorkers, registry })),

@@ -14,6 +14,9 @@ export interface JobTask {
 /** The message a thread posts when it starts a job that has an id (its timeout starts then). */
 export const STARTED = 'nexq:started';
 
+/** The message a thread posts as it starts a batch: `{ type: BATCH, ids, threadId }` (to stop one job's thread). */
+export const BATCH = 'nexq:batch';
+
 /** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
@@ -23,8 +26,12 @@ export interface ThrownError {
   backtrace?: string[];
 }
 
-/** `nack`: the handler asked for the job to be put back in its queue and run again later. */
-export type JobOutcome = { ok: true; nack?: true } | { ok: false; error: ThrownError };
+/**
+ * `nack`: the handler asked for the job to be put back in its queue and run again later.
+ * `stopped`: the job did not fail by itself: it was cancelled on request, or interrupted because
+ * its thread was stopped to cancel another job.
+ */
+export type JobOutcome = { ok: true; nack?: true } | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {

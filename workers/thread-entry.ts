@@ -1,8 +1,8 @@
 // The piscina entry: runs one job's handler on this worker thread (workers/perform-task.ts) and
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, threadId } from 'node:worker_threads';
 import { performTask } from './perform-task';
-import { DONE, JobOutcome, JobTask, STARTED } from './protocol';
+import { BATCH, DONE, JobOutcome, JobTask, STARTED } from './protocol';
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
@@ -15,6 +15,7 @@ export default async function runJob(task: JobTask): Promise<JobOutcome> {
  * a slow job never holds back the others' acks. Resolves when all are done.
  */
 export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<number> {
+  parentPort!.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
       const outcome = await performTask(task);

@@ -8,12 +8,14 @@
 //     Redis errors while settling are retried with backoff: until the job is settled it stays in
 //     the backup list, and a node that dies meanwhile re-runs it on boot. At least once, never lost.
 //  3. Give its slot back in the work table when it exits, however it exits, and wake the manager.
+//  4. On `cancel`, stop its job (the thread is terminated) and file it in the dead set as cancelled.
 import { Actor } from '../actor';
 import type { FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
 import type { JobEvent, MiddlewarePipeline } from '../middleware';
 import { Settlement } from '../job/settlement';
 import type { NodeContext } from '../node-context';
+import type { CancelHandle } from '../thread-pool';
 import type { JobOutcome } from '../../workers/protocol';
 
 const SETTLE_RETRY_MIN_MS = 100;
@@ -32,6 +34,8 @@ type Cast = { type: 'run' };
 
 export class JobWorker extends Actor<never, Cast, never> {
   private exitReported = false;
+  private cancelRequested = false;
+  private readonly running: CancelHandle = {};
 
   constructor(private readonly options: JobWorkerOptions) {
     super({ name: `job:${options.fetched.job.jid}` });
@@ -57,13 +61,16 @@ export class JobWorker extends Actor<never, Cast, never> {
       // Gone from the backup list already (recovered or reclaimed elsewhere): another copy runs.
       if (!ours) return this.stopSelf('normal');
     }
+    if (this.cancelRequested) return this.cancelled(settlement, atMostOnce);
     await this.settle(() => settlement.releaseLockAtStart());
     const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: Date.now() };
     let outcome: JobOutcome;
     try {
       await pipeline.before(event);
       const { file, activeJob } = ctx.workers!.handlers.resolve(job.class, job.wrapped);
-      outcome = await ctx.workers!.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout);
+      outcome = this.cancelRequested
+        ? { ok: false, stopped: 'cancelled', error: { class: 'JobCancelledError', message: 'cancelled' } }
+        : await ctx.workers!.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
     } catch (err) {
       const e = err as Error;
       outcome = { ok: false, error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) } };
@@ -72,6 +79,11 @@ export class JobWorker extends Actor<never, Cast, never> {
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
       // not the job's. The job stays in the backup list and runs again after the next boot.
       return;
+    }
+    if (!outcome.ok && outcome.stopped === 'cancelled') return this.cancelled(settlement, atMostOnce);
+    if (!outcome.ok && outcome.stopped === 'interrupted' && !atMostOnce) {
+      await this.settle(() => settlement.interrupted());
+      return this.stopSelf('normal');
     }
     if (outcome.ok) {
       if (outcome.nack && !atMostOnce) await this.settle(() => settlement.nack());
@@ -90,6 +102,20 @@ export class JobWorker extends Actor<never, Cast, never> {
 
   protected override terminate(): void {
     this.reportExit();
+  }
+
+  /** Stops the job wherever it is: before it starts, or on its thread (which is terminated). */
+  cancel(): void {
+    this.cancelRequested = true;
+    this.running.cancel?.();
+  }
+
+  private async cancelled(settlement: Settlement, atMostOnce: boolean): Promise<void> {
+    const { job } = this.options.fetched;
+    this.options.ctx.logger.info(`job ${job.jid} (${job.class}) cancelled; moved to dead`, { actor: this.name });
+    if (atMostOnce) await this.settle(() => settlement.fail({ class: 'JobCancelledError', message: 'cancelled' }, true));
+    else await this.settle(() => settlement.cancelled());
+    this.stopSelf('normal');
   }
 
   /** Gives the slot back, once, whether the worker ran, crashed, or never got to start. */

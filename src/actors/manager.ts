@@ -274,7 +274,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     });
     // However the worker ends — even killed, when its terminate never runs — its slot comes back;
     // a killed worker leaves its job in the backup list, so the next poll reclaims it.
+    this.ctx.workers!.inFlight.track(job.jid, worker);
     void worker.exited.then((reason) => {
+      this.ctx.workers!.inFlight.untrack(job.jid, worker);
       worker.reportExit();
       if (reason === 'killed') this.ctx.registry.whereis<Manager>(ActorNames.manager)?.needReclaim();
     });
@@ -282,6 +284,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: this.ctx.config.shutdownTimeout });
     } catch (err) {
       // The node is stopping: the job stays in the backup list and runs after the next boot.
+      this.ctx.workers!.inFlight.untrack(job.jid, worker);
       worker.reportExit();
       throw err;
     }

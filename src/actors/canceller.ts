@@ -1,0 +1,44 @@
+// Canceller: hears cancel requests for jobs and stops the ones running on this node.
+//
+// Responsibilities:
+//  1. Subscribe to the cancel channel (<ns>:nexq:cancel) on a connection of its own; every node
+//     hears every request, and ioredis subscribes again after a reconnect.
+//  2. For each jid heard, cancel its job if a worker of this node runs it (its thread is
+//     terminated and the job filed in the dead set as cancelled); ignore it otherwise.
+// A request lost while the connection was down is sent again by `Nexq#cancel` until it takes.
+import type Redis from 'ioredis';
+import { Actor } from '../actor';
+import type { NodeContext } from '../node-context';
+import { ActorNames } from '../node-context';
+
+type Info = { type: 'cancel'; jid: string };
+
+export class Canceller extends Actor<never, never, Info> {
+  private subscriber?: Redis;
+
+  constructor(private readonly ctx: NodeContext) {
+    super({ name: ActorNames.canceller, registry: ctx.registry });
+  }
+
+  protected override async init(): Promise<void> {
+    const subscriber = this.ctx.redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
+    subscriber.on('error', () => {}); // the shared connection's errors are logged already
+    subscriber.on('message', (channel: string, jid: string) => {
+      if (channel === this.ctx.keys.cancelChannel) this.send({ type: 'cancel', jid });
+    });
+    this.subscriber = subscriber;
+    // Not awaited: a node starts while Redis is away too; the subscription is made once it answers.
+    subscriber.subscribe(this.ctx.keys.cancelChannel).catch((err: Error) => {
+      this.ctx.logger.warn(`cannot subscribe to cancel requests yet: ${err.message}`, { actor: this.name });
+    });
+  }
+
+  protected override handleInfo(msg: Info): void {
+    if (this.ctx.workers?.inFlight.cancel(msg.jid)) this.ctx.logger.info(`cancelling job ${msg.jid}`, { actor: this.name });
+  }
+
+  protected override terminate(): void {
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+  }
+}
