@@ -10,3 +10,5 @@ export { InvalidJobError, MalformedJobError } from './job/job';
 export type { Middleware, JobEvent } from './middleware';
 export type { JobContext } from '../workers/handler-loader';
 export { CallTimeoutError, ActorExitedError } from './actor';
+export { JobEvents } from './events/job-events';
+export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';

@@ -4,6 +4,7 @@ import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer'
 import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
 import { ActorNames } from './node-context';
+import type { JobEvents } from './events/job-events';
 import { NexqNode, NodeStartOptions } from './node';
 
 export type NexqStartOptions = NodeStartOptions;
@@ -18,6 +19,11 @@ export class Nexq {
   /** Starts a node: a full worker node, or a producer only with `mode: 'enqueuer'`. */
   static async start(options: NexqStartOptions = {}): Promise<Nexq> {
     return new Nexq(await NexqNode.start(options));
+  }
+
+  /** Typed job events of this node (`job:start`, `job:success`, `job:failure`, `job:retry`, `job:dead`). */
+  get events(): JobEvents {
+    return this.node.events;
   }
 
   /** Enqueues a job now; resolves to its jid. */

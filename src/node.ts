@@ -6,6 +6,7 @@ import { Actor, describeReason, isCleanExit, Registry } from './actor';
 import { resolveConfig } from '../config/validate';
 import type { NexqConfig } from '../config/defaults';
 import { statsMiddleware } from './actors/stats';
+import { JobEvents } from './events/job-events';
 import { HandlerRegistry } from './handler-registry';
 import { InFlightJobs } from './in-flight-jobs';
 import { createLogger, Logger } from './logger';
@@ -59,6 +60,7 @@ export class NexqNode {
       startedAt: Date.now() / 1000,
       rehydrated: false,
       quiet: false,
+      events: new JobEvents(logger),
       requestStop: () => void node?.stop(),
     };
     let node: NexqNode | undefined;
@@ -90,6 +92,11 @@ export class NexqNode {
       redis.disconnect();
       throw err;
     }
+  }
+
+  /** Typed job events: `node.events.on('job:success', (e) => ...)`. */
+  get events(): JobEvents {
+    return this.ctx.events;
   }
 
   get running(): boolean {

@@ -8,6 +8,17 @@ import type { FetchedJob } from './job';
 import { rewriteMembers } from './json-members';
 import { jsonTimestamp, nowSeconds } from './time';
 
+/** Where a failed job went, for the log line and the job events. */
+export interface FailReport {
+  to: 'retry' | 'dead' | 'discard';
+  /** The job's retry_count as written (unchanged when it was dropped). */
+  retryCount: number;
+  /** Epoch seconds of the next run, for `retry`. */
+  nextRetryAt?: number;
+  /** A line for the log. */
+  description: string;
+}
+
 export class Settlement {
   private readonly held: Held;
 
@@ -50,8 +61,8 @@ export class Settlement {
     return nackJob(this.ctx.redis, this.backup, this.ctx.keys.queue(queue), raw, rewritten, { slot: this.held.slot });
   }
 
-  /** Failure: to `retry`, to `dead` or dropped, by the job's retry rules; returns a line for the log. */
-  async fail(error: JobError, atMostOnce = false): Promise<string> {
+  /** Failure: to `retry`, to `dead` or dropped, by the job's retry rules. */
+  async fail(error: JobError, atMostOnce = false): Promise<FailReport> {
     const { config, keys, redis } = this.ctx;
     const { raw: fetchedRaw, job } = this.fetched;
     // A job without a `queue` field (other producers) learns it here, or its retry would have none.
@@ -59,24 +70,27 @@ export class Settlement {
     const now = nowSeconds();
     const decision = atMostOnce ? decideFailure(raw, { ...job, retry: 0 }, error, { ...config, dialect: 'exq' }, now) : decideFailure(raw, job, error, config, now);
     const dead = { target: keys.dead, score: now, trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs };
+    const previousCount = Number.isInteger(job.retry_count) ? (job.retry_count as number) : 0;
     if (atMostOnce) {
       // Already off the backup list: it is filed in the dead set for the record, never retried.
       if (decision.to !== 'discard') await redis.zadd(keys.dead, String(now), decision.json);
       await this.releaseLock();
-      return 'at most once: moved to dead, not retried';
+      return decision.to === 'discard'
+        ? { to: 'discard', retryCount: previousCount, description: 'at most once: dropped, not retried' }
+        : { to: 'dead', retryCount: decision.retryCount, description: 'at most once: moved to dead, not retried' };
     }
     switch (decision.to) {
       case 'retry':
         await failJob(redis, { backup: this.backup, target: keys.retry, raw: fetchedRaw, rewritten: decision.json, score: decision.at, slot: this.held.slot });
-        return `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`;
+        return { to: 'retry', retryCount: decision.retryCount, nextRetryAt: decision.at, description: `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}` };
       case 'dead':
         await failJob(redis, { backup: this.backup, raw: fetchedRaw, rewritten: decision.json, slot: this.held.slot, ...dead });
         await this.releaseLock();
-        return 'out of retries, moved to dead';
+        return { to: 'dead', retryCount: decision.retryCount, description: 'out of retries, moved to dead' };
       case 'discard':
         await ackJob(redis, this.backup, fetchedRaw, { slot: this.held.slot });
         await this.releaseLock();
-        return 'discarded (retry: false or dead: false)';
+        return { to: 'discard', retryCount: previousCount, description: 'discarded (retry: false or dead: false)' };
     }
   }
 
