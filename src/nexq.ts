@@ -5,6 +5,7 @@ import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
 import { ActorNames } from './node-context';
 import type { JobEvents } from './events/job-events';
+import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node';
 
 export type NexqStartOptions = NodeStartOptions;
@@ -24,6 +25,14 @@ export class Nexq {
   /** Typed job events of this node (`job:start`, `job:success`, `job:failure`, `job:retry`, `job:dead`). */
   get events(): JobEvents {
     return this.node.events;
+  }
+
+  /**
+   * This node's Prometheus metrics: `metrics.handler` serves them on any HTTP server's `/metrics`,
+   * `metrics.registry` is its prom-client Registry. Counts from start with the `metrics` option.
+   */
+  get metrics(): NodeMetrics {
+    return this.node.metrics;
   }
 
   /** Enqueues a job now; resolves to its jid. */
