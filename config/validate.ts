@@ -9,8 +9,13 @@ import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-  constructor(readonly key: string, expected: string, got: unknown) {
-    super(`invalid config: ${key} must be ${expected} (got ${show(got)})`);
+  constructor(readonly key: string, readonly expected: string, readonly got: unknown, readonly source?: string) {
+    super(`invalid config: ${key}${source ? ` (from ${source})` : ''} must be ${expected} (got ${show(got)})`);
+  }
+
+  /** The same error, saying where the value came from (a file, an environment variable, a flag). */
+  from(source: string): ConfigError {
+    return new ConfigError(this.key, this.expected, this.got, source);
   }
 }
 
