@@ -108,7 +108,8 @@ export function layerFromEnv(env: NodeJS.ProcessEnv = process.env): LayeredConfi
 function metricsFromEnv(env: NodeJS.ProcessEnv): { value: NexqOptions['metrics']; name: string } | undefined {
   const { NEXQ_METRICS: on, NEXQ_METRICS_PORT: port, NEXQ_METRICS_HOST: host } = env;
   if (port !== undefined) {
-    return { value: { port: integerFrom(port, 'NEXQ_METRICS_PORT'), ...(host !== undefined ? { host } : {}) }, name: 'NEXQ_METRICS_PORT' };
+    const value = { port: integerFrom(port, 'NEXQ_METRICS_PORT'), ...(host !== undefined ? { host } : {}) };
+    return { value, name: host === undefined ? 'NEXQ_METRICS_PORT' : 'NEXQ_METRICS_PORT and NEXQ_METRICS_HOST' };
   }
   if (host !== undefined) throw new ConfigError('NEXQ_METRICS_HOST', 'set together with NEXQ_METRICS_PORT', host);
   if (on === undefined) return undefined;

@@ -36,6 +36,8 @@ export type JobEventListener<E extends JobEventName> = (payload: JobEventMap[E])
 
 export class JobEvents {
   private readonly listeners = new Map<JobEventName, Set<JobEventListener<never>>>();
+  /** The listener each `once` wrapper calls, so `off` finds it by the listener given. */
+  private readonly onceOf = new WeakMap<JobEventListener<never>, JobEventListener<never>>();
 
   constructor(private readonly logger?: Logger) {}
 
@@ -46,9 +48,17 @@ export class JobEvents {
     return this;
   }
 
+  /** Removes `listener`, whether it was added with `on` or `once`. */
   off<E extends JobEventName>(event: E, listener: JobEventListener<E>): this {
     const set = this.listeners.get(event);
-    if (set?.delete(listener as JobEventListener<never>) && set.size === 0) this.listeners.delete(event);
+    if (!set) return this;
+    for (const entry of set) {
+      if (entry === listener || this.onceOf.get(entry) === listener) {
+        set.delete(entry);
+        break;
+      }
+    }
+    if (set.size === 0) this.listeners.delete(event);
     return this;
   }
 
@@ -58,6 +68,7 @@ export class JobEvents {
       this.off(event, wrapper);
       return listener(payload);
     };
+    this.onceOf.set(wrapper as JobEventListener<never>, listener as JobEventListener<never>);
     return this.on(event, wrapper);
   }
 

@@ -72,7 +72,7 @@ metrics: { port: 9400, host: 0.0.0.0 }
       const env = special[key] ?? { [envName(key)]: sample(fallback) };
       const { config, sources } = layerFromEnv(env);
       expect(Object.keys(config), `the variable for ${key}`).to.deep.equal([key]);
-      expect(Object.keys(env)).to.include(sources[key]);
+      expect(sources[key]).to.include(Object.keys(env)[0]);
     }
     expect(layerFromEnv({ NEXQ_SHUTDOWN_TIMEOUT: '250', NEXQ_TIMESTAMPS: 'milliseconds' }).config).to.deep.equal({ shutdownTimeout: 250, timestamps: 'milliseconds' });
     expect(layerFromEnv({ NEXQ_METRICS_PORT: '9401', NEXQ_METRICS_HOST: '::1' }).config.metrics).to.deep.equal({ port: 9401, host: '::1' });

@@ -89,4 +89,18 @@ describe('job events', () => {
     events.off('job:start', listener);
     expect(events.has('job:start')).to.equal(false);
   });
+
+  it('off removes a once listener by the function given, and once calls it one time only', () => {
+    const events = new JobEvents();
+    let calls = 0;
+    const listener = () => void calls++;
+    events.once('job:dead', listener).off('job:dead', listener);
+    expect(events.has('job:dead')).to.equal(false);
+    events.once('job:dead', listener);
+    const payload = { jid: 'j', queue: 'q', class: 'C', args: [], nodeId: 'n', retryCount: 1, error: { class: 'E', message: 'm' } };
+    events.emit('job:dead', payload);
+    events.emit('job:dead', payload);
+    expect(calls).to.equal(1);
+    expect(events.has('job:dead')).to.equal(false);
+  });
 });
