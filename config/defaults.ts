@@ -37,6 +37,12 @@ export interface PeriodicSpec {
   name?: string;
 }
 
+/** The standalone Prometheus endpoint: GET /metrics on `host` (default 127.0.0.1) and `port` (0: any free one). */
+export interface MetricsServerSpec {
+  port: number;
+  host?: string;
+}
+
 export interface NexqOptions {
   /** A redis:// or rediss:// URL, or ioredis options. */
   redis: string | RedisOptions;
@@ -99,6 +105,11 @@ export interface NexqOptions {
   logFormat: LogFormat;
   /** Jobs enqueued on cron schedules (UTC) by the nodes in 'default' mode; default none. */
   periodic: PeriodicSpec[];
+  /**
+   * Prometheus metrics (src/metrics/): `true` counts from start for `nexq.metrics.handler`, an object
+   * also serves them on its own HTTP port. Default false: `nexq.metrics` counts from first use.
+   */
+  metrics: boolean | MetricsServerSpec;
 }
 
 export type NexqConfig = Partial<NexqOptions>;
@@ -132,5 +143,6 @@ export function defaults(): NexqOptions {
     logLevel: 'info',
     logFormat: 'pretty',
     periodic: [],
+    metrics: false,
   };
 }

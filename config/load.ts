@@ -1,26 +1,50 @@
-// Gathers options from a config file (JSON) and the environment; flags are laid over by the CLI.
-// Precedence, weakest first: defaults < file < environment < command-line flags.
+// Gathers options from a config file (JSON or YAML) and the environment; flags are laid over by
+// the CLI. Precedence, weakest first: defaults < file < environment < command-line flags. Each
+// layer remembers which options it set, so a bad value is reported with where it came from.
 import { readFileSync } from 'node:fs';
-import type { NexqConfig, QueueSpec } from './defaults';
-import { ConfigError } from './validate';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
+import { ConfigError, resolveConfig } from './validate';
 
+/** Option name -> where its value came from: the file, an environment variable or a flag. */
+export type ConfigSources = Record<string, string>;
+
+export interface LayeredConfig {
+  config: NexqConfig;
+  sources: ConfigSources;
+}
+
+const YAML_EXTENSIONS = ['.yaml', '.yml'];
+
+/** Reads `file`: YAML when it ends in .yaml or .yml, JSON otherwise; the options must be an object. */
 export function readConfigFile(file: string): NexqConfig {
+  const yaml = YAML_EXTENSIONS.includes(path.extname(file).toLowerCase());
+  const format = yaml ? 'YAML' : 'JSON';
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError('--config', 'a readable JSON file', `${file} (${(err as NodeJS.ErrnoException).code})`);
+    throw new ConfigError('--config', `a readable ${format} file`, `${file} (${(err as NodeJS.ErrnoException).code})`);
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
-    throw new ConfigError('--config', 'valid JSON', `${file}: ${(err as Error).message}`);
+    throw new ConfigError('--config', `valid ${format}`, `${file}${yaml ? yamlErrorAt(err) : `: ${(err as Error).message}`}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError('--config', 'a JSON object of options', file);
+    throw new ConfigError('--config', `a ${format} object of options`, file);
   }
   return value as NexqConfig;
+}
+
+/** " line 3, column 1: Map keys must be unique", from the yaml package's error, on one line. */
+function yamlErrorAt(err: unknown): string {
+  const e = err as { message?: string; linePos?: Array<{ line: number; col: number }> };
+  const message = String(e.message ?? err).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  const at = e.linePos?.[0];
+  return at ? ` line ${at.line}, column ${at.col}: ${message}` : `: ${message}`;
 }
 
 /** "default:10,mail:5,low" -> queue specs (a queue without :N takes the default concurrency). */
@@ -41,33 +65,88 @@ function integerFrom(value: string, key: string): number {
   return Number(value);
 }
 
-const INTEGER_VARS: Array<[string, keyof NexqConfig]> = [
-  ['NEXQ_CONCURRENCY', 'concurrency'],
-  ['NEXQ_POLL_TIMEOUT', 'pollTimeout'],
-  ['NEXQ_SCHEDULER_POLL_TIMEOUT', 'schedulerPollTimeout'],
-  ['NEXQ_SHUTDOWN_TIMEOUT', 'shutdownTimeout'],
-  ['NEXQ_MAX_RETRIES', 'maxRetries'],
-  ['NEXQ_JOB_TIMEOUT', 'jobTimeout'],
-  ['NEXQ_THREADS', 'threads'],
-];
+function jsonFrom(value: string, key: string, expected: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ConfigError(key, `${expected} in JSON`, value);
+  }
+}
 
-const STRING_VARS: Array<[string, keyof NexqConfig]> = [
-  ['REDIS_URL', 'redis'],
-  ['NEXQ_REDIS_URL', 'redis'],
-  ['NEXQ_NAMESPACE', 'namespace'],
-  ['NEXQ_JOBS_DIR', 'jobsDir'],
-  ['NEXQ_NODE_ID', 'nodeId'],
-  ['NEXQ_MODE', 'mode'],
-  ['NEXQ_DIALECT', 'dialect'],
-  ['NEXQ_LOG_LEVEL', 'logLevel'],
-  ['NEXQ_LOG_FORMAT', 'logFormat'],
-];
+/** NEXQ_ and the option's name in upper snake case: shutdownTimeout -> NEXQ_SHUTDOWN_TIMEOUT. */
+export function envName(option: string): string {
+  return `NEXQ_${option.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** Options read by a rule of their own rather than by their default's type. */
+const SPECIAL: Array<keyof NexqOptions> = ['redis', 'queues', 'jobs', 'periodic', 'metrics'];
+
+/** Options named by REDIS_URL and NEXQ_* variables, with the variable that set each. */
+export function layerFromEnv(env: NodeJS.ProcessEnv = process.env): LayeredConfig {
+  const config: Record<string, unknown> = {};
+  const sources: ConfigSources = {};
+  const set = (key: string, value: unknown, name: string) => {
+    config[key] = value;
+    sources[key] = name;
+  };
+  for (const [key, fallback] of Object.entries(defaults())) {
+    const name = envName(key);
+    const value = env[name];
+    if (SPECIAL.includes(key as keyof NexqOptions) || value === undefined) continue;
+    set(key, typeof fallback === 'number' ? integerFrom(value, name) : value, name);
+  }
+  for (const name of ['REDIS_URL', 'NEXQ_REDIS_URL']) if (env[name] !== undefined) set('redis', env[name], name);
+  if (env.NEXQ_QUEUES !== undefined) set('queues', parseQueueList(env.NEXQ_QUEUES, 'NEXQ_QUEUES'), 'NEXQ_QUEUES');
+  if (env.NEXQ_JOBS !== undefined) set('jobs', jsonFrom(env.NEXQ_JOBS, 'NEXQ_JOBS', 'an object of class name -> module path'), 'NEXQ_JOBS');
+  if (env.NEXQ_PERIODIC !== undefined) set('periodic', jsonFrom(env.NEXQ_PERIODIC, 'NEXQ_PERIODIC', 'an array of { cron, queue, class, args?, name? }'), 'NEXQ_PERIODIC');
+  const metrics = metricsFromEnv(env);
+  if (metrics) set('metrics', metrics.value, metrics.name);
+  return { config: config as NexqConfig, sources };
+}
+
+/** NEXQ_METRICS=true|false, or NEXQ_METRICS_PORT (and NEXQ_METRICS_HOST) for the HTTP endpoint. */
+function metricsFromEnv(env: NodeJS.ProcessEnv): { value: NexqOptions['metrics']; name: string } | undefined {
+  const { NEXQ_METRICS: on, NEXQ_METRICS_PORT: port, NEXQ_METRICS_HOST: host } = env;
+  if (port !== undefined) {
+    const value = { port: integerFrom(port, 'NEXQ_METRICS_PORT'), ...(host !== undefined ? { host } : {}) };
+    return { value, name: host === undefined ? 'NEXQ_METRICS_PORT' : 'NEXQ_METRICS_PORT and NEXQ_METRICS_HOST' };
+  }
+  if (host !== undefined) throw new ConfigError('NEXQ_METRICS_HOST', 'set together with NEXQ_METRICS_PORT', host);
+  if (on === undefined) return undefined;
+  if (on !== 'true' && on !== 'false') throw new ConfigError('NEXQ_METRICS', 'true or false', on);
+  return { value: on === 'true', name: 'NEXQ_METRICS' };
+}
 
 /** Options named by REDIS_URL and NEXQ_* variables. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): NexqConfig {
-  const config: Record<string, unknown> = {};
-  for (const [name, key] of STRING_VARS) if (env[name] !== undefined) config[key] = env[name];
-  for (const [name, key] of INTEGER_VARS) if (env[name] !== undefined) config[key] = integerFrom(env[name]!, name);
-  if (env.NEXQ_QUEUES !== undefined) config.queues = parseQueueList(env.NEXQ_QUEUES, 'NEXQ_QUEUES');
-  return config as NexqConfig;
+  return layerFromEnv(env).config;
+}
+
+/** The file's options (when there is one) with the environment's laid over them. */
+export function fileAndEnv(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
+  const fromFile = file ? readConfigFile(file) : {};
+  const fromEnv = layerFromEnv(env);
+  const sources: ConfigSources = Object.fromEntries(Object.keys(fromFile).map((key) => [key, file!]));
+  return { config: { ...fromFile, ...fromEnv.config }, sources: { ...sources, ...fromEnv.sources } };
+}
+
+/** Sets an option from a command-line flag, remembering the flag. */
+export function setFromFlag(layers: LayeredConfig, key: keyof NexqOptions, value: unknown, flag: string): void {
+  if (value === undefined) return;
+  (layers.config as Record<string, unknown>)[key] = value;
+  layers.sources[key] = flag;
+}
+
+/**
+ * Checks the merged options at start, as the node will; a bad one throws one ConfigError that names
+ * the option, where its value came from (file, variable or flag) and what it expects.
+ */
+export function validateLayers({ config, sources }: LayeredConfig): void {
+  try {
+    resolveConfig(config);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const source = sources[err.key.split(/[.[]/)[0]];
+    throw source && source !== err.key ? err.from(source) : err;
+  }
 }

@@ -9,8 +9,13 @@ import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-  constructor(readonly key: string, expected: string, got: unknown) {
-    super(`invalid config: ${key} must be ${expected} (got ${show(got)})`);
+  constructor(readonly key: string, readonly expected: string, readonly got: unknown, readonly source?: string) {
+    super(`invalid config: ${key}${source ? ` (from ${source})` : ''} must be ${expected} (got ${show(got)})`);
+  }
+
+  /** The same error, saying where the value came from (a file, an environment variable, a flag). */
+  from(source: string): ConfigError {
+    return new ConfigError(this.key, this.expected, this.got, source);
   }
 }
 
@@ -147,6 +152,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     throw new ConfigError('nodeTimeout', `more seconds than heartbeatInterval (${merged.heartbeatInterval}), or live nodes look dead`, merged.nodeTimeout);
   }
   checkPeriodic(merged.periodic);
+  checkMetrics(merged.metrics);
 
   return {
     ...merged,
@@ -155,6 +161,18 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     queues,
     jobsDir: merged.jobsDir === undefined ? undefined : path.resolve(merged.jobsDir),
   };
+}
+
+/** `metrics`: a boolean, or `{ port, host? }` with a TCP port and a host name or address. */
+function checkMetrics(metrics: unknown): void {
+  if (typeof metrics === 'boolean') return;
+  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) throw new ConfigError('metrics', 'true, false or { port, host? }', metrics);
+  for (const field of Object.keys(metrics)) {
+    if (field !== 'port' && field !== 'host') throw new ConfigError(`metrics.${field}`, 'one of port, host', field);
+  }
+  const { port, host } = metrics as { port?: unknown; host?: unknown };
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('metrics.port', 'an integer from 0 to 65535', port);
+  if (host !== undefined && (typeof host !== 'string' || !/^[^\s/]{1,253}$/.test(host))) throw new ConfigError('metrics.host', 'a host name or IP address', host);
 }
 
 const PERIODIC_KEYS = ['cron', 'queue', 'class', 'args', 'name'];

@@ -43,6 +43,11 @@ export class HandlerRegistry {
     return [...this.files.keys()];
   }
 
+  /** Whether a handler is registered for `className` (Exq's `Elixir.` prefix dropped). */
+  has(className: string): boolean {
+    return this.files.has(normalizeClassName(className));
+  }
+
   /** The handler for a job, by `class` (or `wrapped` for ActiveJob). Throws UnknownJobClassError. */
   resolve(className: string, wrapped?: unknown): Resolved {
     const activeJob = className === ACTIVE_JOB_WRAPPER && typeof wrapped === 'string';

@@ -4,6 +4,8 @@ import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer'
 import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
 import { ActorNames } from './node-context';
+import type { JobEvents } from './events/job-events';
+import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node';
 import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
 
@@ -37,6 +39,19 @@ export class Nexq {
   /** Starts a node: a full worker node, or a producer only with `mode: 'enqueuer'`. */
   static async start(options: NexqStartOptions = {}): Promise<Nexq> {
     return new Nexq(await NexqNode.start(options));
+  }
+
+  /** Typed job events of this node (`job:start`, `job:success`, `job:failure`, `job:retry`, `job:dead`). */
+  get events(): JobEvents {
+    return this.node.events;
+  }
+
+  /**
+   * This node's Prometheus metrics: `metrics.handler` serves them on any HTTP server's `/metrics`,
+   * `metrics.registry` is its prom-client Registry. Counts from start with the `metrics` option.
+   */
+  get metrics(): NodeMetrics {
+    return this.node.metrics;
   }
 
   /** Enqueues a job now; resolves to its jid. */

@@ -1,6 +1,7 @@
 // What every actor of one node shares: its config and the resources the node opened for it.
 import type { ResolvedConfig } from '../config/validate';
 import type { Registry } from './actor';
+import type { JobEvents } from './events/job-events';
 import type { HandlerRegistry } from './handler-registry';
 import type { InFlightJobs } from './in-flight-jobs';
 import type { Logger } from './logger';
@@ -31,6 +32,8 @@ export interface NodeContext {
   rehydrated: boolean;
   /** Quiet (Sidekiq's TSTP): the node runs what it has and fetches nothing more. */
   quiet: boolean;
+  /** Typed job events for users' hooks and the metrics. */
+  events: JobEvents;
   /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */
   requestStop: () => void;
 }

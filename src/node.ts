@@ -6,10 +6,13 @@ import { Actor, describeReason, isCleanExit, Registry } from './actor';
 import { resolveConfig } from '../config/validate';
 import type { NexqConfig } from '../config/defaults';
 import { statsMiddleware } from './actors/stats';
+import { JobEvents } from './events/job-events';
 import { HandlerRegistry } from './handler-registry';
 import { InFlightJobs } from './in-flight-jobs';
 import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
+import { NodeMetrics } from './metrics/prometheus';
+import { MetricsServer, serveMetrics } from './metrics/server';
 import type { Middleware } from './middleware';
 import { connect, describeTarget } from './redis/connection';
 import { backupQueuesOf } from './redis/backups';
@@ -60,6 +63,7 @@ export class NexqNode {
       startedAt: Date.now() / 1000,
       rehydrated: false,
       quiet: false,
+      events: new JobEvents(logger),
       requestStop: () => void node?.stop(),
     };
     let node: NexqNode | undefined;
@@ -85,12 +89,46 @@ export class NexqNode {
           `queues ${resolved.queues.map((q) => `${q.name}:${q.concurrency}`).join(',') || 'none'})`,
         { actor: 'node' },
       );
+      await node.startMetrics();
       return node;
     } catch (err) {
       await ctx.workers?.pool.destroy().catch(() => {});
       redis.disconnect();
       throw err;
     }
+  }
+
+  private metricsInstance?: NodeMetrics;
+  private metricsServer?: MetricsServer;
+
+  /** This node's Prometheus metrics; counting from start with the `metrics` option, else from first use. */
+  get metrics(): NodeMetrics {
+    return (this.metricsInstance ??= new NodeMetrics(this.ctx));
+  }
+
+  /** Where the standalone metrics endpoint listens (with `metrics: { port }`). */
+  get metricsAddress(): { host: string; port: number } | undefined {
+    return this.metricsServer && { host: this.metricsServer.host, port: this.metricsServer.port };
+  }
+
+  /** After the tree is up: metrics count from now on, and with a port they are served. */
+  private async startMetrics(): Promise<void> {
+    const option = this.ctx.config.metrics;
+    if (!option) return;
+    void this.metrics;
+    if (typeof option !== 'object') return;
+    try {
+      this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host);
+    } catch (err) {
+      await this.stop().catch(() => {});
+      throw err;
+    }
+    this.ctx.logger.info(`metrics at http://${option.host ?? this.metricsServer.host}:${this.metricsServer.port}/metrics`, { actor: 'node' });
+  }
+
+  /** Typed job events: `node.events.on('job:success', (e) => ...)`. */
+  get events(): JobEvents {
+    return this.ctx.events;
   }
 
   get running(): boolean {
@@ -113,6 +151,8 @@ export class NexqNode {
       const { config, logger, redis } = this.ctx;
       // Room for every child's own shutdown timeout (the manager's, the job workers', the rest).
       await this.tree.stop('shutdown', config.shutdownTimeout + 30_000);
+      await this.metricsServer?.close();
+      this.metricsInstance?.detach();
       await this.ctx.workers?.pool.destroy();
       await leaveNodeList(this.ctx).catch((err) => logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }));
       await redis.quit().catch(() => redis.disconnect());

@@ -9,11 +9,14 @@
 //     the backup list, and a node that dies meanwhile re-runs it on boot. At least once, never lost.
 //  3. Give its slot back in the work table when it exits, however it exits, and wake the manager.
 //  4. On `cancel`, stop its job (the thread is terminated) and file it in the dead set as cancelled.
+//  5. Emit the job events (start, success, failure, retry, dead) once each outcome is known,
+//     building a payload only when someone listens.
 import { Actor } from '../actor';
+import type { JobEventBase } from '../events/job-events';
 import type { FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
 import type { JobEvent, MiddlewarePipeline } from '../middleware';
-import { Settlement } from '../job/settlement';
+import { FailReport, Settlement } from '../job/settlement';
 import type { NodeContext } from '../node-context';
 import type { CancelHandle } from '../thread-pool';
 import type { JobOutcome } from '../../workers/protocol';
@@ -52,6 +55,7 @@ export class JobWorker extends Actor<never, Cast, never> {
     if (job.expires_at !== undefined && nowSeconds() > job.expires_at) {
       ctx.logger.warn(`job ${job.jid} (${job.class}) expired before it started; moved to dead`, { actor: this.name });
       await this.settle(() => settlement.expire());
+      if (ctx.events.has('job:dead')) ctx.events.emit('job:dead', { ...this.eventBase(), error: { class: 'JobExpiredError', message: 'expired' } });
       return this.stopSelf('normal');
     }
     const atMostOnce = job.at_most_once === true;
@@ -64,6 +68,7 @@ export class JobWorker extends Actor<never, Cast, never> {
     if (this.cancelRequested) return this.cancelled(settlement, atMostOnce);
     await this.settle(() => settlement.releaseLockAtStart());
     const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: Date.now() };
+    if (ctx.events.has('job:start')) ctx.events.emit('job:start', this.eventBase());
     let outcome: JobOutcome;
     try {
       await pipeline.before(event);
@@ -75,6 +80,7 @@ export class JobWorker extends Actor<never, Cast, never> {
       const e = err as Error;
       outcome = { ok: false, error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) } };
     }
+    const durationMs = Date.now() - event.startedAt;
     if (!outcome.ok && !this.alive) {
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
       // not the job's. The job stays in the backup list and runs again after the next boot.
@@ -89,12 +95,14 @@ export class JobWorker extends Actor<never, Cast, never> {
       if (outcome.nack && !atMostOnce) await this.settle(() => settlement.nack());
       else if (!atMostOnce) await this.settle(() => settlement.ack());
       else await this.settle(() => settlement.finishTaken());
+      if (ctx.events.has('job:success')) ctx.events.emit('job:success', { ...this.eventBase(), durationMs });
       await this.after(() => pipeline.afterSuccess(event));
     } else {
       const error = outcome.error;
-      let fate = '';
+      let fate!: FailReport;
       await this.settle(async () => void (fate = await settlement.fail(error, atMostOnce)));
-      ctx.logger.info(`job ${job.jid} (${job.class}) failed: ${error.class}: ${error.message}; ${fate}`, { actor: this.name });
+      ctx.logger.info(`job ${job.jid} (${job.class}) failed: ${error.class}: ${error.message}; ${fate.description}`, { actor: this.name });
+      this.emitFailure(error, fate, durationMs);
       await this.after(() => pipeline.afterFailure(event, error));
     }
     this.stopSelf('normal');
@@ -123,6 +131,31 @@ export class JobWorker extends Actor<never, Cast, never> {
     if (this.exitReported) return;
     this.exitReported = true;
     this.options.onExit(this.options.fetched);
+  }
+
+  /** What every job event says about the job; `class` is ActiveJob's wrapped class when there is one. */
+  private eventBase(): JobEventBase {
+    const { fetched, ctx } = this.options;
+    const { job } = fetched;
+    return {
+      jid: job.jid,
+      queue: fetched.queue,
+      class: typeof job.wrapped === 'string' ? job.wrapped : job.class,
+      args: job.args,
+      nodeId: ctx.config.nodeId,
+      retryCount: Number.isInteger(job.retry_count) ? job.retry_count! : 0,
+    };
+  }
+
+  private emitFailure(raised: { class: string; message: string }, fate: FailReport, durationMs: number): void {
+    const { events } = this.options.ctx;
+    const error = { class: raised.class, message: raised.message };
+    if (events.has('job:failure')) events.emit('job:failure', { ...this.eventBase(), durationMs, error });
+    if (fate.to === 'retry' && events.has('job:retry')) {
+      events.emit('job:retry', { ...this.eventBase(), retryCount: fate.retryCount, error, nextRetryAt: new Date(fate.nextRetryAt! * 1000) });
+    } else if (fate.to === 'dead' && events.has('job:dead')) {
+      events.emit('job:dead', { ...this.eventBase(), retryCount: fate.retryCount, error });
+    }
   }
 
   /** Runs a Redis step until it succeeds; gives up (crashing, the job left in backup) only on stop. */

@@ -4,6 +4,7 @@ import { ConfigError } from '../../config/validate';
 import { InvalidJobError } from '../job/job';
 import { parseArgs, UsageError } from './args';
 import { BOOLEAN_FLAGS, checkCommandFlags, Command, outputFor } from './commands/common';
+import { drainCommand } from './commands/drain';
 import { enqueueCommand } from './commands/enqueue';
 import { deadCommand, jobsCommand, retriesCommand, scheduledCommand } from './commands/jobs';
 import { deleteCommand, retryCommand, showCommand } from './commands/manage';
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   pause: pauseCommand,
   resume: resumeCommand,
   processes: processesCommand,
+  drain: drainCommand,
 };
 
 const HELP = `Usage: nexq <command> [options]

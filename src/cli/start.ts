@@ -1,7 +1,7 @@
 // `nexq start`: runs a node in the foreground until SIGTERM or SIGINT, then stops it gracefully.
 import path from 'node:path';
 import type { NexqConfig } from '../../config/defaults';
-import { configFromEnv, parseQueueList, readConfigFile } from '../../config/load';
+import { fileAndEnv, parseQueueList, setFromFlag, validateLayers } from '../../config/load';
 import { ConfigError } from '../../config/validate';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
@@ -18,15 +18,17 @@ Options:
   --concurrency N          default concurrency of a queue
   --jobs DIR               folder of job handlers (Foo.js handles class Foo)
   --node-id ID             names this node's backup lists (default: hostname)
-  --config FILE            JSON file of options
+  --config FILE            JSON or YAML (.yaml, .yml) file of options
   --shutdown-timeout MS    how long running jobs get to finish on stop
+  --metrics PORT           serve Prometheus metrics on http://127.0.0.1:PORT/metrics
   --local-redis            start redis-server (data in ./var/) when none answers locally
   --help                   this text
 
-Environment: REDIS_URL, NEXQ_NAMESPACE, NEXQ_QUEUES, NEXQ_CONCURRENCY, NEXQ_JOBS_DIR, NEXQ_NODE_ID,
-NEXQ_SHUTDOWN_TIMEOUT, NEXQ_POLL_TIMEOUT, NEXQ_THREADS, NEXQ_JOB_TIMEOUT, NEXQ_LOG_LEVEL, NEXQ_LOG_FORMAT.`;
+Environment: REDIS_URL, and NEXQ_ with any option in upper snake case (NEXQ_QUEUES=default:10,mail:5,
+NEXQ_SHUTDOWN_TIMEOUT, NEXQ_LOG_LEVEL, ...; NEXQ_JOBS and NEXQ_PERIODIC in JSON; NEXQ_METRICS_PORT and
+NEXQ_METRICS_HOST). Precedence: defaults < --config file < environment < flags.`;
 
-const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'local-redis', 'help'];
+const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'metrics', 'local-redis', 'help'];
 
 function wholeNumber(value: string | true | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -39,22 +41,27 @@ function text(value: string | true | undefined, flag: string): string | undefine
   return value;
 }
 
+/** The node's options: defaults < --config file < environment < flags, checked before anything starts. */
 export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
   checkFlags(args, FLAGS);
   const f = args.flags;
-  const file = text(f.get('config'), 'config');
-  const config: NexqConfig = { ...(file ? readConfigFile(file) : {}), ...configFromEnv(env) };
-  const flagged: NexqConfig = {
-    redis: text(f.get('redis'), 'redis'),
-    namespace: text(f.get('namespace'), 'namespace'),
-    queues: f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined,
-    concurrency: wholeNumber(f.get('concurrency'), 'concurrency'),
-    jobsDir: text(f.get('jobs'), 'jobs'),
-    nodeId: text(f.get('node-id'), 'node-id'),
-    shutdownTimeout: wholeNumber(f.get('shutdown-timeout'), 'shutdown-timeout'),
-  };
-  for (const [key, value] of Object.entries(flagged)) if (value !== undefined) (config as Record<string, unknown>)[key] = value;
-  if (config.jobsDir) config.jobsDir = path.resolve(config.jobsDir);
+  const layers = fileAndEnv(text(f.get('config'), 'config'), env);
+  setFromFlag(layers, 'redis', text(f.get('redis'), 'redis'), '--redis');
+  setFromFlag(layers, 'namespace', text(f.get('namespace'), 'namespace'), '--namespace');
+  setFromFlag(layers, 'queues', f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined, '--queues');
+  setFromFlag(layers, 'concurrency', wholeNumber(f.get('concurrency'), 'concurrency'), '--concurrency');
+  setFromFlag(layers, 'jobsDir', text(f.get('jobs'), 'jobs'), '--jobs');
+  setFromFlag(layers, 'nodeId', text(f.get('node-id'), 'node-id'), '--node-id');
+  setFromFlag(layers, 'shutdownTimeout', wholeNumber(f.get('shutdown-timeout'), 'shutdown-timeout'), '--shutdown-timeout');
+  const metricsPort = wholeNumber(f.get('metrics'), 'metrics');
+  if (metricsPort !== undefined) {
+    // The port from the flag; a host from the file or the environment stays.
+    const before = layers.config.metrics;
+    setFromFlag(layers, 'metrics', { ...(typeof before === 'object' ? before : {}), port: metricsPort }, '--metrics');
+  }
+  const { config } = layers;
+  if (typeof config.jobsDir === 'string' && config.jobsDir !== '') config.jobsDir = path.resolve(config.jobsDir);
+  validateLayers(layers);
   return config;
 }
 

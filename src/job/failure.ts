@@ -21,7 +21,7 @@ export interface FailurePolicy {
 
 export type FailureOutcome =
   | { to: 'retry'; json: string; at: number; retryCount: number }
-  | { to: 'dead'; json: string }
+  | { to: 'dead'; json: string; retryCount: number }
   | { to: 'discard' };
 
 const MAX_ERROR_MESSAGE = 10_000;
@@ -63,7 +63,7 @@ export function decideFailure(raw: string, job: JobPayload, error: JobError, pol
   }
   // Sidekiq's `dead: false`: out of retries, the job is dropped instead of kept in the dead set.
   if (job.dead === false) return { to: 'discard' };
-  return { to: 'dead', json: rewriteMembers(raw, updates) };
+  return { to: 'dead', json: rewriteMembers(raw, updates), retryCount: count };
 }
 
 /** Sidekiq's error_backtrace: JSON lines, deflated, base64. */

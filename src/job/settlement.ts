@@ -10,6 +10,17 @@ import { rewriteMembers } from './json-members';
 import { heldSlots } from './limits';
 import { jsonTimestamp, nowSeconds } from './time';
 
+/** Where a failed job went, for the log line and the job events. */
+export interface FailReport {
+  to: 'retry' | 'dead' | 'discard';
+  /** The job's retry_count as written (unchanged when it was dropped). */
+  retryCount: number;
+  /** Epoch seconds of the next run, for `retry`. */
+  nextRetryAt?: number;
+  /** A line for the log. */
+  description: string;
+}
+
 export class Settlement {
   private readonly held: Held;
 
@@ -71,8 +82,8 @@ export class Settlement {
     return requeueJob(redis, keys.jobIndex, { backup: this.backup, queueKey: keys.queue(queue), queue, raw, rewritten, end, jid: job.jid }, this.unlocked);
   }
 
-  /** Failure: to `retry`, to `dead` or dropped, by the job's retry rules; returns a line for the log. */
-  async fail(error: JobError, atMostOnce = false): Promise<string> {
+  /** Failure: to `retry`, to `dead` or dropped, by the job's retry rules. */
+  async fail(error: JobError, atMostOnce = false): Promise<FailReport> {
     const { config, keys, redis } = this.ctx;
     const { raw: fetchedRaw, job } = this.fetched;
     // A job without a `queue` field (other producers) learns it here, or its retry would have none.
@@ -81,25 +92,28 @@ export class Settlement {
     const decision = atMostOnce ? decideFailure(raw, { ...job, retry: 0 }, error, { ...config, dialect: 'exq' }, now) : decideFailure(raw, job, error, config, now);
     const base = { backup: this.backup, raw: fetchedRaw, jid: job.jid, held: this.unlocked };
     const dead = { ...base, target: keys.dead, place: 'dead' as const, score: now, trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs };
+    const previousCount = Number.isInteger(job.retry_count) ? (job.retry_count as number) : 0;
     if (atMostOnce) {
       // Already off the backup list: it is filed in the dead set for the record, never retried.
       if (decision.to !== 'discard') await failJob(redis, keys, { ...dead, rewritten: decision.json, taken: true });
       else await releaseJob(redis, keys, undefined, job.jid);
       await this.releaseLock();
-      return 'at most once: moved to dead, not retried';
+      return decision.to === 'discard'
+        ? { to: 'discard', retryCount: previousCount, description: 'at most once: dropped, not retried' }
+        : { to: 'dead', retryCount: decision.retryCount, description: 'at most once: moved to dead, not retried' };
     }
     switch (decision.to) {
       case 'retry':
         await failJob(redis, keys, { ...base, rewritten: decision.json, target: keys.retry, place: 'retry', score: decision.at });
-        return `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`;
+        return { to: 'retry', retryCount: decision.retryCount, nextRetryAt: decision.at, description: `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}` };
       case 'dead':
         await failJob(redis, keys, { ...dead, rewritten: decision.json });
         await this.releaseLock();
-        return 'out of retries, moved to dead';
+        return { to: 'dead', retryCount: decision.retryCount, description: 'out of retries, moved to dead' };
       case 'discard':
         await ackJob(redis, keys, this.backup, fetchedRaw, job.jid, this.unlocked);
         await this.releaseLock();
-        return 'discarded (retry: false or dead: false)';
+        return { to: 'discard', retryCount: previousCount, description: 'discarded (retry: false or dead: false)' };
     }
   }
 

@@ -1,28 +1,14 @@
 // The admin commands, each run as a real `nexq` process against the test Redis in a fresh namespace.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { repoRoot } from '../support/paths';
+import { CLI, Run, runProcess } from '../support/cli';
 import { useNodes, waitFor } from '../support/node';
-
-const CLI = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-
-interface Run {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('nexq admin commands', () => {
   const t = useNodes();
 
   /** Runs the CLI without blocking this process (a node may be running in it). */
   function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 15_000, env: { ...process.env, REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns, ...env } }, (err, stdout, stderr) => {
-        resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-    });
+    return runProcess(process.execPath, [CLI, ...args], { REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns, ...env }, 15_000);
   }
 
   async function ok(args: string[]): Promise<string> {

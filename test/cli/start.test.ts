@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { repoRoot, fixturesJobs } from '../support/paths';
 import { useNodes, waitFor } from '../support/node';
@@ -54,6 +56,19 @@ describe('nexq CLI', () => {
     const result = runCli(['start'], { NEXQ_CONCURRENCY: 'lots' });
     expect(result.status).to.equal(2);
     expect(result.stderr).to.include('NEXQ_CONCURRENCY must be a whole number');
+  });
+
+  it('a bad YAML config file is one line naming the file (and the key), exit code 2', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-'));
+    writeFileSync(path.join(dir, 'broken.yaml'), 'queues: [default\n');
+    writeFileSync(path.join(dir, 'wrong.yml'), 'queues:\n  - { name: mail, concurrency: -1 }\n');
+    const broken = runCli(['start', '--config', path.join(dir, 'broken.yaml')]);
+    expect(broken.status).to.equal(2);
+    expect(broken.stderr.trim().split('\n')).to.have.length(1);
+    expect(broken.stderr).to.match(/^nexq: invalid config: --config must be valid YAML \(got ".*broken\.yaml line \d+, column \d+: /);
+    const wrong = runCli(['start', '--config', path.join(dir, 'wrong.yml')]);
+    expect(wrong.status).to.equal(2);
+    expect(wrong.stderr.trim().split('\n')).to.deep.equal([`nexq: invalid config: queues[0].concurrency (from ${path.join(dir, 'wrong.yml')}) must be an integer >= 1 (got -1)`]);
   });
 
   it('start --help prints the options and exits 0', () => {

@@ -2,7 +2,7 @@
 // output as aligned plain-text tables or JSON.
 import winston from 'winston';
 import type { NexqConfig } from '../../../config/defaults';
-import { configFromEnv, readConfigFile } from '../../../config/load';
+import { fileAndEnv, setFromFlag, validateLayers } from '../../../config/load';
 import { ConfigError } from '../../../config/validate';
 import { readSeconds } from '../../job/time';
 import { Nexq } from '../../nexq';
@@ -12,7 +12,7 @@ import { checkFlags, ParsedArgs, UsageError } from '../args';
 
 export const CONNECTION_HELP = `  --redis URL       Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
   --namespace NS    key prefix (default: $NEXQ_NAMESPACE or exq; '' for Sidekiq's layout)
-  --config FILE     JSON file of options (only redis and namespace matter here)
+  --config FILE     JSON or YAML file of options (only redis and namespace matter here)
   --json            print JSON instead of a table
   --help            this text`;
 
@@ -65,19 +65,19 @@ export function positionals(args: ParsedArgs, command: string, names: string[], 
   return args.positional;
 }
 
-/** The connection config: file < environment < flags, as for `nexq start`. */
+/** The connection config: file < environment < flags, as for `nexq start`, checked the same way. */
 export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
-  const file = flagText(args, 'config');
-  const config: NexqConfig = { ...(file ? readConfigFile(file) : {}), ...configFromEnv(env) };
-  const redis = flagText(args, 'redis');
-  const namespace = flagText(args, 'namespace');
-  if (redis !== undefined) config.redis = redis;
-  if (namespace !== undefined) config.namespace = namespace;
-  // A producer only; the queues and jobs of a worker node do not apply.
+  const layers = fileAndEnv(flagText(args, 'config'), env);
+  setFromFlag(layers, 'redis', flagText(args, 'redis'), '--redis');
+  setFromFlag(layers, 'namespace', flagText(args, 'namespace'), '--namespace');
+  const { config } = layers;
+  // A producer only; the queues, jobs and metrics of a worker node do not apply.
   delete config.queues;
   delete config.jobsDir;
   delete config.jobs;
+  delete config.metrics;
   config.mode = 'enqueuer';
+  validateLayers(layers);
   return config;
 }
 

@@ -1,27 +1,10 @@
 // `nexq stats` and `nexq queues`: counters, queue sizes and latency, set sizes, process count.
-import { readSeconds, nowSeconds } from '../../job/time';
 import { statDay } from '../../redis/keys';
-import { Command, CONNECTION_HELP, parseEntry, positionals, printJson, printTable, Session, withNexq } from './common';
+import { queueInfo } from '../../redis/queue-info';
+import { Command, CONNECTION_HELP, positionals, printJson, printTable, Session, withNexq } from './common';
 
-export interface QueueInfo {
-  queue: string;
-  size: number;
-  /** Seconds since the oldest job (the list's right end) was enqueued; 0 when empty. */
-  latency: number;
-}
-
-/** Every queue in the queues set, sorted, with size and latency. */
-export async function queueInfo({ redis, keys }: Session): Promise<QueueInfo[]> {
-  const names = new Set(await redis.smembers(keys.queues));
-  const now = nowSeconds();
-  const result: QueueInfo[] = [];
-  for (const queue of [...names].sort()) {
-    const [size, oldest] = await Promise.all([redis.llen(keys.queue(queue)), redis.lindex(keys.queue(queue), -1)]);
-    const at = oldest ? readSeconds(parseEntry(oldest)?.enqueued_at) : undefined;
-    result.push({ queue, size, latency: at === undefined ? 0 : Math.max(0, Math.round((now - at) * 1000) / 1000) });
-  }
-  return result;
-}
+export { queueInfo } from '../../redis/queue-info';
+export type { QueueInfo } from '../../redis/queue-info';
 
 export interface Stats {
   processed: number;
@@ -100,7 +83,7 @@ Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     positionals(args, 'queues', []);
-    const queues = await withNexq(args, queueInfo);
+    const queues = await withNexq(args, (session) => queueInfo(session));
     if (out.json) printJson(out, queues);
     else printTable(out, ['QUEUE', 'SIZE', 'LATENCY'], queues.map((q) => [q.queue, q.size, `${q.latency.toFixed(1)}s`]));
     return 0;

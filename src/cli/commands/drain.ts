@@ -1,0 +1,122 @@
+// `nexq drain`: waits, from outside, until the running nodes have emptied the given queues and no
+// process runs a job of them (gocraft's Drain, watched over Redis). A live bar on a terminal; a
+// summary at the end (JSON with --json); exit 1 with one line on timeout.
+import { UsageError } from '../args';
+import { LiveLine, renderProgress } from '../progress-bar';
+import { isQueueName } from '../../../config/validate';
+import { STATS_FLUSH_MS } from '../../actors/stats';
+import { Command, CONNECTION_HELP, flagText, Output, printJson, Session, withNexq } from './common';
+import { DrainState, isDrained, readDrainState, remainingOf, totalQueued } from './drain-state';
+
+/** How often the state is read again. */
+export const DRAIN_POLL_MS = 250;
+
+export class DrainTimeoutError extends Error {
+  override readonly name = 'DrainTimeoutError';
+}
+
+export interface DrainSummary {
+  drained: boolean;
+  queues: string[];
+  /** Jobs left (waiting plus running) when the drain began. */
+  initial: number;
+  /** Jobs left at the end (0 when drained). */
+  remaining: number;
+  queued: Record<string, number>;
+  running: number;
+  /** Jobs processed by all nodes meanwhile (`stat:processed`, flushed each second). */
+  processed: number;
+  seconds: number;
+  rate: number;
+}
+
+function timeoutSeconds(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(text)) throw new UsageError(`--timeout must be a number of seconds, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function summarize(state: DrainState, first: DrainState, startedAt: number, drained: boolean): DrainSummary {
+  const seconds = Math.round((Date.now() - startedAt) / 10) / 100;
+  const processed = Math.max(0, state.processed - first.processed);
+  return {
+    drained,
+    queues: state.queues,
+    initial: remainingOf(first),
+    remaining: drained ? 0 : remainingOf(state),
+    queued: drained ? Object.fromEntries(state.queues.map((q) => [q, 0])) : state.queued,
+    running: drained ? 0 : Math.max(state.inBackup, state.busy),
+    processed,
+    seconds,
+    rate: seconds > 0 ? Math.round((processed / seconds) * 10) / 10 : 0,
+  };
+}
+
+/**
+ * Nodes flush their counters each second: give the jobs that were left at the start that long to
+ * show in `stat:processed`, so the summary counts them.
+ */
+async function awaitCounts(session: Session, queues: string[], state: DrainState, target: number): Promise<DrainState> {
+  const deadline = Date.now() + STATS_FLUSH_MS + 500;
+  while (state.processed < target && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    state = await readDrainState(session, queues);
+  }
+  return state;
+}
+
+function printSummary(out: Output, s: DrainSummary): void {
+  if (out.json) printJson(out, s);
+  else if (s.drained) out.write(`drained ${s.queues.join(', ') || '(no queues)'}: ${s.processed} job(s) processed in ${s.seconds.toFixed(1)} s (${s.rate.toFixed(1)} jobs/s)\n`);
+}
+
+export const drainCommand: Command = {
+  summary: 'wait until queues are empty and nothing of them runs (live progress bar)',
+  flags: ['timeout'],
+  help: `Usage: nexq drain [queue...] [options]
+
+Waits until the given queues (default: every queue in the queues set) are empty and no process runs
+a job of them: the running nodes drain them; this command only watches. Jobs in the schedule and
+retry sets are not waited for. On a terminal a progress bar shows the jobs left (waiting and
+running), the rate and the time; otherwise, or with --json, only a summary is printed at the end.
+Exits 0 once drained, 1 when --timeout passes first.
+
+Options:
+  --timeout SECONDS give up after this long (default: wait for ever; 0: check once)
+${CONNECTION_HELP}`,
+  async run(args, out) {
+    for (const queue of args.positional) if (!isQueueName(queue)) throw new UsageError(`not a queue name: ${JSON.stringify(queue)}`);
+    const timeout = timeoutSeconds(flagText(args, 'timeout'));
+    const live = !out.json && process.stdout.isTTY ? new LiveLine(out.write) : undefined;
+    return withNexq(args, async (session) => {
+      const startedAt = Date.now();
+      const first = await readDrainState(session, args.positional);
+      let state = first;
+      let total = remainingOf(first);
+      for (;;) {
+        const remaining = remainingOf(state);
+        total = Math.max(total, remaining);
+        const elapsed = (Date.now() - startedAt) / 1000;
+        if (live) {
+          const rate = elapsed > 0 ? Math.max(0, state.processed - first.processed) / elapsed : 0;
+          live.draw(renderProgress({ remaining, total, rate, elapsedSeconds: elapsed, label: `draining ${state.queues.join(',') || '(no queues)'}` }));
+        }
+        if (isDrained(state)) break;
+        if (timeout !== undefined && elapsed >= timeout) {
+          live?.end();
+          const summary = summarize(state, first, startedAt, false);
+          printSummary(out, summary);
+          throw new DrainTimeoutError(
+            `drain timed out after ${timeout} s: ${summary.remaining} job(s) left (${totalQueued(state)} waiting, ${summary.running} running)`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+        state = await readDrainState(session, args.positional);
+      }
+      live?.end();
+      state = await awaitCounts(session, args.positional, state, first.processed + remainingOf(first));
+      printSummary(out, summarize(state, first, startedAt, true));
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,156 @@
+// Prometheus metrics of one node, in a registry of its own (two nodes in one process do not clash).
+// Job counters and the duration histogram are fed by the node's job events; the gauges are read
+// when scraped: queue sizes and latency, the retry/dead/schedule set sizes (one Redis round trip
+// per scrape, shared by every gauge) and this node's busy slots (from its work table).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Manager } from '../actors/manager';
+import type { JobEventMap } from '../events/job-events';
+import type { NodeContext } from '../node-context';
+import { ActorNames } from '../node-context';
+import { queueInfo, QueueInfo } from '../redis/queue-info';
+
+/** Seconds; from 5 ms to 5 minutes. */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** The class label of jobs no handler is registered for, so payloads cannot make up label values. */
+export const UNKNOWN_CLASS = '(unknown)';
+
+interface Snapshot {
+  queues: QueueInfo[];
+  retry: number;
+  dead: number;
+  scheduled: number;
+}
+
+export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export class NodeMetrics {
+  readonly registry = new Registry();
+  private pending?: Promise<Snapshot | undefined>;
+  private readonly processed: Counter<'queue' | 'class'>;
+  private readonly failed: Counter<'queue' | 'class'>;
+  private readonly retried: Counter<'queue' | 'class'>;
+  private readonly died: Counter<'queue' | 'class'>;
+  private readonly duration: Histogram<'queue' | 'class'>;
+
+  constructor(private readonly ctx: NodeContext) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels({ node: ctx.config.nodeId });
+    const labelNames = ['queue', 'class'] as const;
+    this.processed = new Counter({ name: 'nexq_jobs_processed_total', help: 'Jobs finished on this node, failed or not.', labelNames, registers });
+    this.failed = new Counter({ name: 'nexq_jobs_failed_total', help: 'Jobs whose run failed on this node.', labelNames, registers });
+    this.retried = new Counter({ name: 'nexq_jobs_retried_total', help: 'Failed jobs filed in the retry set.', labelNames, registers });
+    this.died = new Counter({ name: 'nexq_jobs_dead_total', help: 'Jobs filed in the dead set (out of retries or expired).', labelNames, registers });
+    this.duration = new Histogram({ name: 'nexq_job_duration_seconds', help: 'Run time of a job, from start to outcome.', labelNames, buckets: DURATION_BUCKETS, registers });
+
+    const read = () => this.snapshot();
+    const queueGauge = (name: string, help: string, pick: (q: QueueInfo) => number) =>
+      new Gauge({
+        name, help, labelNames: ['queue'], registers,
+        async collect() {
+          const s = await read();
+          this.reset();
+          for (const q of s?.queues ?? []) this.set({ queue: q.queue }, pick(q));
+        },
+      });
+    queueGauge('nexq_queue_size', 'Jobs waiting in each queue.', (q) => q.size);
+    queueGauge('nexq_queue_latency_seconds', 'Seconds since the oldest waiting job of each queue was enqueued.', (q) => q.latency);
+    const setGauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
+      new Gauge({
+        name, help, registers,
+        async collect() {
+          const s = await read();
+          this.reset();
+          if (s) this.set(pick(s));
+        },
+      });
+    setGauge('nexq_retry_set_size', 'Jobs waiting in the retry set.', (s) => s.retry);
+    setGauge('nexq_dead_set_size', 'Jobs in the dead set.', (s) => s.dead);
+    setGauge('nexq_scheduled_set_size', 'Jobs waiting in the schedule set.', (s) => s.scheduled);
+    new Gauge({
+      name: 'nexq_redis_up', help: '1 when the last scrape could read Redis, else 0.', registers,
+      async collect() {
+        this.set((await read()) ? 1 : 0);
+      },
+    });
+    const slots = (pick: 'busy' | 'concurrency') =>
+      function (this: Gauge<'queue'>) {
+        this.reset();
+        const table = ctx.workers?.workTable;
+        if (!table) return;
+        for (const q of subscribedQueues(ctx)) this.set({ queue: q }, table[pick](q));
+      };
+    new Gauge({ name: 'nexq_busy_slots', help: 'Jobs running on this node, per queue.', labelNames: ['queue'], registers, collect: slots('busy') });
+    new Gauge({ name: 'nexq_slots', help: 'Concurrency of this node, per queue.', labelNames: ['queue'], registers, collect: slots('concurrency') });
+
+    ctx.events.on('job:success', this.onSuccess).on('job:failure', this.onFailure).on('job:retry', this.onRetry).on('job:dead', this.onDead);
+  }
+
+  /** Serves the registry in Prometheus' text format; for any HTTP server's `/metrics` route. */
+  readonly handler: MetricsHandler = async (_req, res) => {
+    try {
+      const body = await this.registry.metrics();
+      res.writeHead(200, { 'Content-Type': this.registry.contentType });
+      res.end(body);
+    } catch (err) {
+      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`metrics failed: ${(err as Error).message}\n`);
+    }
+  };
+
+  /** Stops counting (the node stopped). */
+  detach(): void {
+    this.ctx.events.off('job:success', this.onSuccess).off('job:failure', this.onFailure).off('job:retry', this.onRetry).off('job:dead', this.onDead);
+  }
+
+  private labels(e: { queue: string; class: string }): { queue: string; class: string } {
+    const known = this.ctx.workers?.handlers.has(e.class) ?? false;
+    return { queue: e.queue, class: known ? e.class : UNKNOWN_CLASS };
+  }
+
+  private readonly onSuccess = (e: JobEventMap['job:success']) => {
+    const labels = this.labels(e);
+    this.processed.inc(labels);
+    this.duration.observe(labels, e.durationMs / 1000);
+  };
+
+  private readonly onFailure = (e: JobEventMap['job:failure']) => {
+    const labels = this.labels(e);
+    this.processed.inc(labels);
+    this.failed.inc(labels);
+    this.duration.observe(labels, e.durationMs / 1000);
+  };
+
+  private readonly onRetry = (e: JobEventMap['job:retry']) => this.retried.inc(this.labels(e));
+  private readonly onDead = (e: JobEventMap['job:dead']) => this.died.inc(this.labels(e));
+
+  /** One Redis read per scrape, shared by the gauges collected together; undefined when Redis fails. */
+  private snapshot(): Promise<Snapshot | undefined> {
+    this.pending ??= this.readRedis().finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  private async readRedis(): Promise<Snapshot | undefined> {
+    const { redis, keys, logger } = this.ctx;
+    try {
+      const [queues, sets] = await Promise.all([
+        queueInfo({ redis, keys }, subscribedQueues(this.ctx)),
+        redis.multi().zcard(keys.retry).zcard(keys.dead).zcard(keys.schedule).exec(),
+      ]);
+      const [retry, dead, scheduled] = (sets ?? []).map(([err, n]) => {
+        if (err) throw err;
+        return Number(n);
+      });
+      return { queues, retry, dead, scheduled };
+    } catch (err) {
+      logger.warn(`metrics: cannot read Redis: ${(err as Error).message}`, { actor: 'metrics' });
+      return undefined;
+    }
+  }
+}
+
+/** The queues this node serves now (the manager's subscriptions), or as configured. */
+function subscribedQueues(ctx: NodeContext): string[] {
+  const manager = ctx.registry.whereis<Manager>(ActorNames.manager);
+  return (manager?.subscriptions ?? (ctx.config.mode === 'default' ? ctx.config.queues : [])).map((q) => q.name);
+}
