@@ -1,7 +1,9 @@
-// Finding a job by jid for `show`, `retry` and `delete`. Redis has no index by jid, so this scans:
-// ZSCAN of the schedule, retry and dead sets, LRANGE of every queue, SCAN for backup lists. Fine
-// for an operator's command; not something to run in a loop against a large Redis.
-import { parseEntry, Session } from './common';
+// Finding a job by jid, for the CLI's `show`, `retry` and `delete` and the web dashboard. Redis has
+// no index by jid, so this scans: ZSCAN of the schedule, retry and dead sets, LRANGE of every queue,
+// SCAN for backup lists. Fine for an operator's action; not something to run in a loop against a
+// large Redis.
+import { AdminContext, JobSet } from './context';
+import { parseEntry } from './job-view';
 
 export type Place = 'queue' | 'schedule' | 'retry' | 'dead' | 'running';
 
@@ -29,7 +31,7 @@ function hasJid(raw: string, jid: string): boolean {
   return raw.includes(jid) && parseEntry(raw)?.jid === jid;
 }
 
-async function inSet({ redis }: Session, key: string, where: Place, jid: string): Promise<Found[]> {
+async function inSet({ redis }: AdminContext, key: string, where: Place, jid: string): Promise<Found[]> {
   const found: Found[] = [];
   let cursor = '0';
   do {
@@ -40,7 +42,7 @@ async function inSet({ redis }: Session, key: string, where: Place, jid: string)
   return found;
 }
 
-async function inList({ redis }: Session, key: string, jid: string, place: Omit<Found, 'key' | 'raw'>): Promise<Found[]> {
+async function inList({ redis }: AdminContext, key: string, jid: string, place: Omit<Found, 'key' | 'raw'>): Promise<Found[]> {
   const found: Found[] = [];
   const length = await redis.llen(key);
   for (let start = 0; start < length; start += CHUNK) {
@@ -49,25 +51,18 @@ async function inList({ redis }: Session, key: string, jid: string, place: Omit<
   return found;
 }
 
-/** The sorted sets a job can sit in, in the order they are searched. */
-export function setsOf(session: Session): Array<[Place, string]> {
-  const { keys } = session;
-  return [
-    ['schedule', keys.schedule],
-    ['retry', keys.retry],
-    ['dead', keys.dead],
-  ];
-}
-
-/** Where `jid` is in the sorted sets (only those in `places`). */
-export async function findInSets(session: Session, jid: string, places: Place[] = ['schedule', 'retry', 'dead']): Promise<Found[]> {
+/** Where `jid` is in the sorted sets (only those in `sets`, searched in that order). */
+export async function findInSets(session: AdminContext, jid: string, sets: JobSet[] = ['schedule', 'retry', 'dead']): Promise<Found[]> {
   const found: Found[] = [];
-  for (const [where, key] of setsOf(session)) if (places.includes(where)) found.push(...(await inSet(session, key, where, jid)));
+  for (const set of sets) found.push(...(await inSet(session, session.keys[set], set, jid)));
   return found;
 }
 
-/** Every place `jid` is: its queue, the sets, or a node's backup list (running). */
-export async function findEverywhere(session: Session, jid: string): Promise<Found[]> {
+/**
+ * Every place `jid` is: its queue, the sets, or a node's backup list (running). The one lookup of
+ * a job by jid (`nexq show`, the dashboard's job page).
+ */
+export async function findJob(session: AdminContext, jid: string): Promise<Found[]> {
   const { redis, keys } = session;
   const found: Found[] = [];
   for (const queue of (await redis.smembers(keys.queues)).sort()) found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
