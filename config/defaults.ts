@@ -37,6 +37,17 @@ export interface PeriodicSpec {
   name?: string;
 }
 
+/** The web dashboard a node serves (off unless given). */
+export interface WebOptions {
+  /** TCP port (0: any free port; the node logs which). */
+  port: number;
+  /** Address to bind; default 127.0.0.1, so only this machine reaches it unless told otherwise. */
+  host?: string;
+  /** Basic auth: give both to require them on every request. */
+  username?: string;
+  password?: string;
+}
+
 export interface NexqOptions {
   /** A redis:// or rediss:// URL, or ioredis options. */
   redis: string | RedisOptions;
@@ -93,6 +104,8 @@ export interface NexqOptions {
   logFormat: LogFormat;
   /** Jobs enqueued on cron schedules (UTC) by the nodes in 'default' mode; default none. */
   periodic: PeriodicSpec[];
+  /** Serve the web dashboard on this node (see src/web); default off. */
+  web?: WebOptions;
 }
 
 export type NexqConfig = Partial<NexqOptions>;
@@ -125,5 +138,6 @@ export function defaults(): NexqOptions {
     logLevel: 'info',
     logFormat: 'pretty',
     periodic: [],
+    web: undefined,
   };
 }

@@ -1,7 +1,7 @@
 // `nexq start`: runs a node in the foreground until SIGTERM or SIGINT, then stops it gracefully.
 import path from 'node:path';
 import type { NexqConfig } from '../../config/defaults';
-import { configFromEnv, parseQueueList, readConfigFile } from '../../config/load';
+import { configFromEnv, layerConfig, parseQueueList, readConfigFile } from '../../config/load';
 import { ConfigError } from '../../config/validate';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
@@ -20,13 +20,16 @@ Options:
   --node-id ID             names this node's backup lists (default: hostname)
   --config FILE            JSON file of options
   --shutdown-timeout MS    how long running jobs get to finish on stop
+  --web PORT               serve the web dashboard on PORT (off by default)
+  --web-host HOST          address the dashboard binds (default 127.0.0.1)
   --local-redis            start redis-server (data in ./var/) when none answers locally
   --help                   this text
 
 Environment: REDIS_URL, NEXQ_NAMESPACE, NEXQ_QUEUES, NEXQ_CONCURRENCY, NEXQ_JOBS_DIR, NEXQ_NODE_ID,
-NEXQ_SHUTDOWN_TIMEOUT, NEXQ_POLL_TIMEOUT, NEXQ_THREADS, NEXQ_JOB_TIMEOUT, NEXQ_LOG_LEVEL, NEXQ_LOG_FORMAT.`;
+NEXQ_SHUTDOWN_TIMEOUT, NEXQ_POLL_TIMEOUT, NEXQ_THREADS, NEXQ_JOB_TIMEOUT, NEXQ_LOG_LEVEL, NEXQ_LOG_FORMAT,
+NEXQ_WEB_PORT, NEXQ_WEB_HOST, NEXQ_WEB_USERNAME and NEXQ_WEB_PASSWORD (basic auth for the dashboard).`;
 
-const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'local-redis', 'help'];
+const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'web', 'web-host', 'local-redis', 'help'];
 
 function wholeNumber(value: string | true | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -43,7 +46,7 @@ export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.e
   checkFlags(args, FLAGS);
   const f = args.flags;
   const file = text(f.get('config'), 'config');
-  const config: NexqConfig = { ...(file ? readConfigFile(file) : {}), ...configFromEnv(env) };
+  const config = layerConfig(file ? readConfigFile(file) : {}, configFromEnv(env));
   const flagged: NexqConfig = {
     redis: text(f.get('redis'), 'redis'),
     namespace: text(f.get('namespace'), 'namespace'),
@@ -54,6 +57,9 @@ export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.e
     shutdownTimeout: wholeNumber(f.get('shutdown-timeout'), 'shutdown-timeout'),
   };
   for (const [key, value] of Object.entries(flagged)) if (value !== undefined) (config as Record<string, unknown>)[key] = value;
+  const webPort = wholeNumber(f.get('web'), 'web');
+  const webHost = text(f.get('web-host'), 'web-host');
+  if (webPort !== undefined || webHost !== undefined) config.web = { ...config.web, ...(webPort !== undefined ? { port: webPort } : {}), ...(webHost !== undefined ? { host: webHost } : {}) } as NexqConfig['web'];
   if (config.jobsDir) config.jobsDir = path.resolve(config.jobsDir);
   return config;
 }

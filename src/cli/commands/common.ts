@@ -74,6 +74,7 @@ export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = proc
   delete config.queues;
   delete config.jobsDir;
   delete config.jobs;
+  delete config.web;
   config.mode = 'enqueuer';
   return config;
 }
