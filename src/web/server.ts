@@ -146,6 +146,11 @@ export class WebServer {
     return `http://${host}:${this.port}/`;
   }
 
+  /** The address the socket is bound to, as the operating system reports it. */
+  get boundAddress(): string {
+    return (this.server.address() as AddressInfo).address;
+  }
+
   /** Stops listening and drops open connections (a browser's keep-alive would hold the port). */
   close(): Promise<void> {
     return new Promise((resolve) => {
