@@ -1,7 +1,8 @@
 // The web dashboard's HTTP server, on Node's own `http`: basic auth when configured, the page's
 // static assets (all served from here, none from a CDN), the JSON API (api.ts) and, when given a
 // handler, GET /metrics. Requests that change anything are POST only and must carry `X-Nexq: 1`,
-// a header a cross-origin form or image cannot send, so other sites cannot act through a browser.
+// a header a cross-origin form or image cannot send, so other sites cannot act through a browser;
+// origin.ts refuses foreign Origins and, on loopback, foreign Host names (DNS rebinding).
 import { readdirSync, readFileSync } from 'node:fs';
 import http, { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import type { AdminContext } from '../admin/context';
 import type { Logger } from '../logger';
 import { ApiError, handleApi } from './api';
 import { BasicAuth } from './auth';
+import { hostAllowed, originAllowed } from './origin';
 
 export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
@@ -107,6 +109,7 @@ export class WebServer {
     });
 
     async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      if (!hostAllowed(host, req)) return sendJson(res, 403, { error: 'this dashboard answers to a loopback Host only (127.0.0.1 or localhost)' });
       if (auth && !auth.allows(req)) return sendJson(res, 401, { error: 'authentication required' }, { 'WWW-Authenticate': BasicAuth.challenge });
       const url = new URL(req.url ?? '/', 'http://dashboard');
       const method = req.method ?? 'GET';
@@ -117,7 +120,9 @@ export class WebServer {
       }
       if (url.pathname.startsWith('/api/')) {
         if (method !== 'GET' && method !== 'POST') return sendJson(res, 405, { error: 'GET or POST only' }, { Allow: 'GET, POST' });
-        if (method === 'POST' && req.headers['x-nexq'] !== '1') return sendJson(res, 403, { error: 'actions need the X-Nexq: 1 header (sent by the dashboard page)' });
+        if (method === 'POST' && (req.headers['x-nexq'] !== '1' || !originAllowed(req))) {
+          return sendJson(res, 403, { error: 'actions need the X-Nexq: 1 header and no foreign Origin (the dashboard page sends them)' });
+        }
         const body = method === 'POST' ? await readJsonBody(req) : undefined;
         const result = await handleApi(options.ctx, method, url.pathname.slice('/api'.length), url.searchParams, body);
         return sendJson(res, result.status ?? 200, result.body, result.allow ? { Allow: result.allow } : {});

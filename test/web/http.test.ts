@@ -2,6 +2,7 @@
 // the CSRF header, /metrics, and that every asset comes from the node itself.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import winston from 'winston';
@@ -41,6 +42,20 @@ describe('web dashboard over HTTP', () => {
     }
     expect([...names]).to.include.members(['/app.js', '/style.css', '/dom.js', '/graph.js', '/views.js', '/jobs.js']);
     expect((await call(url, '/nothing-here')).status).to.equal(404);
+  });
+
+  it('bound to loopback, refuses a Host that is not loopback (DNS rebinding)', async () => {
+    const { url } = await startWebNode(t);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        http.get(new URL('/api/stats', url), { headers: { Host: host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        }).on('error', reject);
+      });
+    expect(await status('evil.example:80')).to.equal(403);
+    expect(await status(`localhost:${new URL(url).port}`)).to.equal(200);
+    expect(await status(`127.0.0.1:${new URL(url).port}`)).to.equal(200);
   });
 
   it('binds the host it is told', async () => {
@@ -117,6 +132,8 @@ describe('web dashboard over HTTP', () => {
     // What a cross-origin form can send: a POST without the custom header.
     const forged = await call(url, retry, { method: 'POST', body: { jids: [jid] }, headers: { Origin: 'http://evil.example' } });
     expect(forged.status).to.equal(403);
+    const foreignOrigin = await call(url, retry, { method: 'POST', action: true, body: { jids: [jid] }, headers: { Origin: 'http://evil.example' } });
+    expect(foreignOrigin.status).to.equal(403);
     const formPost = await fetch(new URL(retry, url), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `jids=${jid}` });
     expect(formPost.status).to.equal(403);
     expect(await t.redis.zcard(t.keys.dead)).to.equal(1);
