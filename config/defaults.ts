@@ -43,6 +43,17 @@ export interface MetricsServerSpec {
   host?: string;
 }
 
+/** The web dashboard a node serves (off unless given). */
+export interface WebOptions {
+  /** TCP port (0: any free port; the node logs which). */
+  port: number;
+  /** Address to bind; default 127.0.0.1, so only this machine reaches it unless told otherwise. */
+  host?: string;
+  /** Basic auth: give both to require them on every request. */
+  username?: string;
+  password?: string;
+}
+
 export interface NexqOptions {
   /** A redis:// or rediss:// URL, or ioredis options. */
   redis: string | RedisOptions;
@@ -110,6 +121,8 @@ export interface NexqOptions {
    * also serves them on its own HTTP port. Default false: `nexq.metrics` counts from first use.
    */
   metrics: boolean | MetricsServerSpec;
+  /** Serve the web dashboard on this node (see src/web); default off. */
+  web?: WebOptions;
 }
 
 export type NexqConfig = Partial<NexqOptions>;
@@ -144,5 +157,6 @@ export function defaults(): NexqOptions {
     logFormat: 'pretty',
     periodic: [],
     metrics: false,
+    web: undefined,
   };
 }

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
+import { defaults, NexqConfig, NexqOptions, QueueSpec, WebOptions } from './defaults';
 import { ConfigError, resolveConfig } from './validate';
 
 /** Option name -> where its value came from: the file, an environment variable or a flag. */
@@ -79,7 +79,7 @@ export function envName(option: string): string {
 }
 
 /** Options read by a rule of their own rather than by their default's type. */
-const SPECIAL: Array<keyof NexqOptions> = ['redis', 'queues', 'jobs', 'periodic', 'metrics'];
+const SPECIAL: Array<keyof NexqOptions> = ['redis', 'queues', 'jobs', 'periodic', 'metrics', 'web', 'classConcurrency'];
 
 /** Options named by REDIS_URL and NEXQ_* variables, with the variable that set each. */
 export function layerFromEnv(env: NodeJS.ProcessEnv = process.env): LayeredConfig {
@@ -99,8 +99,13 @@ export function layerFromEnv(env: NodeJS.ProcessEnv = process.env): LayeredConfi
   if (env.NEXQ_QUEUES !== undefined) set('queues', parseQueueList(env.NEXQ_QUEUES, 'NEXQ_QUEUES'), 'NEXQ_QUEUES');
   if (env.NEXQ_JOBS !== undefined) set('jobs', jsonFrom(env.NEXQ_JOBS, 'NEXQ_JOBS', 'an object of class name -> module path'), 'NEXQ_JOBS');
   if (env.NEXQ_PERIODIC !== undefined) set('periodic', jsonFrom(env.NEXQ_PERIODIC, 'NEXQ_PERIODIC', 'an array of { cron, queue, class, args?, name? }'), 'NEXQ_PERIODIC');
+  if (env.NEXQ_CLASS_CONCURRENCY !== undefined) {
+    set('classConcurrency', jsonFrom(env.NEXQ_CLASS_CONCURRENCY, 'NEXQ_CLASS_CONCURRENCY', 'an object of class name -> limit'), 'NEXQ_CLASS_CONCURRENCY');
+  }
   const metrics = metricsFromEnv(env);
   if (metrics) set('metrics', metrics.value, metrics.name);
+  const web = webFromEnv(env);
+  if (web) set('web', web, 'NEXQ_WEB_*');
   return { config: config as NexqConfig, sources };
 }
 
@@ -117,6 +122,13 @@ function metricsFromEnv(env: NodeJS.ProcessEnv): { value: NexqOptions['metrics']
   return { value: on === 'true', name: 'NEXQ_METRICS' };
 }
 
+/** `over` laid over `base`, key by key; `web` merges field by field (a file's port, the environment's password). */
+export function layerConfig(base: NexqConfig, over: NexqConfig): NexqConfig {
+  const merged = { ...base, ...over };
+  if (base.web && over.web) merged.web = { ...base.web, ...over.web };
+  return merged;
+}
+
 /** Options named by REDIS_URL and NEXQ_* variables. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): NexqConfig {
   return layerFromEnv(env).config;
@@ -127,7 +139,7 @@ export function fileAndEnv(file: string | undefined, env: NodeJS.ProcessEnv = pr
   const fromFile = file ? readConfigFile(file) : {};
   const fromEnv = layerFromEnv(env);
   const sources: ConfigSources = Object.fromEntries(Object.keys(fromFile).map((key) => [key, file!]));
-  return { config: { ...fromFile, ...fromEnv.config }, sources: { ...sources, ...fromEnv.sources } };
+  return { config: layerConfig(fromFile, fromEnv.config), sources: { ...sources, ...fromEnv.sources } };
 }
 
 /** Sets an option from a command-line flag, remembering the flag. */
@@ -149,4 +161,17 @@ export function validateLayers({ config, sources }: LayeredConfig): void {
     const source = sources[err.key.split(/[.[]/)[0]];
     throw source && source !== err.key ? err.from(source) : err;
   }
+}
+
+/**
+ * The dashboard from NEXQ_WEB_PORT (which turns it on), NEXQ_WEB_HOST, NEXQ_WEB_USERNAME and
+ * NEXQ_WEB_PASSWORD; undefined when none is set. Validation (config/validate.ts) names the variable's key.
+ */
+function webFromEnv(env: NodeJS.ProcessEnv): Partial<WebOptions> | undefined {
+  const web: Partial<WebOptions> = {};
+  if (env.NEXQ_WEB_PORT !== undefined) web.port = integerFrom(env.NEXQ_WEB_PORT, 'NEXQ_WEB_PORT');
+  if (env.NEXQ_WEB_HOST !== undefined) web.host = env.NEXQ_WEB_HOST;
+  if (env.NEXQ_WEB_USERNAME !== undefined) web.username = env.NEXQ_WEB_USERNAME;
+  if (env.NEXQ_WEB_PASSWORD !== undefined) web.password = env.NEXQ_WEB_PASSWORD;
+  return Object.keys(web).length > 0 ? web : undefined;
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
-import type { PeriodicSpec } from './defaults';
+import type { PeriodicSpec, WebOptions } from './defaults';
 import { CronError, CronSchedule } from '../src/periodic/cron';
 import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
 
@@ -153,6 +153,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   }
   checkPeriodic(merged.periodic);
   checkMetrics(merged.metrics);
+  const web = resolveWeb(merged.web);
 
   return {
     ...merged,
@@ -160,6 +161,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     fixedNodeId: merged.nodeId !== undefined,
     queues,
     jobsDir: merged.jobsDir === undefined ? undefined : path.resolve(merged.jobsDir),
+    web,
   };
 }
 
@@ -173,6 +175,29 @@ function checkMetrics(metrics: unknown): void {
   const { port, host } = metrics as { port?: unknown; host?: unknown };
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('metrics.port', 'an integer from 0 to 65535', port);
   if (host !== undefined && (typeof host !== 'string' || !/^[^\s/]{1,253}$/.test(host))) throw new ConfigError('metrics.host', 'a host name or IP address', host);
+}
+
+const WEB_KEYS = ['port', 'host', 'username', 'password'];
+export const DEFAULT_WEB_HOST = '127.0.0.1';
+
+/** `web`: a port, an optional host (127.0.0.1 by default), basic auth credentials both or neither. */
+function resolveWeb(web: unknown): WebOptions | undefined {
+  if (web === undefined) return undefined;
+  if (typeof web !== 'object' || web === null || Array.isArray(web)) throw new ConfigError('web', 'an object { port, host?, username?, password? }', web);
+  for (const field of Object.keys(web)) {
+    if (!WEB_KEYS.includes(field)) throw new ConfigError(`web.${field}`, `one of ${WEB_KEYS.join(', ')}`, field);
+  }
+  const { port, host = DEFAULT_WEB_HOST, username, password } = web as WebOptions;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('web.port', 'an integer from 0 to 65535', port);
+  if (typeof host !== 'string' || host === '') throw new ConfigError('web.host', 'an address to bind, e.g. 127.0.0.1', host);
+  if (username !== undefined && (typeof username !== 'string' || username === '' || username.includes(':'))) {
+    throw new ConfigError('web.username', 'a non-empty string without ":"', username);
+  }
+  if (password !== undefined && (typeof password !== 'string' || password === '')) throw new ConfigError('web.password', 'a non-empty string', '<hidden>');
+  if ((username === undefined) !== (password === undefined)) {
+    throw new ConfigError(username === undefined ? 'web.username' : 'web.password', 'given together with the other (basic auth needs both)', '<missing>');
+  }
+  return { port, host, ...(username !== undefined ? { username, password } : {}) };
 }
 
 const PERIODIC_KEYS = ['cron', 'queue', 'class', 'args', 'name'];

@@ -1,5 +1,6 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
+import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
@@ -10,7 +11,7 @@ import { NexqNode, NodeStartOptions } from './node';
 import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
 
 export type NexqStartOptions = NodeStartOptions;
-export type PauseMode = 'in' | 'out' | 'all';
+export type { PauseMode };
 
 /** How often `cancel` sends its request again while the job still runs. */
 const CANCEL_REPEAT_MS = 1000;
@@ -139,20 +140,17 @@ export class Nexq {
    * Pauses `queue` on every node (Disque's PAUSE): 'in' refuses enqueues with QueuePausedError,
    * 'out' stops every node fetching from it, 'all' both. Jobs already running finish.
    */
-  async pause(queue: string, mode: PauseMode = 'all'): Promise<void> {
-    resolveQueue(queue, 1, 'queue');
-    if (!['in', 'out', 'all'].includes(mode)) throw new TypeError("pause mode must be 'in', 'out' or 'all'");
-    await this.node.ctx.redis.hset(this.node.ctx.keys.paused, queue, mode);
+  pause(queue: string, mode: PauseMode = 'all'): Promise<void> {
+    return pauseQueue(this.node.ctx, queue, mode);
   }
 
-  async resume(queue: string): Promise<void> {
-    await this.node.ctx.redis.hdel(this.node.ctx.keys.paused, queue);
-    this.node.ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'poll' });
+  resume(queue: string): Promise<void> {
+    return resumeQueue(this.node.ctx, queue);
   }
 
   /** Paused queues and how (shared by every node). */
-  async paused(): Promise<Record<string, PauseMode>> {
-    return (await this.node.ctx.redis.hgetall(this.node.ctx.keys.paused)) as Record<string, PauseMode>;
+  paused(): Promise<Record<string, PauseMode>> {
+    return pausedQueues(this.node.ctx);
   }
 
   /**

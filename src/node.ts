@@ -21,6 +21,7 @@ import { requeueBackup } from './redis/scripts';
 import { classLimits } from './job/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
+import { WebServer } from './web/server';
 import { WorkTable } from './work-table';
 import { nodeTree } from '../supervisors/node-tree';
 import type { Supervisor } from '../supervisors/supervisor';
@@ -35,6 +36,9 @@ export interface NodeStartOptions extends NexqConfig {
 const REDIS_WAIT_LOG_MS = 2000;
 
 export class NexqNode {
+  /** The web dashboard, when `web` is configured. */
+  web?: WebServer;
+
   private constructor(readonly ctx: NodeContext, private readonly tree: Supervisor) {}
 
   static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
@@ -90,12 +94,20 @@ export class NexqNode {
         { actor: 'node' },
       );
       await node.startMetrics();
-      return node;
     } catch (err) {
       await ctx.workers?.pool.destroy().catch(() => {});
       redis.disconnect();
       throw err;
     }
+    if (resolved.web) {
+      // Served once the tree is up. A port that cannot be bound fails the start: the node stops again.
+      const { web } = resolved;
+      node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(async (err) => {
+        await node!.stop();
+        throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
+      });
+    }
+    return node;
   }
 
   private metricsInstance?: NodeMetrics;
@@ -149,6 +161,7 @@ export class NexqNode {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const { config, logger, redis } = this.ctx;
+      await this.web?.close();
       // Room for every child's own shutdown timeout (the manager's, the job workers', the rest).
       await this.tree.stop('shutdown', config.shutdownTimeout + 30_000);
       await this.metricsServer?.close();

@@ -21,14 +21,17 @@ Options:
   --config FILE            JSON or YAML (.yaml, .yml) file of options
   --shutdown-timeout MS    how long running jobs get to finish on stop
   --metrics PORT           serve Prometheus metrics on http://127.0.0.1:PORT/metrics
+  --web PORT               serve the web dashboard on PORT (off by default)
+  --web-host HOST          address the dashboard binds (default 127.0.0.1)
   --local-redis            start redis-server (data in ./var/) when none answers locally
   --help                   this text
 
 Environment: REDIS_URL, and NEXQ_ with any option in upper snake case (NEXQ_QUEUES=default:10,mail:5,
-NEXQ_SHUTDOWN_TIMEOUT, NEXQ_LOG_LEVEL, ...; NEXQ_JOBS and NEXQ_PERIODIC in JSON; NEXQ_METRICS_PORT and
-NEXQ_METRICS_HOST). Precedence: defaults < --config file < environment < flags.`;
+NEXQ_SHUTDOWN_TIMEOUT, NEXQ_LOG_LEVEL, ...; NEXQ_JOBS, NEXQ_PERIODIC and NEXQ_CLASS_CONCURRENCY in JSON;
+NEXQ_METRICS_PORT and NEXQ_METRICS_HOST; NEXQ_WEB_PORT, NEXQ_WEB_HOST, NEXQ_WEB_USERNAME and
+NEXQ_WEB_PASSWORD for the dashboard). Precedence: defaults < --config file < environment < flags.`;
 
-const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'metrics', 'local-redis', 'help'];
+const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'metrics', 'web', 'web-host', 'local-redis', 'help'];
 
 function wholeNumber(value: string | true | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -58,6 +61,13 @@ export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.e
     // The port from the flag; a host from the file or the environment stays.
     const before = layers.config.metrics;
     setFromFlag(layers, 'metrics', { ...(typeof before === 'object' ? before : {}), port: metricsPort }, '--metrics');
+  }
+  const webPort = wholeNumber(f.get('web'), 'web');
+  const webHost = text(f.get('web-host'), 'web-host');
+  if (webPort !== undefined || webHost !== undefined) {
+    // Field by field: a port from the flag keeps the host and credentials of the file or environment.
+    const web = { ...layers.config.web, ...(webPort !== undefined ? { port: webPort } : {}), ...(webHost !== undefined ? { host: webHost } : {}) };
+    setFromFlag(layers, 'web', web, webPort !== undefined ? '--web' : '--web-host');
   }
   const { config } = layers;
   if (typeof config.jobsDir === 'string' && config.jobsDir !== '') config.jobsDir = path.resolve(config.jobsDir);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type Redis from 'ioredis';
 import type { Keys } from './keys';
 
-const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job'] as const;
+const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 function commandName(script: ScriptName): string {
@@ -185,6 +185,11 @@ export async function enqueueDue(client: Redis, keys: Keys, m: DueMove): Promise
 /** Moves one unreadable job from schedule or retry to the dead set, as `entry` with jid `jid`. */
 export async function buryDue(client: Redis, keys: Keys, source: string, raw: string, entry: string, jid: string, score: number): Promise<boolean> {
   return (await run(client, 'bury-due', [source, keys.dead, keys.jobIndex], [raw, entry, formatScore(score), jid])) === 1;
+}
+
+/** Empties a schedule, retry or dead set, forgetting its jobs in the index; how many it held. */
+export async function clearSet(client: Redis, keys: Keys, set: 'schedule' | 'retry' | 'dead'): Promise<number> {
+  return (await run(client, 'clear-set', [keys[set], keys.jobIndex, keys.deliveries], [set])) as number;
 }
 
 /** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */

@@ -1,13 +1,11 @@
-// What every admin command shares: connection flags, a producer-mode Nexq, job decoding and
-// output as aligned plain-text tables or JSON.
+// What every admin command shares: connection flags, a producer-mode Nexq, and output as aligned
+// plain-text tables or JSON. What they read and do is in src/admin, shared with the web dashboard.
 import winston from 'winston';
 import type { NexqConfig } from '../../../config/defaults';
 import { fileAndEnv, setFromFlag, validateLayers } from '../../../config/load';
 import { ConfigError } from '../../../config/validate';
-import { readSeconds } from '../../job/time';
 import { Nexq } from '../../nexq';
-import type { Keys } from '../../redis/keys';
-import type { ScriptedRedis } from '../../redis/scripts';
+import type { AdminContext } from '../../admin/context';
 import { checkFlags, ParsedArgs, UsageError } from '../args';
 
 export const CONNECTION_HELP = `  --redis URL       Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
@@ -37,10 +35,9 @@ export interface Command {
   run(args: ParsedArgs, out: Output): Promise<number>;
 }
 
-export interface Session {
+/** A command's producer-mode node, and its context for the admin functions (src/admin). */
+export interface Session extends AdminContext {
   nexq: Nexq;
-  redis: ScriptedRedis;
-  keys: Keys;
 }
 
 export function flagText(args: ParsedArgs, flag: string): string | undefined {
@@ -76,6 +73,7 @@ export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = proc
   delete config.jobsDir;
   delete config.jobs;
   delete config.metrics;
+  delete config.web;
   config.mode = 'enqueuer';
   validateLayers(layers);
   return config;
@@ -100,7 +98,8 @@ export async function withNexq<T>(args: ParsedArgs, body: (s: Session) => Promis
     clearTimeout(timer);
   }
   try {
-    return await body({ nexq, redis: nexq.node.ctx.redis as ScriptedRedis, keys: nexq.node.ctx.keys });
+    const { redis, keys, config, registry } = nexq.node.ctx;
+    return await body({ nexq, redis, keys, config, registry });
   } finally {
     await nexq.stop().catch(() => {});
   }
@@ -133,48 +132,4 @@ export function printTable(out: Output, headers: string[], rows: Array<Array<str
 /** Cuts a long cell for the table; JSON output keeps everything. */
 export function clip(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-export function isoOf(seconds: number | undefined): string | null {
-  return seconds === undefined ? null : new Date(seconds * 1000).toISOString();
-}
-
-/** A job as the listing commands show it; a raw entry that is not a JSON object keeps its text. */
-export interface JobView {
-  jid: string | null;
-  class: string | null;
-  queue: string | null;
-  args: unknown;
-  enqueued_at: string | null;
-  at?: string | null;
-  retry_count?: number | null;
-  error_class?: string | null;
-  error_message?: string | null;
-  failed_at?: string | null;
-  raw?: string;
-}
-
-export function parseEntry(raw: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const str = (v: unknown) => (typeof v === 'string' ? v : null);
-
-export function jobView(raw: string, score?: number): JobView {
-  const job = parseEntry(raw);
-  if (!job) return { jid: null, class: null, queue: null, args: null, enqueued_at: null, raw };
-  const view: JobView = { jid: str(job.jid), class: str(job.class), queue: str(job.queue), args: job.args ?? null, enqueued_at: isoOf(readSeconds(job.enqueued_at)) };
-  if (score !== undefined) {
-    view.at = isoOf(score);
-    view.retry_count = typeof job.retry_count === 'number' ? job.retry_count : null;
-    view.error_class = str(job.error_class);
-    view.error_message = str(job.error_message);
-    view.failed_at = isoOf(readSeconds(job.failed_at));
-  }
-  return view;
 }

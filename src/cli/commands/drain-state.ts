@@ -2,7 +2,7 @@
 // jobs nexq nodes hold in their backup lists (from fetch until settled, so exact at every moment),
 // and the busy jobs every process entry reports (Sidekiq's and nexq's, as of its last beat).
 import type { Session } from './common';
-import { parseEntry } from './common';
+import { parseEntry } from '../../admin/job-view';
 
 export interface DrainState {
   queues: string[];

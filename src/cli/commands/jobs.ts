@@ -1,27 +1,14 @@
 // `nexq jobs <queue>`, `nexq scheduled`, `nexq retries`, `nexq dead`: list jobs, oldest first.
 import type { ParsedArgs } from '../args';
-import { clip, Command, CONNECTION_HELP, jobView, JobView, Output, positionals, printJson, printTable, Session, wholeNumber, withNexq } from './common';
+import type { JobSet } from '../../admin/context';
+import type { JobView } from '../../admin/job-view';
+import { queueJobs, setJobs } from '../../admin/listing';
+import { clip, Command, CONNECTION_HELP, Output, positionals, printJson, printTable, wholeNumber, withNexq } from './common';
 
 const DEFAULT_LIMIT = 50;
 const LIMIT_HELP = `  --limit N         show at most N jobs (default ${DEFAULT_LIMIT})`;
 
 const argsText = (v: JobView) => clip(v.args === null ? v.raw ?? '' : JSON.stringify(v.args), 50);
-
-/** The jobs waiting in `queue`, the next to run (the list's right end) first. */
-async function queueJobs({ redis, keys }: Session, queue: string, limit: number): Promise<JobView[]> {
-  if (limit === 0) return [];
-  const raws = await redis.lrange(keys.queue(queue), -limit, -1);
-  return raws.reverse().map((raw) => jobView(raw));
-}
-
-/** A sorted set's entries, earliest score first. */
-async function setJobs(redis: Session['redis'], key: string, limit: number): Promise<JobView[]> {
-  if (limit === 0) return [];
-  const flat = await redis.zrange(key, 0, limit - 1, 'WITHSCORES');
-  const views: JobView[] = [];
-  for (let i = 0; i < flat.length; i += 2) views.push(jobView(flat[i], Number(flat[i + 1])));
-  return views;
-}
 
 function printQueueJobs(out: Output, views: JobView[]): void {
   if (out.json) printJson(out, views);
@@ -57,7 +44,7 @@ ${CONNECTION_HELP}`,
   },
 };
 
-function setCommand(name: string, what: string, key: (s: Session) => string, withErrors: boolean): Command {
+function setCommand(name: string, what: string, set: JobSet, withErrors: boolean): Command {
   return {
     summary: `list the ${what}`,
     flags: ['limit'],
@@ -71,12 +58,12 @@ ${CONNECTION_HELP}`,
     async run(args: ParsedArgs, out: Output) {
       positionals(args, name, []);
       const limit = wholeNumber(args, 'limit', DEFAULT_LIMIT);
-      printSetJobs(out, await withNexq(args, (s) => setJobs(s.redis, key(s), limit)), withErrors);
+      printSetJobs(out, await withNexq(args, (s) => setJobs(s, set, limit)), withErrors);
       return 0;
     },
   };
 }
 
-export const scheduledCommand = setCommand('scheduled', 'jobs scheduled to run later (the schedule set)', (s) => s.keys.schedule, false);
-export const retriesCommand = setCommand('retries', 'failed jobs waiting to be retried (the retry set)', (s) => s.keys.retry, true);
-export const deadCommand = setCommand('dead', 'jobs out of retries (the dead set)', (s) => s.keys.dead, true);
+export const scheduledCommand = setCommand('scheduled', 'jobs scheduled to run later (the schedule set)', 'schedule', false);
+export const retriesCommand = setCommand('retries', 'failed jobs waiting to be retried (the retry set)', 'retry', true);
+export const deadCommand = setCommand('dead', 'jobs out of retries (the dead set)', 'dead', true);

@@ -1,9 +1,7 @@
-// `nexq pause <queue> [--mode in|out|all]` and `nexq resume <queue>`, through the Nexq API.
-import type { PauseMode } from '../../nexq';
+// `nexq pause <queue> [--mode in|out|all]` and `nexq resume <queue>`, through src/admin/pause.
+import { pausedQueues, pauseQueue, PAUSE_MODES, PauseMode, resumeQueue } from '../../admin/pause';
 import { UsageError } from '../args';
 import { Command, CONNECTION_HELP, flagText, positionals, printJson, withNexq } from './common';
-
-const MODES: PauseMode[] = ['in', 'out', 'all'];
 
 export const pauseCommand: Command = {
   summary: 'pause a queue on every node (--mode in|out|all)',
@@ -19,10 +17,10 @@ ${CONNECTION_HELP}`,
   async run(args, out) {
     const [queue] = positionals(args, 'pause', ['queue']);
     const mode = (flagText(args, 'mode') ?? 'all') as PauseMode;
-    if (!MODES.includes(mode)) throw new UsageError(`--mode must be in, out or all, got ${JSON.stringify(mode)}`);
-    const paused = await withNexq(args, async ({ nexq }) => {
-      await nexq.pause(queue, mode);
-      return nexq.paused();
+    if (!PAUSE_MODES.includes(mode)) throw new UsageError(`--mode must be in, out or all, got ${JSON.stringify(mode)}`);
+    const paused = await withNexq(args, async (session) => {
+      await pauseQueue(session, queue, mode);
+      return pausedQueues(session);
     });
     if (out.json) printJson(out, { queue, mode, paused });
     else out.write(`queue ${queue} paused (${mode})\n`);
@@ -40,10 +38,10 @@ Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [queue] = positionals(args, 'resume', ['queue']);
-    const { was, paused } = await withNexq(args, async ({ nexq }) => {
-      const was = (await nexq.paused())[queue];
-      await nexq.resume(queue);
-      return { was, paused: await nexq.paused() };
+    const { was, paused } = await withNexq(args, async (session) => {
+      const was = (await pausedQueues(session))[queue];
+      await resumeQueue(session, queue);
+      return { was, paused: await pausedQueues(session) };
     });
     if (out.json) printJson(out, { queue, was_paused: was ?? null, paused });
     else out.write(was ? `queue ${queue} resumed\n` : `queue ${queue} was not paused\n`);

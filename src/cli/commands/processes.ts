@@ -1,41 +1,6 @@
 // `nexq processes`: the live processes from `<ns>:processes` and each `<ns>:<identity>` hash.
-import { isoOf, Command, CONNECTION_HELP, parseEntry, positionals, printJson, printTable, Session, withNexq } from './common';
-
-export interface ProcessView {
-  identity: string;
-  hostname: string | null;
-  pid: number | null;
-  queues: unknown;
-  concurrency: number | null;
-  busy: number;
-  beat: string | null;
-  quiet: boolean;
-  started_at: string | null;
-  info: Record<string, unknown> | null;
-}
-
-async function readProcesses({ redis, keys }: Session): Promise<ProcessView[]> {
-  const identities = (await redis.smembers(keys.processes)).sort();
-  const views: ProcessView[] = [];
-  for (const identity of identities) {
-    const hash = await redis.hgetall(keys.process(identity));
-    const info = hash.info ? parseEntry(hash.info) ?? null : null;
-    const num = (v: unknown) => (typeof v === 'number' ? v : null);
-    views.push({
-      identity,
-      hostname: typeof info?.hostname === 'string' ? info.hostname : null,
-      pid: num(info?.pid),
-      queues: info?.queues ?? null,
-      concurrency: num(info?.concurrency),
-      busy: Number(hash.busy ?? 0),
-      beat: hash.beat ? isoOf(Number(hash.beat)) : null,
-      quiet: hash.quiet === 'true',
-      started_at: isoOf(num(info?.started_at) ?? undefined),
-      info,
-    });
-  }
-  return views;
-}
+import { readProcesses } from '../../admin/processes';
+import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
 
 export const processesCommand: Command = {
   summary: 'the live processes: busy, last beat, quiet, queues',

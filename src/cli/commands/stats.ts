@@ -1,44 +1,6 @@
 // `nexq stats` and `nexq queues`: counters, queue sizes and latency, set sizes, process count.
-import { statDay } from '../../redis/keys';
-import { queueInfo } from '../../redis/queue-info';
-import { Command, CONNECTION_HELP, positionals, printJson, printTable, Session, withNexq } from './common';
-
-export { queueInfo } from '../../redis/queue-info';
-export type { QueueInfo } from '../../redis/queue-info';
-
-export interface Stats {
-  processed: number;
-  failed: number;
-  processed_today: number;
-  failed_today: number;
-  enqueued: number;
-  queues: Record<string, number>;
-  scheduled: number;
-  retries: number;
-  dead: number;
-  processes: number;
-}
-
-export async function readStats(session: Session): Promise<Stats> {
-  const { redis, keys } = session;
-  const day = statDay();
-  const [processed, failed, processedToday, failedToday] = await redis.mget(keys.stat('processed'), keys.stat('failed'), keys.stat('processed', day), keys.stat('failed', day));
-  const [scheduled, retries, dead, processes] = await Promise.all([redis.zcard(keys.schedule), redis.zcard(keys.retry), redis.zcard(keys.dead), redis.scard(keys.processes)]);
-  const queues: Record<string, number> = {};
-  for (const q of await queueInfo(session)) queues[q.queue] = q.size;
-  return {
-    processed: Number(processed ?? 0),
-    failed: Number(failed ?? 0),
-    processed_today: Number(processedToday ?? 0),
-    failed_today: Number(failedToday ?? 0),
-    enqueued: Object.values(queues).reduce((a, b) => a + b, 0),
-    queues,
-    scheduled,
-    retries,
-    dead,
-    processes,
-  };
-}
+import { queueInfo, readStats } from '../../admin/stats';
+import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
 
 export const statsCommand: Command = {
   summary: 'processed/failed counts, enqueued per queue, set sizes, processes',

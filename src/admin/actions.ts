@@ -1,0 +1,94 @@
+// What an operator does to jobs in the schedule, retry and dead sets: move them to their queue now
+// (retry), or remove them. Each job moves in one atomic script call, so none is lost or doubled.
+import { rewriteMembers } from '../job/json-members';
+import { jsonTimestamp, nowSeconds } from '../job/time';
+import { clearSet, deleteJob as deleteIndexedJob, enqueueDue } from '../redis/scripts';
+import type { AdminContext, JobSet } from './context';
+import { findInSets, Found } from './find';
+import { parseEntry } from './job-view';
+
+export interface RetryResult {
+  jid: string;
+  /** Set when the job was moved: the set it left and the queue it went to. */
+  from?: JobSet;
+  queue?: string;
+  /** Why it was not moved. */
+  error?: string;
+}
+
+export interface DeleteResult {
+  jid: string;
+  /** The sets it was removed from (empty when it moved meanwhile). */
+  deletedFrom: JobSet[];
+  error?: string;
+}
+
+/** "schedule, retry or dead" */
+function setsText(sets: JobSet[]): string {
+  return sets.length < 2 ? sets.join('') : `${sets.slice(0, -1).join(', ')} or ${sets[sets.length - 1]}`;
+}
+
+/** Moves one set entry to its queue; the queue name, or undefined when it was gone. */
+export async function moveToQueue(ctx: AdminContext, found: Found): Promise<string | undefined> {
+  const queue = parseEntry(found.raw)?.queue;
+  if (typeof queue !== 'string' || queue === '') throw new Error(`job in ${found.where} has no queue to go back to`);
+  const stamp = jsonTimestamp(nowSeconds(), ctx.config.timestamps);
+  const { redis, keys } = ctx;
+  const enqueued = rewriteMembers(found.raw, { enqueued_at: stamp });
+  const jid = String(parseEntry(found.raw)?.jid ?? '');
+  return (await enqueueDue(redis, keys, { source: found.key, queueKey: keys.queue(queue), queue, raw: found.raw, enqueued, jid })) ? queue : undefined;
+}
+
+/** Moves the job `jid` from the first of `sets` holding it to its queue. */
+export async function retryJob(ctx: AdminContext, jid: string, sets: JobSet[]): Promise<RetryResult> {
+  const found = await findInSets(ctx, jid, sets);
+  if (found.length === 0) return { jid, error: `no job ${jid} in the ${setsText(sets)} set` };
+  const from = found[0].where as JobSet;
+  try {
+    const queue = await moveToQueue(ctx, found[0]);
+    return queue ? { jid, from, queue } : { jid, error: `job ${jid} left the ${from} set before it could be moved` };
+  } catch (err) {
+    return { jid, error: (err as Error).message };
+  }
+}
+
+/** Moves every entry of `set` to its queue; entries without a queue stay. */
+export async function retryAll(ctx: AdminContext, set: JobSet): Promise<Array<{ jid: string | null; queue: string }>> {
+  const moved: Array<{ jid: string | null; queue: string }> = [];
+  const key = ctx.keys[set];
+  // Entries left behind stay at the front; read past them.
+  let leftBehind = 0;
+  for (;;) {
+    const batch = await ctx.redis.zrange(key, leftBehind, leftBehind + 99);
+    for (const raw of batch) {
+      // An entry with no queue stays; the scheduler buries it in the dead set when it is due.
+      const queue = await moveToQueue(ctx, { where: set, key, raw }).catch(() => undefined);
+      if (queue) moved.push({ jid: (parseEntry(raw)?.jid as string) ?? null, queue });
+      else leftBehind++;
+    }
+    if (batch.length < 100) return moved;
+  }
+}
+
+/**
+ * Removes the job `jid` from every one of `sets` holding it, with its index entry and its unique
+ * lock, each in one atomic step that first checks the job is still where it was found.
+ */
+export async function deleteJob(ctx: AdminContext, jid: string, sets: JobSet[]): Promise<DeleteResult> {
+  const found = await findInSets(ctx, jid, sets);
+  if (found.length === 0) return { jid, deletedFrom: [], error: `no job ${jid} in the ${setsText(sets)} set` };
+  const { redis, keys } = ctx;
+  const deletedFrom: JobSet[] = [];
+  for (const f of found) {
+    const entry = f.indexEntry ?? (await redis.hget(keys.jobIndex, jid)) ?? '';
+    const uniqueKey = parseEntry(f.raw)?.unique_key;
+    const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey) : undefined;
+    if (await deleteIndexedJob(redis, keys, f.key, f.raw, jid, entry, lockKey)) deletedFrom.push(f.where as JobSet);
+  }
+  return { jid, deletedFrom };
+}
+
+/** Empties `set` and forgets its jobs; resolves to how many entries it held. */
+export function deleteAll(ctx: AdminContext, set: JobSet): Promise<number> {
+  return clearSet(ctx.redis, ctx.keys, set);
+}

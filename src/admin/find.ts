@@ -1,0 +1,102 @@
+// Finding a job by jid, for the CLI's `show`, `retry` and `delete` and the web dashboard. The job
+// index (src/redis/job-index.ts) names the one key that holds a job. A jid it does not know — a job
+// another producer pushed straight into a queue, or an entry Sidekiq itself filed — is searched for
+// by scanning: ZSCAN of the schedule, retry and dead sets, LRANGE of every queue, SCAN for backup
+// lists. Fine for an operator's action; not something to run in a loop against a large Redis.
+import { LocatedJob, locateJob } from '../redis/job-index';
+import { AdminContext, JobSet } from './context';
+import { parseEntry } from './job-view';
+
+export type Place = 'queue' | 'schedule' | 'retry' | 'dead' | 'running';
+
+export interface Found {
+  where: Place;
+  /** The Redis key holding it. */
+  key: string;
+  /** The exact member / list element. */
+  raw: string;
+  /** The queue it waits in (queue and running). */
+  queue?: string;
+  /** The node whose backup list holds it (running). */
+  node?: string;
+  /** Its sorted-set score, epoch seconds (schedule, retry, dead). */
+  score?: number;
+  /** Its entry in the job index, when it was found through it. */
+  indexEntry?: string;
+  /** Times it was handed to a handler (known for indexed jobs). */
+  deliveries?: number;
+}
+
+function fromIndex(job: LocatedJob): Found {
+  const { key, raw, queue, node, score, indexEntry, deliveries } = job;
+  return { where: job.state === 'queued' ? 'queue' : job.state, key, raw, queue, node, score, indexEntry, deliveries };
+}
+
+/** The job as the index places it, or undefined when the index does not know it (or is stale). */
+async function indexed({ redis, keys }: AdminContext, jid: string): Promise<Found | undefined> {
+  const job = await locateJob(redis, keys, jid);
+  return job && fromIndex(job);
+}
+
+const CHUNK = 1000;
+
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+function hasJid(raw: string, jid: string): boolean {
+  return raw.includes(jid) && parseEntry(raw)?.jid === jid;
+}
+
+async function inSet({ redis }: AdminContext, key: string, where: Place, jid: string): Promise<Found[]> {
+  const found: Found[] = [];
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.zscan(key, cursor, 'MATCH', `*${globEscape(jid)}*`, 'COUNT', CHUNK);
+    for (let i = 0; i < flat.length; i += 2) if (hasJid(flat[i], jid)) found.push({ where, key, raw: flat[i], score: Number(flat[i + 1]) });
+    cursor = next;
+  } while (cursor !== '0');
+  return found;
+}
+
+async function inList({ redis }: AdminContext, key: string, jid: string, place: Omit<Found, 'key' | 'raw'>): Promise<Found[]> {
+  const found: Found[] = [];
+  const length = await redis.llen(key);
+  for (let start = 0; start < length; start += CHUNK) {
+    for (const raw of await redis.lrange(key, start, start + CHUNK - 1)) if (hasJid(raw, jid)) found.push({ ...place, key, raw });
+  }
+  return found;
+}
+
+/** Where `jid` is in the sorted sets (only those in `sets`, searched in that order). */
+export async function findInSets(session: AdminContext, jid: string, sets: JobSet[] = ['schedule', 'retry', 'dead']): Promise<Found[]> {
+  const known = await indexed(session, jid);
+  if (known) return (sets as string[]).includes(known.where) ? [known] : [];
+  const found: Found[] = [];
+  for (const set of sets) found.push(...(await inSet(session, session.keys[set], set, jid)));
+  return found;
+}
+
+/**
+ * Every place `jid` is: its queue, the sets, or a node's backup list (running). The one lookup of
+ * a job by jid (`nexq show`, the dashboard's job page).
+ */
+export async function findJob(session: AdminContext, jid: string): Promise<Found[]> {
+  const known = await indexed(session, jid);
+  if (known) return [known];
+  const { redis, keys } = session;
+  const found: Found[] = [];
+  for (const queue of (await redis.smembers(keys.queues)).sort()) found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
+  found.push(...(await findInSets(session, jid)));
+  const prefix = keys.key('queue:backup::');
+  let cursor = '0';
+  do {
+    const [next, backupKeys] = await redis.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', CHUNK);
+    for (const key of backupKeys) {
+      const match = /^(.*)::(.*)$/.exec(key.slice(prefix.length));
+      if (match) found.push(...(await inList(session, key, jid, { where: 'running', node: match[1], queue: match[2] })));
+    }
+    cursor = next;
+  } while (cursor !== '0');
+  return found;
+}

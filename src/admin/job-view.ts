@@ -1,0 +1,47 @@
+// A job as operators see it (CLI listings, the web dashboard): its fields decoded from the raw
+// entry, times as ISO strings. An entry that is not a JSON object keeps its raw text.
+import { readSeconds } from '../job/time';
+
+export interface JobView {
+  jid: string | null;
+  class: string | null;
+  queue: string | null;
+  args: unknown;
+  enqueued_at: string | null;
+  at?: string | null;
+  retry_count?: number | null;
+  error_class?: string | null;
+  error_message?: string | null;
+  failed_at?: string | null;
+  raw?: string;
+}
+
+export function parseEntry(raw: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isoOf(seconds: number | undefined): string | null {
+  return seconds === undefined ? null : new Date(seconds * 1000).toISOString();
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/** `score` (epoch seconds) is given for sorted-set entries, which also show their retry fields. */
+export function jobView(raw: string, score?: number): JobView {
+  const job = parseEntry(raw);
+  if (!job) return { jid: null, class: null, queue: null, args: null, enqueued_at: null, raw };
+  const view: JobView = { jid: str(job.jid), class: str(job.class), queue: str(job.queue), args: job.args ?? null, enqueued_at: isoOf(readSeconds(job.enqueued_at)) };
+  if (score !== undefined) {
+    view.at = isoOf(score);
+    view.retry_count = typeof job.retry_count === 'number' ? job.retry_count : null;
+    view.error_class = str(job.error_class);
+    view.error_message = str(job.error_message);
+    view.failed_at = isoOf(readSeconds(job.failed_at));
+  }
+  return view;
+}

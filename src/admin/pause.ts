@@ -1,0 +1,27 @@
+// Pausing queues on every node, through the shared `<ns>:nexq:paused` hash (Disque's PAUSE): 'in'
+// refuses enqueues, 'out' stops every node fetching, 'all' both.
+import { resolveQueue } from '../../config/validate';
+import type { Manager } from '../actors/manager';
+import { ActorNames } from '../node-context';
+import type { AdminContext } from './context';
+
+export type PauseMode = 'in' | 'out' | 'all';
+export const PAUSE_MODES: PauseMode[] = ['in', 'out', 'all'];
+
+/** Throws ConfigError for a bad queue name, TypeError for a bad mode. */
+export async function pauseQueue(ctx: AdminContext, queue: string, mode: PauseMode = 'all'): Promise<void> {
+  resolveQueue(queue, 1, 'queue');
+  if (!PAUSE_MODES.includes(mode)) throw new TypeError("pause mode must be 'in', 'out' or 'all'");
+  await ctx.redis.hset(ctx.keys.paused, queue, mode);
+}
+
+export async function resumeQueue(ctx: AdminContext, queue: string): Promise<void> {
+  await ctx.redis.hdel(ctx.keys.paused, queue);
+  // This node fetches at once; the others notice at their next poll.
+  ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'poll' });
+}
+
+/** Paused queues and how (shared by every node). */
+export async function pausedQueues(ctx: AdminContext): Promise<Record<string, PauseMode>> {
+  return (await ctx.redis.hgetall(ctx.keys.paused)) as Record<string, PauseMode>;
+}

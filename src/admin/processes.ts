@@ -1,0 +1,59 @@
+// The live processes from `<ns>:processes`, each `<ns>:<identity>` hash (Sidekiq's process entry)
+// and the jobs each runs now (`<ns>:<identity>:workers`).
+import type { AdminContext } from './context';
+import { isoOf, jobView, JobView, parseEntry } from './job-view';
+
+export interface ProcessView {
+  identity: string;
+  hostname: string | null;
+  pid: number | null;
+  queues: unknown;
+  concurrency: number | null;
+  busy: number;
+  beat: string | null;
+  quiet: boolean;
+  started_at: string | null;
+  info: Record<string, unknown> | null;
+}
+
+export async function readProcesses({ redis, keys }: AdminContext): Promise<ProcessView[]> {
+  const identities = (await redis.smembers(keys.processes)).sort();
+  const views: ProcessView[] = [];
+  for (const identity of identities) {
+    const hash = await redis.hgetall(keys.process(identity));
+    const info = hash.info ? parseEntry(hash.info) ?? null : null;
+    const num = (v: unknown) => (typeof v === 'number' ? v : null);
+    views.push({
+      identity,
+      hostname: typeof info?.hostname === 'string' ? info.hostname : null,
+      pid: num(info?.pid),
+      queues: info?.queues ?? null,
+      concurrency: num(info?.concurrency),
+      busy: Number(hash.busy ?? 0),
+      beat: hash.beat ? isoOf(Number(hash.beat)) : null,
+      quiet: hash.quiet === 'true',
+      started_at: isoOf(num(info?.started_at) ?? undefined),
+      info,
+    });
+  }
+  return views;
+}
+
+export interface RunningJobView extends JobView {
+  /** The process running it. */
+  identity: string;
+  run_at: string | null;
+}
+
+/** The jobs `identity` ran at its last beat (Sidekiq's workers hash: jid -> { queue, payload, run_at }). */
+export async function readRunningJobs({ redis, keys }: AdminContext, identity: string): Promise<RunningJobView[]> {
+  const hash = await redis.hgetall(keys.processWorkers(identity));
+  return Object.entries(hash)
+    .map(([jid, text]) => {
+      const work = parseEntry(text);
+      const payload = typeof work?.payload === 'string' ? work.payload : JSON.stringify(work?.payload ?? null);
+      const view = jobView(payload);
+      return { ...view, jid: view.jid ?? jid, queue: view.queue ?? (typeof work?.queue === 'string' ? work.queue : null), identity, run_at: typeof work?.run_at === 'number' ? isoOf(work.run_at) : null };
+    })
+    .sort((a, b) => (a.run_at ?? '').localeCompare(b.run_at ?? ''));
+}
