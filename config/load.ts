@@ -105,7 +105,7 @@ export function layerFromEnv(env: NodeJS.ProcessEnv = process.env): LayeredConfi
   const metrics = metricsFromEnv(env);
   if (metrics) set('metrics', metrics.value, metrics.name);
   const web = webFromEnv(env);
-  if (web) set('web', web, 'NEXQ_WEB_*');
+  if (web) set('web', web, WEB_VARS.filter((name) => env[name] !== undefined).join(' and '));
   return { config: config as NexqConfig, sources };
 }
 
@@ -162,6 +162,8 @@ export function validateLayers({ config, sources }: LayeredConfig): void {
     throw source && source !== err.key ? err.from(source) : err;
   }
 }
+
+const WEB_VARS = ['NEXQ_WEB_PORT', 'NEXQ_WEB_HOST', 'NEXQ_WEB_USERNAME', 'NEXQ_WEB_PASSWORD'];
 
 /**
  * The dashboard from NEXQ_WEB_PORT (which turns it on), NEXQ_WEB_HOST, NEXQ_WEB_USERNAME and

@@ -66,6 +66,8 @@ metrics: { port: 9400, host: 0.0.0.0 }
       jobs: { NEXQ_JOBS: '{"Foo":"./foo.js"}' },
       periodic: { NEXQ_PERIODIC: '[{"cron":"@daily","queue":"a","class":"Foo"}]' },
       metrics: { NEXQ_METRICS_PORT: '9401', NEXQ_METRICS_HOST: '::1' },
+      web: { NEXQ_WEB_PORT: '8080' },
+      classConcurrency: { NEXQ_CLASS_CONCURRENCY: '{"Report":2}' },
     };
     const sample = (value: unknown): string => (typeof value === 'number' ? '7' : 'x');
     for (const [key, fallback] of Object.entries(defaults())) {

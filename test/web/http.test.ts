@@ -162,10 +162,18 @@ describe('web dashboard over HTTP', () => {
     expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
   });
 
-  it('answers GET /metrics with the handler it is given, 404 without one', async () => {
+  it("serves the node's Prometheus metrics on /metrics, a handler it is given, or 404 without one", async () => {
     const { url } = await startWebNode(t);
-    expect((await call(url, '/metrics')).status).to.equal(404);
+    const own = await call(url, '/metrics');
+    expect(own.status).to.equal(200);
+    expect(own.text).to.match(/^nexq_queue_size\b/m);
     const node = await t.start({ mode: 'enqueuer' });
+    const bare = await WebServer.start({ port: 0, ctx: node.node.ctx });
+    try {
+      expect((await call(bare.url, '/metrics')).status).to.equal(404);
+    } finally {
+      await bare.close();
+    }
     const web = await WebServer.start({
       port: 0,
       ctx: node.node.ctx,
