@@ -18,7 +18,7 @@ import { connect, describeTarget } from './redis/connection';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
 import { requeueBackup } from './redis/scripts';
-import { classLimits } from './job/limits';
+import { allRunningKeys } from './job/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
 import { WebServer } from './web/server';
@@ -185,12 +185,17 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
   const { redis, keys, config } = ctx;
   if (config.mode !== 'default') return;
   if (!config.fixedNodeId) {
-    // Every job has stopped: the node's class slots go with the first list put back.
-    let classKeys = classLimits(config, keys).map((c) => c.runningKey);
     for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
-      await requeueBackup(redis, keys, config.nodeId, queue, classKeys);
-      classKeys = [];
+      await requeueBackup(redis, keys, config.nodeId, queue);
     }
+  }
+  // Every job has stopped: the node holds no slot of any limit (an at-most-once job cut off held
+  // one without a backup entry).
+  const running = allRunningKeys(config, keys);
+  if (running.length > 0) {
+    const tx = redis.multi();
+    for (const key of running) tx.hdel(key, config.nodeId);
+    await tx.exec();
   }
   if ((await backupQueuesOf(redis, keys, config.nodeId)).length === 0) {
     await redis.multi().zrem(keys.nodes, config.nodeId).hdel(keys.nodeIdentities, config.nodeId).exec();

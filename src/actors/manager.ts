@@ -21,7 +21,7 @@ import { MiddlewarePipeline } from '../middleware';
 import { backupQueuesOf } from '../redis/backups';
 import { BlockingFetch } from '../redis/blocking-fetch';
 import { ClassLimit, failJob, fetchJobs, requeueBackup, requeueJob } from '../redis/scripts';
-import { classLimits, heldSlots } from '../job/limits';
+import { allRunningKeys, classLimits, heldSlots } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
@@ -181,8 +181,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async rehydrate(): Promise<void> {
     const { keys, config, redis } = this.ctx;
     const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
-    // Nothing runs here yet: this node's class slots from an earlier run go with the first queue.
-    let classKeys = this.classes.map((c) => c.runningKey);
+    // Nothing runs here yet: this node's slots from an earlier run go with the first queue.
+    let classKeys = allRunningKeys(this.ctx.config, this.ctx.keys);
     for (const queue of queues) {
       try {
         await this.requeue(queue, classKeys);

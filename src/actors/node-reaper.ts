@@ -10,7 +10,7 @@ import { TickingActor } from '../actor';
 import { nowSeconds } from '../job/time';
 import { backupQueuesOf } from '../redis/backups';
 import { formatScore, recoverNode } from '../redis/scripts';
-import { classLimits } from '../job/limits';
+import { allRunningKeys } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
@@ -58,7 +58,7 @@ export class NodeReaper extends TickingActor {
         cutoff,
         jobIndex: keys.jobIndex,
         backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), running: keys.running(name), name })),
-        classRunningKeys: classLimits(config, keys).map((c) => c.runningKey),
+        classRunningKeys: allRunningKeys(config, keys),
       });
       if (moved < 0) continue;
       total += moved;

@@ -10,6 +10,16 @@ export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
   return Object.entries(config.classConcurrency).map(([name, limit]) => ({ name, limit, runningKey: keys.classRunning(name) }));
 }
 
+/**
+ * Every running hash of the limits this node knows (its limited queues' and classes'): where a
+ * node that stops, boots or died has its slots dropped, including those of at-most-once jobs,
+ * which hold slots without a backup entry while they run.
+ */
+export function allRunningKeys(config: ResolvedConfig, keys: Keys): string[] {
+  const queues = config.queues.filter((q) => q.globalConcurrency !== undefined).map((q) => keys.running(q.name));
+  return [...queues, ...classLimits(config, keys).map((c) => c.runningKey)];
+}
+
 /** The running hashes a job of `className` fetched from `queue` holds a slot in. */
 export function heldSlots(config: ResolvedConfig, keys: Keys, queue: string, className: unknown): string[] {
   const slots: string[] = [];

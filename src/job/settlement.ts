@@ -43,9 +43,12 @@ export class Settlement {
     return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, this.held);
   }
 
-  /** At-most-once: off the backup list before it runs (a crash from here on loses it, by request). */
+  /**
+   * At-most-once: off the backup list before it runs (a crash from here on loses it, by request).
+   * It keeps its running slots until it ends (finishTaken, or fail / cancel with `taken`).
+   */
   takeOffBackup(): Promise<boolean> {
-    return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, this.unlocked, true);
+    return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, { slots: [], nodeId: this.held.nodeId }, true);
   }
 
   /** A job that is finished without success (dead, dropped, expired, at-most-once) lets go of its lock. */
@@ -53,9 +56,9 @@ export class Settlement {
     if (this.held.lock) await releaseJob(this.ctx.redis, this.ctx.keys, this.held.lock);
   }
 
-  /** An at-most-once job that succeeded: out of the index, its lock released. */
+  /** An at-most-once job that succeeded: out of the index, its lock and running slots released. */
   async finishTaken(): Promise<void> {
-    await releaseJob(this.ctx.redis, this.ctx.keys, this.held.lock, this.fetched.job.jid);
+    await releaseJob(this.ctx.redis, this.ctx.keys, this.held.lock, this.fetched.job.jid, this.unlocked);
   }
 
   /** Unique until start: the lock goes as the job starts. */
@@ -96,7 +99,7 @@ export class Settlement {
     if (atMostOnce) {
       // Already off the backup list: it is filed in the dead set for the record, never retried.
       if (decision.to !== 'discard') await failJob(redis, keys, { ...dead, rewritten: decision.json, taken: true });
-      else await releaseJob(redis, keys, undefined, job.jid);
+      else await releaseJob(redis, keys, undefined, job.jid, this.unlocked);
       await this.releaseLock();
       return decision.to === 'discard'
         ? { to: 'discard', retryCount: previousCount, description: 'at most once: dropped, not retried' }

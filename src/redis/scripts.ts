@@ -121,10 +121,19 @@ export async function requeueJob(client: Redis, jobIndex: string, r: Requeue, he
   return (await run(client, 'requeue-job', keys, [r.raw, r.rewritten ?? r.raw, r.end, held.nodeId, r.jid, r.queue])) === 1;
 }
 
-/** Lets go of a unique lock if `lock.jid` still holds it, and forgets `doneJid` in the index. */
-export async function releaseJob(client: Redis, index: IndexKeys, lock: { lockKey: string; jid: string } | undefined, doneJid = ''): Promise<boolean> {
-  const keys = [lock?.lockKey ?? index.jobIndex, index.jobIndex, index.deliveries];
-  return (await run(client, 'release', keys, [lock?.jid ?? '', doneJid])) === 1;
+/**
+ * Lets go of a unique lock if `lock.jid` still holds it, forgets `doneJid` in the index, and gives
+ * back the running slots in `held` (an at-most-once job's, kept while it ran).
+ */
+export async function releaseJob(
+  client: Redis,
+  index: IndexKeys,
+  lock: { lockKey: string; jid: string } | undefined,
+  doneJid = '',
+  held: Pick<Held, 'slots' | 'nodeId'> = { slots: [], nodeId: '' },
+): Promise<boolean> {
+  const keys = [lock?.lockKey ?? index.jobIndex, index.jobIndex, index.deliveries, ...held.slots];
+  return (await run(client, 'release', keys, [lock?.jid ?? '', doneJid, held.slots.length > 0 ? held.nodeId : ''])) === 1;
 }
 
 export interface FailEntry {
@@ -215,7 +224,7 @@ export interface DeadNode {
   jobIndex: string;
   /** The dead node's backup lists with their queues and running hashes. */
   backups: Array<{ backup: string; queue: string; running: string; name: string }>;
-  /** Running hashes of limited classes, where the dead node's slots are dropped. */
+  /** Running hashes of every limit (queues', classes'), where the dead node's slots are dropped. */
   classRunningKeys: string[];
 }
 

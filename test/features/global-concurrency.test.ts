@@ -32,4 +32,20 @@ describe('a queue limit across all nodes', () => {
     await t.waitForRecords(t.out('rep'), 2, 10_000);
     expect(await t.redis.hget(t.keys.running('default'), 'ghost')).to.equal(null);
   });
+
+  it('counts an at-most-once job against the limit while it runs, and a stop that cuts it off leaves no slot', async () => {
+    const key = t.out('amo');
+    const node = await t.start({ ...limited, shutdownTimeout: 50 });
+    const nodeId = node.node.ctx.config.nodeId;
+    await node.enqueueAll(Array.from({ length: 4 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 100], options: { atMostOnce: true } })));
+    await waitFor(async () => (await t.redis.llen(`${key}:done`)) === 4, 10_000, 'all at-most-once jobs done');
+    expect(await t.redis.get(`${key}:max`)).to.equal('2');
+    await waitFor(async () => (await t.redis.hvals(t.keys.running('default'))).length === 0, 5000, 'every slot given back');
+
+    await node.enqueue('default', 'Sleep', [60_000], { atMostOnce: true });
+    await waitFor(async () => (await t.redis.hget(t.keys.running('default'), nodeId)) === '1', 5000, 'the slot held while it runs');
+    expect(await t.redis.llen(t.keys.backup(nodeId, 'default'))).to.equal(0);
+    await t.stop(node);
+    expect(await t.redis.hget(t.keys.running('default'), nodeId)).to.equal(null);
+  });
 });

@@ -34,6 +34,14 @@ local function nexq_forget(index, deliveries, jid)
   end
 end
 
+-- Checks, before anything moves, that every running hash KEYS[first..] is a hash (or absent), so
+-- giving the slots back cannot fail half way.
+local function nexq_expect_slots(first)
+  for i = first, #KEYS do
+    nexq_expect_type(KEYS[i], 'hash')
+  end
+end
+
 -- Gives back one running slot of `node` in each hash KEYS[first..]: a queue's or a class's limit
 -- across nodes (see fetch.lua).
 local function nexq_release_slots(first, node)

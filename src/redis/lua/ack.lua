@@ -9,11 +9,14 @@
 -- ARGV[2]   its jid ('' when unreadable)
 -- ARGV[3]   its jid again when the unique lock is to be released now ('' otherwise)
 -- ARGV[4]   this node's id (for the running slots)
--- ARGV[5]   'keep' to leave the index as it is (an at-most-once job leaves backup as it starts)
+-- ARGV[5]   'keep' to leave the index as it is (an at-most-once job leaves backup as it starts;
+--           it passes no running hashes then: it holds its slots until it ends, see release.lua)
 -- Returns 1 when acked, 0 when the job was no longer in the backup list.
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'hash')
 nexq_expect_type(KEYS[3], 'hash')
+nexq_expect_slots(5)
+if KEYS[4] ~= KEYS[1] then nexq_expect_type(KEYS[4], 'string') end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end

@@ -20,14 +20,13 @@ nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'zset')
 nexq_expect_type(KEYS[3], 'hash')
 nexq_expect_type(KEYS[4], 'hash')
+nexq_expect_slots(5)
 if ARGV[9] ~= 'taken' and redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 nexq_index(KEYS[3], ARGV[7], ARGV[8] .. '\t' .. ARGV[3])
-if ARGV[9] ~= 'taken' then
-  nexq_release_slots(5, ARGV[6])
-end
+nexq_release_slots(5, ARGV[6])
 local function drop(members)
   for _, member in ipairs(members) do
     local jid = nexq_jid_of(member)

@@ -14,6 +14,7 @@
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'list')
 nexq_expect_type(KEYS[3], 'hash')
+nexq_expect_slots(4)
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
