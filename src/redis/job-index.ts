@@ -1,4 +1,5 @@
-// Finding a job by jid without scanning: the job index (<ns>:nexq:jobs, jid -> location) names the
+// Finding a job by jid without scanning: the job index (<ns>:nexq:jobs, jid -> deliveries and
+// location: `<deliveries>\t<state>[\t<queue>[\t<node>] | \t<score>]`) names the
 // one key that holds the job, and every script that moves a job keeps it in step in the same
 // atomic step. Reading the location and then the job are two steps, so a job that moves between
 // them is looked up again at its new place.
@@ -35,8 +36,14 @@ export interface LocatedJob extends JobLocation {
 
 const ATTEMPTS = 5;
 
-export function parseLocation(entry: string): JobLocation | undefined {
-  const [state, first, second] = entry.split('\t');
+/** An index entry's delivery count and location; undefined when it cannot be read. */
+export function parseEntry(entry: string): (JobLocation & { deliveries: number }) | undefined {
+  const [count, ...rest] = entry.split('\t');
+  const at = parseLocation(rest);
+  return at && /^\d+$/.test(count) ? { ...at, deliveries: Number(count) } : undefined;
+}
+
+function parseLocation([state, first, second]: string[]): JobLocation | undefined {
   switch (state) {
     case 'queued':
       return first ? { state, queue: first } : undefined;
@@ -81,11 +88,11 @@ async function fetchAt(redis: Redis, key: string, at: JobLocation, jid: string):
 export async function locateJob(redis: Redis, keys: Keys, jid: string): Promise<LocatedJob | undefined> {
   let entry = await redis.hget(keys.jobIndex, jid);
   for (let attempt = 0; attempt < ATTEMPTS && entry !== null; attempt++) {
-    const at = parseLocation(entry);
+    const at = parseEntry(entry);
     if (!at) return undefined;
     const key = keyOf(keys, at);
-    const [raw, deliveries] = await Promise.all([fetchAt(redis, key, at, jid), redis.hget(keys.deliveries, jid)]);
-    if (raw !== null) return { ...at, jid, key, raw, deliveries: Number(deliveries ?? 0), indexEntry: entry };
+    const raw = await fetchAt(redis, key, at, jid);
+    if (raw !== null) return { ...at, jid, key, raw, indexEntry: entry };
     const now = await redis.hget(keys.jobIndex, jid);
     // Unchanged but not there: another system took the job without telling the index (stale).
     if (now === entry) return undefined;

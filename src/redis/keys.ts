@@ -10,8 +10,7 @@
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
-//   <ns>:nexq:jobs                     hash: jid -> where the job is (see src/redis/job-index.ts)
-//   <ns>:nexq:deliveries               hash: jid -> times the job was handed to a handler
+//   <ns>:nexq:jobs                     hash: jid -> deliveries and where the job is (src/redis/job-index.ts)
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
@@ -87,14 +86,12 @@ export class Keys {
     return this.key(`nexq:running-class:${className}`);
   }
 
-  /** nexq's own: jid -> where the job is now, kept in step by every script that moves a job. */
+  /**
+   * nexq's own: jid -> how many times the job was handed to a handler (re-runs included) and where
+   * it is now, kept in step by every script that moves a job.
+   */
   get jobIndex(): string {
     return this.key('nexq:jobs');
-  }
-
-  /** nexq's own: jid -> how many times the job was handed to a handler (re-runs included). */
-  get deliveries(): string {
-    return this.key('nexq:deliveries');
   }
 
   /** nexq's own: the pub/sub channel that carries cancel requests to every node. */

@@ -63,16 +63,15 @@ export interface ClassLimit {
   limit: number;
 }
 
-/** Where every fetch writes besides the queues: pausing, the job index, delivery counts. */
+/** Where every fetch reads and writes besides the queues: pausing, the job index. */
 export interface FetchKeys {
   paused: string;
   jobIndex: string;
-  deliveries: string;
 }
 
 /** Moves up to each queue's count of jobs into this node's backup lists, in one call. */
 export async function fetchJobs(client: Redis, k: FetchKeys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = []): Promise<Fetched> {
-  const keys = [k.paused, k.jobIndex, k.deliveries, ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]), ...classes.map((c) => c.runningKey)];
+  const keys = [k.paused, k.jobIndex, ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]), ...classes.map((c) => c.runningKey)];
   const argv = [nodeId, queues.length, ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']), ...classes.flatMap((c) => [c.name, c.limit])];
   const [jobs, errors] = (await run(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>];
   return {
@@ -82,10 +81,9 @@ export async function fetchJobs(client: Redis, k: FetchKeys, nodeId: string, que
   };
 }
 
-/** The keys of the job index, which every move of a job updates. */
+/** The job index, which every move of a job updates. */
 export interface IndexKeys {
   jobIndex: string;
-  deliveries: string;
 }
 
 /** What a fetched job holds until it is settled, besides its backup entry. */
@@ -99,7 +97,7 @@ export interface Held {
 
 /** Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on. */
 export async function ackJob(client: Redis, index: IndexKeys, backup: string, raw: string, jid: string, held: Held, keepIndex = false): Promise<boolean> {
-  const keys = [backup, index.jobIndex, index.deliveries, held.lock?.lockKey ?? backup, ...held.slots];
+  const keys = [backup, index.jobIndex, held.lock?.lockKey ?? backup, ...held.slots];
   return (await run(client, 'ack', keys, [raw, jid, held.lock?.jid ?? '', held.nodeId, keepIndex ? 'keep' : ''])) === 1;
 }
 
@@ -132,7 +130,7 @@ export async function releaseJob(
   doneJid = '',
   held: Pick<Held, 'slots' | 'nodeId'> = { slots: [], nodeId: '' },
 ): Promise<boolean> {
-  const keys = [lock?.lockKey ?? index.jobIndex, index.jobIndex, index.deliveries, ...held.slots];
+  const keys = [lock?.lockKey ?? index.jobIndex, index.jobIndex, ...held.slots];
   return (await run(client, 'release', keys, [lock?.jid ?? '', doneJid, held.slots.length > 0 ? held.nodeId : ''])) === 1;
 }
 
@@ -158,7 +156,7 @@ export interface FailEntry {
 
 /** Files a failed job in `target`; false when it was no longer in its backup list. */
 export async function failJob(client: Redis, index: IndexKeys, e: FailEntry): Promise<boolean> {
-  const keys = [e.backup, e.target, index.jobIndex, index.deliveries, ...(e.held?.slots ?? [])];
+  const keys = [e.backup, e.target, index.jobIndex, ...(e.held?.slots ?? [])];
   const argv = [
     e.raw, e.rewritten, formatScore(e.score), e.trimBelow === undefined ? '' : formatScore(e.trimBelow), e.maxEntries ?? '',
     e.held?.nodeId ?? '', e.jid, e.place, e.taken ? 'taken' : '',
@@ -198,7 +196,7 @@ export async function buryDue(client: Redis, keys: Keys, source: string, raw: st
 
 /** Empties a schedule, retry or dead set, forgetting its jobs in the index; how many it held. */
 export async function clearSet(client: Redis, keys: Keys, set: 'schedule' | 'retry' | 'dead'): Promise<number> {
-  return (await run(client, 'clear-set', [keys[set], keys.jobIndex, keys.deliveries], [set])) as number;
+  return (await run(client, 'clear-set', [keys[set], keys.jobIndex], [set])) as number;
 }
 
 /** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */
@@ -208,7 +206,7 @@ export async function findInList(client: Redis, list: string, jid: string): Prom
 
 /** Deletes a waiting job found at `location` in the index; false when it had moved meanwhile. */
 export async function deleteJob(client: Redis, keys: Keys, where: string, raw: string, jid: string, location: string, lockKey?: string): Promise<boolean> {
-  return (await run(client, 'delete-job', [where, keys.jobIndex, keys.deliveries, lockKey ?? keys.jobIndex], [raw, jid, location])) === 1;
+  return (await run(client, 'delete-job', [where, keys.jobIndex, lockKey ?? keys.jobIndex], [raw, jid, location])) === 1;
 }
 
 export interface DeadNode {

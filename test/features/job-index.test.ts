@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Nexq } from '../../src/nexq';
-import { JobRunningError, parseLocation } from '../../src/redis/job-index';
+import { JobRunningError, parseEntry } from '../../src/redis/job-index';
 import { useNodes, waitFor } from '../support/node';
 
 describe('jobs by jid (the job index)', () => {
@@ -17,10 +17,10 @@ describe('jobs by jid (the job index)', () => {
     const held = places.flatMap(([, members]) => members as string[]).map((raw) => JSON.parse(raw).jid);
     expect(Object.keys(index).sort()).to.deep.equal(held.sort());
     for (const [jid, entry] of Object.entries(index as Record<string, string>)) {
-      expect(parseLocation(entry), `index entry ${jid} -> ${JSON.stringify(entry)}`).to.not.equal(undefined);
+      expect(parseEntry(entry), `index entry ${jid} -> ${JSON.stringify(entry)}`).to.not.equal(undefined);
       const shown = await node.show(jid);
       // A job may have moved on since the snapshot; one still there is where its entry said.
-      if (shown && (await t.redis.hget(t.keys.jobIndex, jid)) === entry) expect(shown.state).to.equal(parseLocation(entry)!.state);
+      if (shown && (await t.redis.hget(t.keys.jobIndex, jid)) === entry) expect(shown.state).to.equal(parseEntry(entry)!.state);
     }
   }
 
@@ -65,7 +65,6 @@ describe('jobs by jid (the job index)', () => {
     await waitFor(async () => (await t.redis.hlen(t.keys.jobIndex)) === 0, 5000, 'the index emptied');
     expect(await node.show(done)).to.equal(undefined);
     expect(await node.show(nacked)).to.equal(undefined);
-    expect(await t.redis.hlen(t.keys.deliveries)).to.equal(0);
 
     // While it waits between nacks its counters show; pause output to catch it queued.
     const again = await node.enqueue('default', 'Nack', [t.url, t.out('nack2'), 100_000]);
@@ -159,5 +158,18 @@ describe('jobs by jid (the job index)', () => {
     expect(await node.deleteJob(dead)).to.equal(true);
     expect(await t.redis.zcard(t.keys.dead)).to.equal(0);
     await expectIndexInStep(node);
+  });
+
+  it('moves jobs as usual when the index key is broken: the index only describes, it never blocks', async () => {
+    await t.redis.set(t.keys.jobIndex, 'not a hash');
+    const node = await t.start();
+    await node.enqueueAll([
+      ...Array.from({ length: 3 }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, t.out('ok'), i] })),
+      { queue: 'default', class: 'Fail', args: [], options: { retry: 0 } },
+    ]);
+    await t.waitForRecords(t.out('ok'), 3);
+    await waitFor(async () => (await t.redis.zcard(t.keys.dead)) === 1, 5000, 'the failure filed');
+    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(0);
+    expect(await t.redis.get(t.keys.jobIndex)).to.equal('not a hash');
   });
 });

@@ -8,9 +8,13 @@ local function nexq_expect_type(key, wanted)
   end
 end
 
--- The job index (<ns>:nexq:jobs, jid -> where) holds one tab-separated location per job:
---   queued<TAB>queue | running<TAB>queue<TAB>node | schedule<TAB>score | retry<TAB>score | dead<TAB>score
--- The jid of a raw job, or nil when it cannot be read (such a job is not indexed).
+-- The job index (<ns>:nexq:jobs, jid -> where) holds one tab-separated entry per job, its delivery
+-- count first: <deliveries>\t<location>, the location being one of
+--   queued\tqueue | running\tqueue\tnode | schedule\tscore | retry\tscore | dead\tscore
+-- The index only describes where jobs are: its writes come after a job's move and use pcall, so a
+-- broken index key leaves an entry stale but never fails or splits the move itself.
+
+-- The jid of a raw job (and the decoded job), or nil when it cannot be read (it is not indexed).
 local function nexq_jid_of(raw)
   local ok, job = pcall(cjson.decode, raw)
   if ok and type(job) == 'table' and type(job.jid) == 'string' and job.jid ~= '' then
@@ -19,18 +23,35 @@ local function nexq_jid_of(raw)
   return nil
 end
 
--- Records where `jid` is now (a nil or '' jid is not indexed).
+-- The delivery count at the head of an index entry ('0' for none).
+local function nexq_deliveries(entry)
+  return type(entry) == 'string' and string.match(entry, '^(%d+)\t') or '0'
+end
+
+-- True when an index entry says its job is in `state` (schedule, retry, dead, ...).
+local function nexq_entry_in(entry, state)
+  return type(entry) == 'string' and string.match(entry, '^%d+\t([a-z]+)') == state
+end
+
+-- Records where `jid` is now, keeping its delivery count (a nil or '' jid is not indexed).
 local function nexq_index(index, jid, location)
+  if not jid or jid == '' then return end
+  local entry = redis.pcall('HGET', index, jid)
+  if type(entry) == 'table' then return end
+  redis.pcall('HSET', index, jid, nexq_deliveries(entry) .. '\t' .. location)
+end
+
+-- Records a new job: no delivery yet.
+local function nexq_index_new(index, jid, location)
   if jid and jid ~= '' then
-    redis.call('HSET', index, jid, location)
+    redis.pcall('HSET', index, jid, '0\t' .. location)
   end
 end
 
--- Forgets a job that is done: its location and its delivery count.
-local function nexq_forget(index, deliveries, jid)
+-- Forgets a job that is done.
+local function nexq_forget(index, jid)
   if jid and jid ~= '' then
-    redis.call('HDEL', index, jid)
-    redis.call('HDEL', deliveries, jid)
+    redis.pcall('HDEL', index, jid)
   end
 end
 

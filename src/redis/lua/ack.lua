@@ -1,10 +1,9 @@
--- ack: a job succeeded (or is dropped). Take it off the backup list, forget it in the job index and
--- let go of what it held (unique lock, running slots), atomically.
+-- ack: a job succeeded (or is dropped). Take it off the backup list, let go of what it held
+-- (unique lock, running slots) and forget it in the job index, atomically.
 -- KEYS[1]   backup list the job was fetched into
 -- KEYS[2]   job index <ns>:nexq:jobs
--- KEYS[3]   delivery counts <ns>:nexq:deliveries
--- KEYS[4]   its unique lock <ns>:nexq:unique:<key> (KEYS[1] again when it has none)
--- KEYS[5..] running hashes it holds a slot in (<ns>:nexq:running:<q>, <ns>:nexq:running-class:<c>)
+-- KEYS[3]   its unique lock <ns>:nexq:unique:<key> (KEYS[1] again when it has none)
+-- KEYS[4..] running hashes it holds a slot in (<ns>:nexq:running:<q>, <ns>:nexq:running-class:<c>)
 -- ARGV[1]   the job exactly as fetched
 -- ARGV[2]   its jid ('' when unreadable)
 -- ARGV[3]   its jid again when the unique lock is to be released now ('' otherwise)
@@ -13,18 +12,16 @@
 --           it passes no running hashes then: it holds its slots until it ends, see release.lua)
 -- Returns 1 when acked, 0 when the job was no longer in the backup list.
 nexq_expect_type(KEYS[1], 'list')
-nexq_expect_type(KEYS[2], 'hash')
-nexq_expect_type(KEYS[3], 'hash')
-nexq_expect_slots(5)
-if KEYS[4] ~= KEYS[1] then nexq_expect_type(KEYS[4], 'string') end
+nexq_expect_slots(4)
+if KEYS[3] ~= KEYS[1] then nexq_expect_type(KEYS[3], 'string') end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
-if ARGV[3] ~= '' and redis.call('GET', KEYS[4]) == ARGV[3] then
-  redis.call('DEL', KEYS[4])
+if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) == ARGV[3] then
+  redis.call('DEL', KEYS[3])
 end
+nexq_release_slots(4, ARGV[4])
 if ARGV[5] ~= 'keep' then
-  nexq_forget(KEYS[2], KEYS[3], ARGV[2])
+  nexq_forget(KEYS[2], ARGV[2])
 end
-nexq_release_slots(5, ARGV[4])
 return 1

@@ -9,7 +9,6 @@
 -- Returns 1 when moved, 0 when it was gone already.
 nexq_expect_type(KEYS[1], 'zset')
 nexq_expect_type(KEYS[2], 'zset')
-nexq_expect_type(KEYS[3], 'hash')
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end

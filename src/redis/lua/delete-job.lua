@@ -2,16 +2,13 @@
 -- releasing its unique lock if it holds it.
 -- KEYS[1]  where it is: a queue list or a sorted set
 -- KEYS[2]  job index <ns>:nexq:jobs
--- KEYS[3]  delivery counts <ns>:nexq:deliveries
--- KEYS[4]  its unique lock <ns>:nexq:unique:<key> (KEYS[2] again when it has none)
+-- KEYS[3]  its unique lock <ns>:nexq:unique:<key> (KEYS[2] again when it has none)
 -- ARGV[1]  the job exactly as stored
 -- ARGV[2]  its jid
--- ARGV[3]  its location in the index when it was found ('' when it was not indexed)
+-- ARGV[3]  its index entry when it was found ('' when it was not indexed)
 -- Returns 1 when deleted, 0 when it had moved or gone meanwhile.
-nexq_expect_type(KEYS[2], 'hash')
-nexq_expect_type(KEYS[3], 'hash')
-local location = redis.call('HGET', KEYS[2], ARGV[2]) or ''
-if location ~= ARGV[3] then
+local entry = redis.pcall('HGET', KEYS[2], ARGV[2])
+if (type(entry) == 'string' and entry or '') ~= ARGV[3] then
   return 0
 end
 local kind = redis.call('TYPE', KEYS[1]).ok
@@ -24,8 +21,8 @@ end
 if removed == 0 then
   return 0
 end
-nexq_forget(KEYS[2], KEYS[3], ARGV[2])
-if KEYS[4] ~= KEYS[2] and redis.call('GET', KEYS[4]) == ARGV[2] then
-  redis.call('DEL', KEYS[4])
+if KEYS[3] ~= KEYS[2] and redis.call('GET', KEYS[3]) == ARGV[2] then
+  redis.call('DEL', KEYS[3])
 end
+nexq_forget(KEYS[2], ARGV[2])
 return 1

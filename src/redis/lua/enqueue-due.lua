@@ -12,7 +12,6 @@
 nexq_expect_type(KEYS[1], 'zset')
 nexq_expect_type(KEYS[2], 'list')
 nexq_expect_type(KEYS[3], 'set')
-nexq_expect_type(KEYS[4], 'hash')
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end

@@ -16,7 +16,6 @@
 nexq_expect_type(KEYS[1], 'string')
 nexq_expect_type(KEYS[2], 'set')
 nexq_expect_type(KEYS[3], 'list')
-nexq_expect_type(KEYS[4], 'hash')
 local tick = tonumber(ARGV[1])
 local last = redis.call('GET', KEYS[1])
 if last and tonumber(last) then
@@ -30,5 +29,5 @@ end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[3])
-nexq_index(KEYS[4], ARGV[5], 'queued\t' .. ARGV[3])
+nexq_index_new(KEYS[4], ARGV[5], 'queued\t' .. ARGV[3])
 return 1

@@ -14,7 +14,6 @@
 -- Refusals (paused for input, queue full) fail the whole call before anything is written.
 nexq_expect_type(KEYS[1], 'set')
 nexq_expect_type(KEYS[2], 'zset')
-nexq_expect_type(KEYS[4], 'hash')
 local n = tonumber(ARGV[1])
 local added = {}
 for i = 1, n do
@@ -50,10 +49,10 @@ for i = 1, n do
     if score == '' then
       redis.call('SADD', KEYS[1], queue)
       redis.call('LPUSH', KEYS[3 + 2 * i], json)
-      nexq_index(KEYS[4], jid, 'queued\t' .. queue)
+      nexq_index_new(KEYS[4], jid, 'queued\t' .. queue)
     else
       redis.call('ZADD', KEYS[2], score, json)
-      nexq_index(KEYS[4], jid, 'schedule\t' .. score)
+      nexq_index_new(KEYS[4], jid, 'schedule\t' .. score)
     end
   end
   result[i] = { jid, conflict }

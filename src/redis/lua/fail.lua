@@ -3,8 +3,7 @@
 -- KEYS[1]   backup list the job was fetched into
 -- KEYS[2]   destination sorted set (<ns>:retry or <ns>:dead)
 -- KEYS[3]   job index <ns>:nexq:jobs
--- KEYS[4]   delivery counts <ns>:nexq:deliveries
--- KEYS[5..] running hashes it holds a slot in (queue's and class's limits across nodes)
+-- KEYS[4..] running hashes it holds a slot in (queue's and class's limits across nodes)
 -- ARGV[1]   the job exactly as fetched (to remove from the backup list)
 -- ARGV[2]   the rewritten job (error fields, retry_count, ...)
 -- ARGV[3]   score: epoch seconds when the job is due (retry) or died (dead)
@@ -18,21 +17,18 @@
 -- filing it as well would run it twice).
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'zset')
-nexq_expect_type(KEYS[3], 'hash')
-nexq_expect_type(KEYS[4], 'hash')
-nexq_expect_slots(5)
+nexq_expect_slots(4)
 if ARGV[9] ~= 'taken' and redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+nexq_release_slots(4, ARGV[6])
 nexq_index(KEYS[3], ARGV[7], ARGV[8] .. '\t' .. ARGV[3])
-nexq_release_slots(5, ARGV[6])
 local function drop(members)
   for _, member in ipairs(members) do
     local jid = nexq_jid_of(member)
-    local here = ARGV[8] .. '\t'
-    if jid and string.sub(redis.call('HGET', KEYS[3], jid) or '', 1, #here) == here then
-      nexq_forget(KEYS[3], KEYS[4], jid)
+    if jid and nexq_entry_in(redis.pcall('HGET', KEYS[3], jid), ARGV[8]) then
+      nexq_forget(KEYS[3], jid)
     end
   end
 end

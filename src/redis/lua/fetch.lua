@@ -1,11 +1,10 @@
 -- fetch: move up to N jobs from each queue into this node's backup list for it, in one round trip.
 -- KEYS[1]          paused queues, hash <ns>:nexq:paused (queue -> in | out | all)
 -- KEYS[2]          job index <ns>:nexq:jobs
--- KEYS[3]          delivery counts <ns>:nexq:deliveries
--- KEYS[3i+1]       queue list              <ns>:queue:<q>         (queue i = 1..n)
--- KEYS[3i+2]       this node's backup list <ns>:queue:backup::<node>::<q>
--- KEYS[3i+3]       jobs running per node,  hash <ns>:nexq:running:<q> (node -> count), for global limits
--- KEYS[3n+3+j]     jobs of class j running per node, hash <ns>:nexq:running-class:<c>   (class j = 1..m)
+-- KEYS[3i]         queue list              <ns>:queue:<q>         (queue i = 1..n)
+-- KEYS[3i+1]       this node's backup list <ns>:queue:backup::<node>::<q>
+-- KEYS[3i+2]       jobs running per node,  hash <ns>:nexq:running:<q> (node -> count), for global limits
+-- KEYS[3n+2+j]     jobs of class j running per node, hash <ns>:nexq:running-class:<c>   (class j = 1..m)
 -- ARGV[1]          this node's id
 -- ARGV[2]          n, the number of queues
 -- ARGV[3i], [3i+1], [3i+2]   queue i: jobs wanted (its free slots here), name, limit across nodes ('' none)
@@ -17,9 +16,8 @@
 -- broken key of one queue fails that queue alone (checked before anything moves), never the others.
 -- A queue paused for output is skipped; a global limit counts every node's running jobs. A job
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first.
--- Every job moved is indexed as running here and its delivery count raised.
-nexq_expect_type(KEYS[2], 'hash')
-nexq_expect_type(KEYS[3], 'hash')
+-- Every job moved is indexed as running here with its delivery count raised (two commands per
+-- queue, whatever the count).
 local node, n = ARGV[1], tonumber(ARGV[2])
 local jobs, errors = {}, {}
 
@@ -32,11 +30,11 @@ local function used(hash)
 end
 
 local classes, limitedClasses = {}, false
-for j = 1, (#KEYS - 3 - 3 * n) do
+for j = 1, (#KEYS - 2 - 3 * n) do
   local name, limit = ARGV[3 * n + 1 + 2 * j], tonumber(ARGV[3 * n + 2 + 2 * j])
-  local total, err = used(KEYS[3 + 3 * n + j])
+  local total, err = used(KEYS[2 + 3 * n + j])
   if err then errors[#errors + 1] = { 0, err } end
-  classes[name] = { key = KEYS[3 + 3 * n + j], free = total and (limit - total) or 0, taken = 0 }
+  classes[name] = { key = KEYS[2 + 3 * n + j], free = total and (limit - total) or 0, taken = 0 }
   limitedClasses = true
 end
 
@@ -63,8 +61,26 @@ local function pick(window, wanted)
   return chosen, skipped
 end
 
+-- Indexes the jobs moved as running here, each with one more delivery.
+local function index(moved, where)
+  local jids = {}
+  for _, raw in ipairs(moved) do
+    local jid = nexq_jid_of(raw)
+    if jid then jids[#jids + 1] = jid end
+  end
+  if #jids == 0 then return end
+  local entries = redis.pcall('HMGET', KEYS[2], unpack(jids))
+  if entries.err then return end
+  local fields = {}
+  for k, jid in ipairs(jids) do
+    fields[#fields + 1] = jid
+    fields[#fields + 1] = (tonumber(nexq_deliveries(entries[k])) + 1) .. where
+  end
+  redis.pcall('HSET', KEYS[2], unpack(fields))
+end
+
 for i = 1, n do
-  local queue, backup, running = KEYS[3 * i + 1], KEYS[3 * i + 2], KEYS[3 * i + 3]
+  local queue, backup, running = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
   local wanted, name, limit = tonumber(ARGV[3 * i]), ARGV[3 * i + 1], ARGV[3 * i + 2]
   local moved = {}
   local paused = redis.pcall('HGET', KEYS[1], name)
@@ -116,14 +132,7 @@ for i = 1, n do
       class.taken = 0
     end
   end
-  local where = 'running\t' .. name .. '\t' .. node
-  for _, raw in ipairs(moved) do
-    local jid = nexq_jid_of(raw)
-    if jid then
-      redis.call('HSET', KEYS[2], jid, where)
-      redis.call('HINCRBY', KEYS[3], jid, 1)
-    end
-  end
+  index(moved, '\trunning\t' .. name .. '\t' .. node)
   jobs[i] = moved
 end
 return { jobs, errors }

@@ -26,7 +26,6 @@ local b = tonumber(ARGV[4])
 nexq_expect_type(KEYS[3], 'set')
 nexq_expect_type(KEYS[4], 'set')
 nexq_expect_type(KEYS[2], 'hash')
-nexq_expect_type(KEYS[7], 'hash')
 for i = 1, b do
   nexq_expect_type(KEYS[5 + 3 * i], 'list')
   nexq_expect_type(KEYS[6 + 3 * i], 'list')

@@ -2,19 +2,14 @@
 -- entry once it is done, and the running slots an at-most-once job kept while it ran.
 -- KEYS[1]   its unique lock <ns>:nexq:unique:<key> (KEYS[2] when it has none)
 -- KEYS[2]   job index <ns>:nexq:jobs
--- KEYS[3]   delivery counts <ns>:nexq:deliveries
--- KEYS[4..] running hashes it holds a slot in (queue's and class's limits across nodes)
+-- KEYS[3..] running hashes it holds a slot in (queue's and class's limits across nodes)
 -- ARGV[1]   its jid when the lock is to be released ('' otherwise)
 -- ARGV[2]   its jid when it is done and leaves the index ('' otherwise)
 -- ARGV[3]   this node's id when it gives back its running slots ('' otherwise)
 -- Returns 1 when the lock was released, 0 otherwise.
-nexq_expect_type(KEYS[2], 'hash')
-nexq_expect_type(KEYS[3], 'hash')
-nexq_expect_slots(4)
-nexq_release_slots(4, ARGV[3])
-if ARGV[2] ~= '' then
-  nexq_forget(KEYS[2], KEYS[3], ARGV[2])
-end
+nexq_expect_slots(3)
+nexq_release_slots(3, ARGV[3])
+nexq_forget(KEYS[2], ARGV[2])
 if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end

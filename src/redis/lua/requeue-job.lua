@@ -13,12 +13,11 @@
 -- Returns 1 when moved, 0 when the job was no longer in the backup list.
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'list')
-nexq_expect_type(KEYS[3], 'hash')
 nexq_expect_slots(4)
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
 redis.call(ARGV[3] == 'back' and 'LPUSH' or 'RPUSH', KEYS[2], ARGV[2])
-nexq_index(KEYS[3], ARGV[5], 'queued\t' .. ARGV[6])
 nexq_release_slots(4, ARGV[4])
+nexq_index(KEYS[3], ARGV[5], 'queued\t' .. ARGV[6])
 return 1
