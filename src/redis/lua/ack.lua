@@ -11,7 +11,7 @@
 -- ARGV[5]   'keep' to leave the index as it is (an at-most-once job leaves backup as it starts;
 --           it passes no running hashes then: it holds its slots until it ends, see release.lua)
 -- Returns 1 when acked, 0 when the job was no longer in the backup list.
-nexq_expect_type(KEYS[1], 'list')
+-- LREM is the first write, and a backup key of the wrong type fails it before anything changed.
 nexq_expect_slots(4)
 if KEYS[3] ~= KEYS[1] then nexq_expect_type(KEYS[3], 'string') end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
