@@ -6,6 +6,7 @@ import type { HandlerRegistry } from './handler-registry';
 import type { InFlightJobs } from './in-flight-jobs';
 import type { Logger } from './logger';
 import type { Middleware } from './middleware';
+import type { AckBatcher } from './redis/ack-batcher';
 import type { Keys } from './redis/keys';
 import type { ScriptedRedis } from './redis/scripts';
 import type { ThreadPool } from './thread-pool';
@@ -27,6 +28,8 @@ export interface NodeContext {
     pool: ThreadPool;
     handlers: HandlerRegistry;
     middleware: Middleware[];
+    /** Acks of plain jobs, sent together once per turn of the event loop. */
+    acks: AckBatcher;
   };
   /** Set once the manager has put this node's backup lists back into their queues. */
   rehydrated: boolean;

@@ -15,6 +15,7 @@ import { NodeMetrics } from './metrics/prometheus';
 import { MetricsServer, serveMetrics } from './metrics/server';
 import type { Middleware } from './middleware';
 import { connect, describeTarget } from './redis/connection';
+import { AckBatcher } from './redis/ack-batcher';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
 import { requeueBackup } from './redis/scripts';
@@ -81,6 +82,7 @@ export class NexqNode {
           handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
           pool: new ThreadPool({ threads: resolved.threads, maxHeapMb: resolved.threadMaxHeapMb, data: { workTable: workTable.buffer } }),
           middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],
+          acks: new AckBatcher(redis, ctx.keys),
         };
       }
       const tree = await Actor.start(nodeTree(ctx));

@@ -40,6 +40,8 @@ export class Settlement {
 
   /** Success: off the backup list and out of the index, letting go of its lock and slots. */
   ack(): Promise<boolean> {
+    const { workers } = this.ctx;
+    if (!this.held.lock && this.held.slots.length === 0 && workers) return workers.acks.ack(this.backup, this.fetched.raw, this.fetched.job.jid);
     return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, this.held);
   }
 

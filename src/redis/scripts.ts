@@ -5,7 +5,7 @@ import path from 'node:path';
 import type Redis from 'ioredis';
 import type { Keys } from './keys';
 
-const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set'] as const;
+const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set', 'ack-batch'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 function commandName(script: ScriptName): string {
@@ -93,6 +93,11 @@ export interface Held {
   nodeId: string;
   /** Its unique lock and jid, when the lock is to be released with this step. */
   lock?: { lockKey: string; jid: string };
+}
+
+/** Acks many plain jobs in one call; per job 1 (acked), 0 (gone) or the message of a broken backup key. */
+export async function ackBatch(client: Redis, jobIndex: string, acks: Array<{ backup: string; raw: string; jid: string }>): Promise<Array<number | string>> {
+  return (await run(client, 'ack-batch', [jobIndex, ...acks.map((a) => a.backup)], acks.flatMap((a) => [a.raw, a.jid]))) as Array<number | string>;
 }
 
 /** Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on. */

@@ -1,0 +1,55 @@
+// Acks of plain jobs (no unique lock, no running slot) collected for one turn of the event loop
+// and sent as one ack-batch.lua call: one command and one reply for many acks instead of one each.
+// Each ack still resolves on its own, true when its job was taken off its backup list.
+import type Redis from 'ioredis';
+import type { Keys } from './keys';
+import { ackBatch } from './scripts';
+
+/** Most acks in one script call (bounds the call's size and how long it holds Redis). */
+const MAX_BATCH = 500;
+
+interface PendingAck {
+  backup: string;
+  raw: string;
+  jid: string;
+  resolve: (acked: boolean) => void;
+  reject: (err: Error) => void;
+}
+
+export class AckBatcher {
+  private pending: PendingAck[] = [];
+  private flushScheduled = false;
+
+  constructor(private readonly redis: Redis, private readonly keys: Keys) {}
+
+  ack(backup: string, raw: string, jid: string): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ backup, raw, jid, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const acks = this.pending;
+    this.pending = [];
+    for (let i = 0; i < acks.length; i += MAX_BATCH) void this.send(acks.slice(i, i + MAX_BATCH));
+  }
+
+  private async send(batch: PendingAck[]): Promise<void> {
+    try {
+      const results = await ackBatch(this.redis, this.keys.jobIndex, batch);
+      batch.forEach((ack, i) => {
+        const result = results[i];
+        if (typeof result === 'number') ack.resolve(result === 1);
+        else ack.reject(new Error(String(result)));
+      });
+    } catch (err) {
+      // The call itself failed (Redis away, a timeout): each JobWorker retries its own ack.
+      for (const ack of batch) ack.reject(err as Error);
+    }
+  }
+}
