@@ -8,7 +8,7 @@ import { ActorNames } from './node-context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node';
-import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
+import { deleteJobByJid, JobLocation, locateJob, parseEntry } from './redis/job-index';
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
@@ -126,8 +126,11 @@ export class Nexq {
     for (;;) {
       const found = await locateJob(redis, keys, jid);
       if (found?.state === 'dead') return (JSON.parse(found.raw) as { error_class?: unknown }).error_class === 'JobCancelledError';
-      if (found?.state !== 'running') return false;
-      if (Date.now() > deadline) throw new Error(`job ${jid} was not cancelled within ${timeoutMs} ms (is node ${found.node} running?)`);
+      // An at-most-once job runs off its backup list: the index alone says it runs, and where.
+      const entry = found ? undefined : await redis.hget(keys.jobIndex, jid);
+      const running = found?.state === 'running' ? found : entry ? parseEntry(entry) : undefined;
+      if (running?.state !== 'running') return false;
+      if (Date.now() > deadline) throw new Error(`job ${jid} was not cancelled within ${timeoutMs} ms (is node ${running.node} running?)`);
       if (Date.now() - lastRequest >= CANCEL_REPEAT_MS) {
         await redis.publish(keys.cancelChannel, jid);
         lastRequest = Date.now();

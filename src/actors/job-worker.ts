@@ -86,7 +86,10 @@ export class JobWorker extends Actor<never, Cast, never> {
       // not the job's. The job stays in the backup list and runs again after the next boot.
       return;
     }
-    if (!outcome.ok && outcome.stopped === 'cancelled') return this.cancelled(settlement, atMostOnce);
+    // Interrupted while its own cancel was on the way (its thread stopped for another): cancelled too.
+    if (!outcome.ok && (outcome.stopped === 'cancelled' || (outcome.stopped === 'interrupted' && this.cancelRequested))) {
+      return this.cancelled(settlement, atMostOnce);
+    }
     if (!outcome.ok && outcome.stopped === 'interrupted' && !atMostOnce) {
       await this.settle(() => settlement.interrupted());
       return this.stopSelf('normal');

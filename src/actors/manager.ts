@@ -15,7 +15,7 @@ import { v4 as uuidv4 } from 'uuid';
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { malformedEntry } from '../job/failure';
-import { decodeJob, FetchedJob, JobPayload } from '../job/job';
+import { decodeJob, FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
 import { MiddlewarePipeline } from '../middleware';
 import { backupQueuesOf } from '../redis/backups';
@@ -26,7 +26,7 @@ import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
 import { JobWorker } from './job-worker';
-import { shareSlots } from './slot-sharing';
+import { fetchOrder } from './slot-sharing';
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
@@ -208,9 +208,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
       const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
       for (const raw of unclaimed) {
-        const job = readable(raw);
-        const held = { slots: heldSlots(config, keys, queue, job?.class), nodeId: config.nodeId };
-        await requeueJob(redis, keys.jobIndex, { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid: job?.jid ?? '' }, held);
+        // As the fetch read it: the class whose slot it took and the jid it indexed, if any.
+        const job = looseFields(raw);
+        const held = { slots: heldSlots(config, keys, queue, job.class), nodeId: config.nodeId };
+        const jid = typeof job.jid === 'string' ? job.jid : '';
+        await requeueJob(redis, keys.jobIndex, { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid }, held);
       }
       if (unclaimed.length) this.ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor: this.name });
     }
@@ -227,9 +229,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const { keys, config, redis } = this.ctx;
     if (this.ctx.quiet) return 0;
     const now = Date.now();
-    const open = this.queues.filter((q) => this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
-    const slots = shareSlots(open, (q) => this.table.free(q.name), config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : Infinity);
-    const ready = open.filter((q) => (slots.get(q.name) ?? 0) > 0);
+    // Under a node-wide cap the script takes from the queues in this order until the cap is reached.
+    const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
+    const open = capLeft !== undefined && capLeft <= 0 ? [] : this.queues.filter((q) => this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
+    const ready = capLeft === undefined ? open : fetchOrder(open);
     // Waiting for a worker to free a slot only makes sense while some queue is merely full.
     const broken = this.queues.some((q) => (this.brokenUntil.get(q.name) ?? 0) > now);
     this.waitingForSlots = ready.length === 0 && this.queues.length > 0 && !broken;
@@ -239,10 +242,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       queueKey: keys.queue(q.name),
       backupKey: keys.backup(config.nodeId, q.name),
       runningKey: keys.running(q.name),
-      count: slots.get(q.name)!,
+      count: this.table.free(q.name),
       globalLimit: q.globalConcurrency,
     }));
-    const fetched = await fetchJobs(redis, keys, config.nodeId, fetchQueues, this.classes);
+    const fetched = await fetchJobs(redis, keys, config.nodeId, fetchQueues, this.classes, capLeft);
     for (const [i, message] of fetched.errors) this.queueFailed(ready[i].name, message);
     for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
     let count = 0;
@@ -309,20 +312,24 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const { keys, config, redis } = this.ctx;
     const now = nowSeconds();
     this.ctx.logger.error(`unreadable job in queue ${queue} moved to dead: ${reason}`, { actor: this.name });
-    const jid = uuidv4();
-    // Its class is unknown, so it took no class slot; a queue's slot it took is given back.
+    const entry = malformedEntry(raw, reason, queue, uuidv4(), now);
+    // JSON the decoder refused (a wrong field type, say) may still name a jid and a class: the
+    // fetch indexed that jid and took that class's slot, so both are used here as it read them.
+    const loose = looseFields(raw);
     await failJob(redis, keys, {
-      backup, target: keys.dead, place: 'dead', raw, rewritten: malformedEntry(raw, reason, queue, jid, now), jid, score: now,
+      backup, target: keys.dead, place: 'dead', raw, rewritten: entry, jid: String(looseFields(entry).jid ?? ''), score: now,
       trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
-      held: { slots: heldSlots(config, keys, queue, undefined), nodeId: config.nodeId },
+      held: { slots: heldSlots(config, keys, queue, loose.class), nodeId: config.nodeId },
     });
   }
 }
 
-function readable(raw: string): JobPayload | undefined {
+/** The top-level fields of a raw job that is a JSON object, whether or not it is a valid job. */
+function looseFields(raw: string): Record<string, unknown> {
   try {
-    return decodeJob(raw);
+    const value = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -1,39 +1,27 @@
-// Which queue gets how many of this poll's free slots. Without a node-wide cap every queue takes
-// all its own free slots. With `totalConcurrency`, the slots left are handed out one at a time:
-// in queue order (strict priority, the default), or — when any queue has a weight — to a queue
-// drawn at random in proportion to its weight among those with room (gocraft's priority sampler),
-// so a heavy queue gets most slots and a light one is never starved.
+// The order in which one poll fetches from the queues. Without a node-wide cap every queue takes
+// all its own free slots and the order does not matter. With `totalConcurrency`, the fetch script
+// takes from the queues in this order until the cap is reached, so a queue that is empty gives its
+// turn to the next one: queue order (strict priority, the default), or — when any queue has a
+// weight — an order drawn at random by weight (gocraft's priority sampler: a queue of weight w
+// comes first w times in W, so a heavy queue gets most slots and a light one is never starved).
 import type { ResolvedQueue } from '../../config/validate';
 
-export function shareSlots(
-  queues: ResolvedQueue[],
-  free: (q: ResolvedQueue) => number,
-  total: number,
-  random: () => number = Math.random,
-): Map<string, number> {
-  const room = new Map(queues.map((q) => [q.name, free(q)]));
-  if (!Number.isFinite(total)) return room;
-  const shares = new Map<string, number>();
-  const weighted = queues.some((q) => q.weight !== undefined);
-  let left = Math.max(0, total);
-  while (left > 0) {
-    const candidates = queues.filter((q) => (room.get(q.name) ?? 0) > 0);
-    if (candidates.length === 0) break;
-    let pick = candidates[0];
-    if (weighted) {
-      const sum = candidates.reduce((acc, q) => acc + (q.weight ?? 1), 0);
-      let r = random() * sum;
-      for (const q of candidates) {
-        r -= q.weight ?? 1;
-        if (r < 0) {
-          pick = q;
-          break;
-        }
+export function fetchOrder<Q extends Pick<ResolvedQueue, 'name' | 'weight'>>(queues: Q[], random: () => number = Math.random): Q[] {
+  if (!queues.some((q) => q.weight !== undefined)) return queues;
+  const left = [...queues];
+  const order: Q[] = [];
+  while (left.length > 0) {
+    const sum = left.reduce((acc, q) => acc + (q.weight ?? 1), 0);
+    let r = random() * sum;
+    let pick = left.length - 1;
+    for (let i = 0; i < left.length; i++) {
+      r -= left[i].weight ?? 1;
+      if (r < 0) {
+        pick = i;
+        break;
       }
     }
-    room.set(pick.name, room.get(pick.name)! - 1);
-    shares.set(pick.name, (shares.get(pick.name) ?? 0) + 1);
-    left--;
+    order.push(left.splice(pick, 1)[0]);
   }
-  return shares;
+  return order;
 }

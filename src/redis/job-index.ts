@@ -81,7 +81,7 @@ async function fetchAt(redis: Redis, key: string, at: JobLocation, jid: string):
   if (at.state === 'queued' || at.state === 'running') return findInList(redis, key, jid);
   const score = String(at.score);
   const members = await redis.zrangebyscore(key, score, score);
-  return members.find((raw) => raw.includes(jid) && jidOf(raw) === jid) ?? null;
+  return members.find((raw) => jidOf(raw) === jid) ?? null;
 }
 
 /** Where the job with `jid` is, with its payload and delivery count; undefined when nexq does not know it. */

@@ -69,10 +69,13 @@ export interface FetchKeys {
   jobIndex: string;
 }
 
-/** Moves up to each queue's count of jobs into this node's backup lists, in one call. */
-export async function fetchJobs(client: Redis, k: FetchKeys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = []): Promise<Fetched> {
+/**
+ * Moves up to each queue's count of jobs into this node's backup lists, in one call; with `cap`,
+ * no more than that many in all, taken from the queues in the order given.
+ */
+export async function fetchJobs(client: Redis, k: FetchKeys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = [], cap?: number): Promise<Fetched> {
   const keys = [k.paused, k.jobIndex, ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]), ...classes.map((c) => c.runningKey)];
-  const argv = [nodeId, queues.length, ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']), ...classes.flatMap((c) => [c.name, c.limit])];
+  const argv = [nodeId, queues.length, cap ?? '', ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']), ...classes.flatMap((c) => [c.name, c.limit])];
   const [jobs, errors] = (await run(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>];
   return {
     jobs,

@@ -57,4 +57,13 @@ describe('cancelling a running job', () => {
     expect(await node.cancel('no-such-jid')).to.equal(false);
     expect((await node.show(queued))!.state).to.equal('queued');
   });
+
+  it('cancels an at-most-once job, which runs off its backup list', async () => {
+    const node = await t.start();
+    const jid = await node.enqueue('default', 'Spin', [], { atMostOnce: true });
+    await waitFor(async () => (await t.redis.hget(t.keys.jobIndex, jid))?.includes('running'), 5000, 'the job running');
+    await waitFor(async () => (await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))) === 0, 5000, 'off its backup list');
+    expect(await node.cancel(jid)).to.equal(true);
+    expect((await node.show(jid))!.job).to.include({ error_class: 'JobCancelledError' });
+  });
 });

@@ -11,6 +11,7 @@ local entry = redis.pcall('HGET', KEYS[2], ARGV[2])
 if (type(entry) == 'string' and entry or '') ~= ARGV[3] then
   return 0
 end
+if KEYS[3] ~= KEYS[2] then nexq_expect_type(KEYS[3], 'string') end
 local kind = redis.call('TYPE', KEYS[1]).ok
 local removed = 0
 if kind == 'list' then

@@ -7,8 +7,9 @@
 -- KEYS[3n+2+j]     jobs of class j running per node, hash <ns>:nexq:running-class:<c>   (class j = 1..m)
 -- ARGV[1]          this node's id
 -- ARGV[2]          n, the number of queues
--- ARGV[3i], [3i+1], [3i+2]   queue i: jobs wanted (its free slots here), name, limit across nodes ('' none)
--- ARGV[3n+1+2j], [3n+2+2j]   class j: name, limit across nodes
+-- ARGV[3]          most jobs to take in all, from the queues in order (this node's cap; '' none)
+-- ARGV[3i+1], [3i+2], [3i+3] queue i: jobs wanted (its free slots here), name, limit across nodes ('' none)
+-- ARGV[3n+2+2j], [3n+3+2j]   class j: name, limit across nodes
 -- Returns { jobs, errors }: jobs[i] is the array of raw jobs moved from queue i, oldest first;
 -- errors is an array of { i, message } for queues whose keys could not be used (e.g. WRONGTYPE),
 -- i = 0 for a class's running hash (its jobs are left in their queues until it is repaired).
@@ -18,8 +19,18 @@
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first.
 -- Every job moved is indexed as running here with its delivery count raised (two commands per
 -- queue, whatever the count).
-local node, n = ARGV[1], tonumber(ARGV[2])
+local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local jobs, errors = {}, {}
+-- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
+-- and reads at most WINDOW of them (the manager fetches again at once for the rest).
+local MOST, WINDOW = 1000, 2000
+
+-- RPUSH in chunks, so any number of values fits through unpack.
+local function rpush_all(key, values)
+  for first = 1, #values, MOST do
+    redis.call('RPUSH', key, unpack(values, first, math.min(first + MOST - 1, #values)))
+  end
+end
 
 local function used(hash)
   local counts = redis.pcall('HVALS', hash)
@@ -31,7 +42,7 @@ end
 
 local classes, limitedClasses = {}, false
 for j = 1, (#KEYS - 2 - 3 * n) do
-  local name, limit = ARGV[3 * n + 1 + 2 * j], tonumber(ARGV[3 * n + 2 + 2 * j])
+  local name, limit = ARGV[3 * n + 2 + 2 * j], tonumber(ARGV[3 * n + 3 + 2 * j])
   local total, err = used(KEYS[2 + 3 * n + j])
   if err then errors[#errors + 1] = { 0, err } end
   classes[name] = { key = KEYS[2 + 3 * n + j], free = total and (limit - total) or 0, taken = 0 }
@@ -81,7 +92,7 @@ end
 
 for i = 1, n do
   local queue, backup, running = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
-  local wanted, name, limit = tonumber(ARGV[3 * i]), ARGV[3 * i + 1], ARGV[3 * i + 2]
+  local wanted, name, limit = math.min(tonumber(ARGV[3 * i + 1]), MOST, cap or MOST), ARGV[3 * i + 2], ARGV[3 * i + 3]
   local moved = {}
   local paused = redis.pcall('HGET', KEYS[1], name)
   local total, err = 0, nil
@@ -102,7 +113,7 @@ for i = 1, n do
     -- job would leave them (the oldest deepest). Push before trim: if the backup key is broken the
     -- push fails and nothing has moved. With class limits, a window of the oldest jobs is read,
     -- and the ones left behind are put back in their order.
-    local window = redis.pcall('LRANGE', queue, limitedClasses and -(wanted * 4 + 16) or -wanted, -1)
+    local window = redis.pcall('LRANGE', queue, limitedClasses and -math.min(wanted * 4 + 16, WINDOW) or -wanted, -1)
     if type(window) == 'table' and window.err then
       errors[#errors + 1] = { i, window.err }
     elseif #window > 0 then
@@ -119,7 +130,7 @@ for i = 1, n do
         for _, class in pairs(classes) do class.free, class.taken = class.free + class.taken, 0 end
       elseif #moved > 0 then
         redis.call('LTRIM', queue, 0, -(#window + 1))
-        if #skipped > 0 then redis.call('RPUSH', queue, unpack(skipped)) end
+        rpush_all(queue, skipped)
       end
     end
   end
@@ -133,6 +144,7 @@ for i = 1, n do
     end
   end
   index(moved, '\trunning\t' .. name .. '\t' .. node)
+  if cap then cap = cap - #moved end
   jobs[i] = moved
 end
 return { jobs, errors }

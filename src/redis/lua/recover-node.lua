@@ -26,6 +26,7 @@ local b = tonumber(ARGV[4])
 nexq_expect_type(KEYS[3], 'set')
 nexq_expect_type(KEYS[4], 'set')
 nexq_expect_type(KEYS[2], 'hash')
+nexq_expect_slots(8 + 3 * b)
 for i = 1, b do
   nexq_expect_type(KEYS[5 + 3 * i], 'list')
   nexq_expect_type(KEYS[6 + 3 * i], 'list')

@@ -8,6 +8,7 @@
 -- ARGV[3]   this node's id when it gives back its running slots ('' otherwise)
 -- Returns 1 when the lock was released, 0 otherwise.
 nexq_expect_slots(3)
+if ARGV[1] ~= '' then nexq_expect_type(KEYS[1], 'string') end
 nexq_release_slots(3, ARGV[3])
 nexq_forget(KEYS[2], ARGV[2])
 if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) == ARGV[1] then

@@ -12,6 +12,7 @@
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'list')
 nexq_expect_type(KEYS[3], 'set')
+nexq_expect_slots(5)
 local moved = 0
 local where = 'queued\t' .. ARGV[1]
 while true do
