@@ -2,7 +2,9 @@
 // Precedence, weakest first: defaults < file < environment < command-line flags.
 import { readFileSync } from 'node:fs';
 import type { NexqConfig, QueueSpec } from './defaults';
-import { ConfigError } from './validate';
+import { ConfigError } from './config-error';
+import type { RedisTarget } from './redis-options';
+import { layRedisParts, REDIS_ENV } from './redis-sources';
 
 export function readConfigFile(file: string): NexqConfig {
   let text: string;
@@ -21,6 +23,12 @@ export function readConfigFile(file: string): NexqConfig {
     throw new ConfigError('--config', 'a JSON object of options', file);
   }
   return value as NexqConfig;
+}
+
+/** The options before the command line's flags: defaults < file < environment. */
+export function configFromFileAndEnv(file: string | undefined, env: NodeJS.ProcessEnv = process.env): NexqConfig {
+  const fromFile = file ? readConfigFile(file) : {};
+  return { ...fromFile, ...configFromEnv(env, fromFile) };
 }
 
 /** "default:10,mail:5,low" -> queue specs (a queue without :N takes the default concurrency). */
@@ -63,11 +71,24 @@ const STRING_VARS: Array<[string, keyof NexqConfig]> = [
   ['NEXQ_LOG_FORMAT', 'logFormat'],
 ];
 
-/** Options named by REDIS_URL and NEXQ_* variables. */
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): NexqConfig {
+/**
+ * Options named by REDIS_URL and NEXQ_* variables. `under`: the weaker options (the config file)
+ * whose `redis` the NEXQ_REDIS_* variables complete rather than replace.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqConfig = {}): NexqConfig {
   const config: Record<string, unknown> = {};
   for (const [name, key] of STRING_VARS) if (env[name] !== undefined) config[key] = env[name];
   for (const [name, key] of INTEGER_VARS) if (env[name] !== undefined) config[key] = integerFrom(env[name]!, name);
   if (env.NEXQ_QUEUES !== undefined) config.queues = parseQueueList(env.NEXQ_QUEUES, 'NEXQ_QUEUES');
+  // Sentinel or cluster variables take the place of REDIS_URL; passwords and WAIT lie over either.
+  const redis = layRedisParts((config.redis ?? under.redis) as RedisTarget | undefined, {
+    sentinels: env[REDIS_ENV.sentinels],
+    sentinelName: env[REDIS_ENV.sentinelName],
+    cluster: env[REDIS_ENV.cluster],
+    waitReplicas: env[REDIS_ENV.waitReplicas],
+    password: env[REDIS_ENV.password],
+    sentinelPassword: env[REDIS_ENV.sentinelPassword],
+  }, REDIS_ENV);
+  if (redis !== undefined) config.redis = redis;
   return config as NexqConfig;
 }

@@ -1,32 +1,35 @@
 // `nexq start`: runs a node in the foreground until SIGTERM or SIGINT, then stops it gracefully.
 import path from 'node:path';
 import type { NexqConfig } from '../../config/defaults';
-import { configFromEnv, parseQueueList, readConfigFile } from '../../config/load';
+import { configFromFileAndEnv, parseQueueList } from '../../config/load';
 import { ConfigError } from '../../config/validate';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
 import { LocalRedis, redisAnswers, startLocalRedis } from './local-redis';
+import { layRedisFlags, REDIS_FLAG_NAMES, REDIS_FLAGS_HELP } from './redis-flags';
 
 export const START_HELP = `Usage: nexq start [options]
 
 Runs a nexq node in the foreground until SIGTERM or SIGINT, then stops gracefully.
 
 Options:
-  --redis URL              Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
-  --namespace NS           key prefix (default exq; '' for Sidekiq's layout)
-  --queues LIST            queues and concurrency, e.g. default:10,mail:5
-  --concurrency N          default concurrency of a queue
-  --jobs DIR               folder of job handlers (Foo.js handles class Foo)
-  --node-id ID             names this node's backup lists (default: hostname)
-  --config FILE            JSON file of options
-  --shutdown-timeout MS    how long running jobs get to finish on stop
-  --local-redis            start redis-server (data in ./var/) when none answers locally
-  --help                   this text
+${REDIS_FLAGS_HELP}
+  --namespace NS              key prefix (default exq; '' for Sidekiq's layout)
+  --queues LIST               queues and concurrency, e.g. default:10,mail:5
+  --concurrency N             default concurrency of a queue
+  --jobs DIR                  folder of job handlers (Foo.js handles class Foo)
+  --node-id ID                names this node's backup lists (default: hostname)
+  --config FILE               JSON file of options
+  --shutdown-timeout MS       how long running jobs get to finish on stop
+  --local-redis               start redis-server (data in ./var/) when none answers locally
+  --help                      this text
 
-Environment: REDIS_URL, NEXQ_NAMESPACE, NEXQ_QUEUES, NEXQ_CONCURRENCY, NEXQ_JOBS_DIR, NEXQ_NODE_ID,
-NEXQ_SHUTDOWN_TIMEOUT, NEXQ_POLL_TIMEOUT, NEXQ_THREADS, NEXQ_JOB_TIMEOUT, NEXQ_LOG_LEVEL, NEXQ_LOG_FORMAT.`;
+Environment: REDIS_URL, NEXQ_REDIS_SENTINELS, NEXQ_REDIS_SENTINEL_NAME, NEXQ_REDIS_CLUSTER,
+NEXQ_REDIS_WAIT_REPLICAS, NEXQ_REDIS_PASSWORD, NEXQ_REDIS_SENTINEL_PASSWORD, NEXQ_NAMESPACE,
+NEXQ_QUEUES, NEXQ_CONCURRENCY, NEXQ_JOBS_DIR, NEXQ_NODE_ID, NEXQ_SHUTDOWN_TIMEOUT, NEXQ_POLL_TIMEOUT,
+NEXQ_THREADS, NEXQ_JOB_TIMEOUT, NEXQ_LOG_LEVEL, NEXQ_LOG_FORMAT.`;
 
-const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'local-redis', 'help'];
+const FLAGS = [...REDIS_FLAG_NAMES, 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'local-redis', 'help'];
 
 function wholeNumber(value: string | true | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -43,9 +46,9 @@ export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.e
   checkFlags(args, FLAGS);
   const f = args.flags;
   const file = text(f.get('config'), 'config');
-  const config: NexqConfig = { ...(file ? readConfigFile(file) : {}), ...configFromEnv(env) };
+  const config = configFromFileAndEnv(file, env);
+  layRedisFlags(config, (name) => text(f.get(name), name));
   const flagged: NexqConfig = {
-    redis: text(f.get('redis'), 'redis'),
     namespace: text(f.get('namespace'), 'namespace'),
     queues: f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined,
     concurrency: wholeNumber(f.get('concurrency'), 'concurrency'),

@@ -18,7 +18,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function ping(port: number, ca?: string): Promise<boolean> {
+/** True when something on the loopback `port` answers PING like a Redis server. */
+export function answersPing(port: number, ca?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = ca ? tls.connect({ port, host: '127.0.0.1', ca }) : net.connect(port, '127.0.0.1');
     socket.setTimeout(500);
@@ -83,7 +84,7 @@ export class RedisServer {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`redis-server exited at start (see ${this.dir}/redis.log)`);
-      if (await ping(this.port, this.options.tls && readFileSync(this.options.tls.ca, 'utf8'))) return;
+      if (await answersPing(this.port, this.options.tls && readFileSync(this.options.tls.ca, 'utf8'))) return;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
@@ -96,6 +97,11 @@ export class RedisServer {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** SIGSTOP / SIGCONT: the server holds its connections but answers nothing (a stalled replica). */
+  freeze(frozen: boolean): void {
+    if (this.running) this.child!.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
   }
 
   async restart(): Promise<void> {

@@ -2,21 +2,22 @@
 // output as aligned plain-text tables or JSON.
 import winston from 'winston';
 import type { NexqConfig } from '../../../config/defaults';
-import { configFromEnv, readConfigFile } from '../../../config/load';
+import { configFromFileAndEnv } from '../../../config/load';
 import { ConfigError } from '../../../config/validate';
 import { readSeconds } from '../../job/time';
 import { Nexq } from '../../nexq';
 import type { Keys } from '../../redis/keys';
 import type { ScriptedRedis } from '../../redis/scripts';
 import { checkFlags, ParsedArgs, UsageError } from '../args';
+import { layRedisFlags, REDIS_FLAG_NAMES, REDIS_FLAGS_HELP } from '../redis-flags';
 
-export const CONNECTION_HELP = `  --redis URL       Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
-  --namespace NS    key prefix (default: $NEXQ_NAMESPACE or exq; '' for Sidekiq's layout)
-  --config FILE     JSON file of options (only redis and namespace matter here)
-  --json            print JSON instead of a table
-  --help            this text`;
+export const CONNECTION_HELP = `${REDIS_FLAGS_HELP}
+  --namespace NS              key prefix (default: $NEXQ_NAMESPACE or exq; '' for Sidekiq's layout)
+  --config FILE               JSON file of options (only redis and namespace matter here)
+  --json                      print JSON instead of a table
+  --help                      this text`;
 
-const CONNECTION_FLAGS = ['redis', 'namespace', 'config', 'json', 'help'];
+const CONNECTION_FLAGS = [...REDIS_FLAG_NAMES, 'namespace', 'config', 'json', 'help'];
 
 /** Refuses flags `command` does not know, before anything connects. */
 export function checkCommandFlags(args: ParsedArgs, command: Command): void {
@@ -68,10 +69,9 @@ export function positionals(args: ParsedArgs, command: string, names: string[], 
 /** The connection config: file < environment < flags, as for `nexq start`. */
 export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
   const file = flagText(args, 'config');
-  const config: NexqConfig = { ...(file ? readConfigFile(file) : {}), ...configFromEnv(env) };
-  const redis = flagText(args, 'redis');
+  const config = configFromFileAndEnv(file, env);
+  layRedisFlags(config, (name) => flagText(args, name));
   const namespace = flagText(args, 'namespace');
-  if (redis !== undefined) config.redis = redis;
   if (namespace !== undefined) config.namespace = namespace;
   // A producer only; the queues and jobs of a worker node do not apply.
   delete config.queues;
