@@ -62,7 +62,9 @@ export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] 
   const cluster = new Cluster(target.cluster, {
     redisOptions: { ...nodeOptions, ...POLICY },
     clusterRetryStrategy: backoff,
-    enableAutoPipelining: true,
+    // Off: ioredis' auto-pipelines group commands by node and fail the commands of a slot that
+    // moved (a failover) with MOVED instead of following it (redis/ioredis#2075).
+    enableAutoPipelining: false,
     lazyConnect,
     // Reads from masters only: a replica may not have the latest write yet.
     scaleReads: 'master',

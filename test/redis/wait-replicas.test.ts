@@ -6,7 +6,7 @@ import { connect } from '../../src/redis/connection';
 import { UnconfirmedWriteError } from '../../src/redis/wait-replicas';
 import { ScriptedRedis } from '../../src/redis/scripts';
 import { useNodes, waitFor } from '../support/node';
-import { RedisServer } from '../support/redis-server';
+import { QUICK_SYNC, RedisServer } from '../support/redis-server';
 
 const WAIT_MS = 300;
 
@@ -18,8 +18,8 @@ describe('redis.waitReplicas', function () {
   let client: ScriptedRedis;
 
   before(async () => {
-    master = await RedisServer.start();
-    replica = await RedisServer.start({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+    master = await RedisServer.start({ args: QUICK_SYNC });
+    replica = await RedisServer.start({ args: [...QUICK_SYNC, '--replicaof', '127.0.0.1', String(master.port)] });
     onReplica = new Redis(replica.url);
     onMaster = new Redis(master.url);
     await waitFor(async () => /master_link_status:up/.test(await onReplica.info('replication')), 10_000, 'the replica to sync');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import type { HostPort, NexqRedisOptions } from '../../config/redis-options';
 import { sleep, waitFor } from './node';
-import { answersPing, freePort, RedisServer } from './redis-server';
+import { answersPing, askRedis, freePort, QUICK_SYNC, RedisServer } from './redis-server';
 
 export const SENTINEL_MASTER_NAME = 'nexq-master';
 
@@ -47,20 +47,9 @@ class SentinelProcess {
   }
 }
 
-async function ask<T>(port: number, body: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return await body(client);
-  } finally {
-    client.disconnect();
-  }
-}
-
 /** `ROLE`'s first field: master, slave or sentinel. */
 export function roleOf(port: number): Promise<string> {
-  return ask(port, async (c) => ((await c.call('ROLE')) as unknown[])[0] as string);
+  return askRedis(port, async (c) => ((await c.call('ROLE')) as unknown[])[0] as string);
 }
 
 export class SentinelSetup {
@@ -69,8 +58,8 @@ export class SentinelSetup {
   private constructor(readonly servers: RedisServer[], private readonly sentinels: SentinelProcess[]) {}
 
   static async start(): Promise<SentinelSetup> {
-    const master = await RedisServer.start();
-    const replica = await RedisServer.start({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+    const master = await RedisServer.start({ args: QUICK_SYNC });
+    const replica = await RedisServer.start({ args: [...QUICK_SYNC, '--replicaof', '127.0.0.1', String(master.port)] });
     const setup = new SentinelSetup([master, replica], []);
     try {
       await waitFor(() => setup.replicaInSync(replica.port), 15_000, 'the replica to sync');
@@ -100,7 +89,7 @@ export class SentinelSetup {
 
   /** The master's port as the first sentinel reports it. */
   async masterPort(): Promise<number> {
-    const [, port] = (await ask(this.sentinels[0].port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
+    const [, port] = (await askRedis(this.sentinels[0].port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
     return Number(port);
   }
 
@@ -111,11 +100,11 @@ export class SentinelSetup {
   async failover(): Promise<{ from: number; to: number }> {
     const from = await this.masterPort();
     const to = this.servers.find((s) => s.port !== from)!.port;
-    await ask(this.sentinels[0].port, (c) => c.call('SENTINEL', 'FAILOVER', this.name));
+    await askRedis(this.sentinels[0].port, (c) => c.call('SENTINEL', 'FAILOVER', this.name));
     await waitFor(async () => {
       await sleep(50);
       for (const s of this.sentinels) {
-        const [, port] = (await ask(s.port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
+        const [, port] = (await askRedis(s.port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
         if (Number(port) !== to) return false;
       }
       return (await roleOf(to)) === 'master' && this.replicaInSync(from);
@@ -124,14 +113,14 @@ export class SentinelSetup {
   }
 
   private async replicaInSync(port: number): Promise<boolean> {
-    const info = await ask(port, (c) => c.info('replication'));
+    const info = await askRedis(port, (c) => c.info('replication'));
     return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
   }
 
   private async sentinelsReady(): Promise<boolean> {
     await sleep(100);
     for (const s of this.sentinels) {
-      const ready = await ask(s.port, async (c) => {
+      const ready = await askRedis(s.port, async (c) => {
         const replicas = (await c.call('SENTINEL', 'REPLICAS', this.name)) as string[][];
         const others = (await c.call('SENTINEL', 'SENTINELS', this.name)) as string[][];
         const flags = (entry: string[]) => entry[entry.indexOf('flags') + 1];

@@ -1,6 +1,7 @@
 // A private redis-server for tests: its own free port and temp dir, so a test can kill -9 it and
 // start it again on the same port and data (AOF on) without touching anyone else's Redis.
 import { ChildProcess, spawn } from 'node:child_process';
+import Redis from 'ioredis';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -35,6 +36,21 @@ export function answersPing(port: number, ca?: string): Promise<boolean> {
     });
   });
 }
+
+/** Runs `body` on a short-lived client of the loopback `port` (no retries), for harness checks. */
+export async function askRedis<T>(port: number, body: (client: Redis) => Promise<T>): Promise<T> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await body(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A replica syncs at once instead of after Redis 7's 5 s wait for more replicas (diskless sync). */
+export const QUICK_SYNC = ['--repl-diskless-sync-delay', '0'];
 
 export interface RedisServerOptions {
   /** Extra `redis-server` arguments, e.g. ['--requirepass', 'secret']. */
