@@ -28,43 +28,65 @@ interface HeldReply {
   value: unknown;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
+  /** The socket that carried the write's reply. */
+  socket: unknown;
 }
 
 type SendCommand = (command: Command, stream?: unknown) => unknown;
 
 /**
  * From now on, `client`'s writes resolve only once `replicas` replicas acknowledged them within
- * `timeoutMs`. The replies of one I/O turn share one WAIT, sent before the connection can change:
- * a WAIT on a new connection would vouch for nothing (WAIT counts this connection's writes).
+ * `timeoutMs`. WAIT counts the writes of its own connection, so a write is vouched for only by a
+ * WAIT sent on the socket that carried it; one whose socket is gone fails. One WAIT at a time per
+ * socket: replies that arrive meanwhile wait for the next, which covers them all.
  */
 export function confirmWrites(client: Redis, replicas: number, timeoutMs: number): void {
   const send = (client.sendCommand as SendCommand).bind(client);
-  let held: HeldReply[] | undefined;
+  const socket = () => (client as unknown as { stream: unknown }).stream;
+  let held: HeldReply[] = [];
+  let waitingOn: unknown; // the socket a WAIT is in flight on
+  let scheduled = false;
 
   const flush = () => {
-    const replies = held!;
-    held = undefined;
-    const fail = (err: Error) => replies.forEach((r) => r.reject(err));
-    if (client.status !== 'ready') return fail(new UnconfirmedWriteError('write not confirmed on replicas: the connection dropped'));
-    const wait = new Command('wait', [replicas, timeoutMs]);
-    (send(wait) as Promise<unknown>).then(
-      (acked) => {
-        if (Number(acked) >= replicas) replies.forEach((r) => r.resolve(r.value));
-        else fail(new UnconfirmedWriteError(`write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`));
-      },
-      (err: Error) => fail(new UnconfirmedWriteError(`write not confirmed on replicas: ${err.message}`)),
-    );
+    scheduled = false;
+    const current = socket();
+    const ready = client.status === 'ready';
+    if (held.length === 0 || (ready && waitingOn === current)) return; // that WAIT flushes again when it answers
+    const replies = held;
+    held = [];
+    const covered = replies.filter((r) => ready && r.socket === current);
+    const dropped = new UnconfirmedWriteError('write not confirmed on replicas: the connection dropped');
+    for (const r of replies) if (!covered.includes(r)) r.reject(dropped);
+    if (covered.length === 0) return;
+    waitingOn = current;
+    let settled = false;
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (err) covered.forEach((r) => r.reject(err));
+      else covered.forEach((r) => r.resolve(r.value));
+      if (waitingOn !== current) return; // a WAIT on a newer socket took over
+      waitingOn = undefined;
+      flush();
+    };
+    // ioredis drops, without an answer, what was in flight on a closed connection: fail at once.
+    const onClose = () => settle(dropped);
+    client.once('close', onClose);
+    (send(new Command('wait', [replicas, timeoutMs])) as Promise<unknown>).then(
+      (acked) => settle(Number(acked) >= replicas ? undefined : new UnconfirmedWriteError(`write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`)),
+      (err: Error) => settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${err.message}`)),
+    ).finally(() => client.off('close', onClose));
   };
 
   (client as unknown as { sendCommand: SendCommand }).sendCommand = (command, stream) => {
     if (WRITES.has(command.name.toLowerCase())) {
       const { resolve, reject } = command;
       command.resolve = (value: unknown) => {
-        if (!held) {
-          held = [];
+        held.push({ value, resolve, reject, socket: socket() });
+        if (!scheduled) {
+          scheduled = true;
           process.nextTick(flush);
         }
-        held.push({ value, resolve, reject });
       };
     }
     return send(command, stream);

@@ -1,13 +1,16 @@
 // Chaos: two nodes work through jobs a producer enqueues during the run while Sentinel fails the
 // master over to its replica (SENTINEL FAILOVER). With `waitReplicas: 1` every job whose enqueue
-// was confirmed runs, and the nodes carry on against the new master by themselves.
+// was confirmed runs, and the nodes carry on against the new master by themselves. The servers and
+// the sentinels require passwords, which never reach the nodes' logs.
 import { expect } from 'chai';
 import Redis from 'ioredis';
+import { captureLogs } from '../support/capture-logs';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { SentinelSetup } from '../support/redis-sentinel';
 
 const JOBS = 3000;
 const QUEUES = ['a', 'b', 'c'];
+const PASSWORDS = { password: 'master-pw-7f3a', sentinelPassword: 'sentinel-pw-9c1e' };
 
 describe('chaos: Sentinel failover', function () {
   const t = useNodes(); // the fixtures record into the shared Redis, which does not fail over
@@ -16,7 +19,7 @@ describe('chaos: Sentinel failover', function () {
 
   beforeEach(async function () {
     this.timeout(60_000);
-    setup = await SentinelSetup.start();
+    setup = await SentinelSetup.start(PASSWORDS);
   });
 
   afterEach(async function () {
@@ -28,9 +31,10 @@ describe('chaos: Sentinel failover', function () {
   it('a forced failover mid-run loses no confirmed job, and the nodes resume by themselves', async () => {
     const redis = setup.redisOption({ waitReplicas: 1 });
     const done = t.out('done');
-    const node = () => t.start({ redis, queues: QUEUES.map((name) => ({ name, concurrency: 10 })), heartbeatInterval: 1 });
+    const logs = captureLogs();
+    const node = () => t.start({ redis, logger: logs.logger, queues: QUEUES.map((name) => ({ name, concurrency: 10 })), heartbeatInterval: 1 });
     const nodes = [await node(), await node()];
-    const producer = await t.start({ redis, mode: 'enqueuer' });
+    const producer = await t.start({ redis, logger: logs.logger, mode: 'enqueuer' });
 
     const confirmed = new Set<string>();
     const confirmedAfterFailover = new Set<string>();
@@ -76,6 +80,9 @@ describe('chaos: Sentinel failover', function () {
     expect(to).to.not.equal(from);
     expect(confirmedAfterFailover.size, 'jobs enqueued after the failover').to.be.greaterThan(0);
     expect(nodes.every((n) => n.node.running), 'both nodes still running').to.equal(true);
+    if (process.env.NEXQ_TEST_LOGS) console.log(logs.text());
+    expect(logs.text()).to.include(`redis sentinel master \\"${setup.name}\\" via 127.0.0.1:`); // JSON lines
+    for (const secret of Object.values(PASSWORDS)) expect(logs.text()).to.not.include(secret);
     // Batches refused as unconfirmed may have landed too: they run as well, leaving the queues empty.
     data = setup.client();
     const queued = async () => (await Promise.all(QUEUES.map((q) => data!.llen(t.keys.queue(q))))).reduce((a, b) => a + b, 0);

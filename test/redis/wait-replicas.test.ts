@@ -85,6 +85,25 @@ describe('redis.waitReplicas', function () {
     expect(await onReplica.get('w:after')).to.equal('z');
   });
 
+  it('fails a write whose connection dropped before its WAIT answered, though the next connection confirms', async () => {
+    const patient = connect({ url: master.url, waitReplicas: 1, waitTimeout: 5000 });
+    patient.on('error', () => {});
+    try {
+      const id = await patient.client('ID');
+      replica.freeze(true);
+      const first = patient.set('w:dropped', '1').then(() => 'resolved', (err) => err);
+      await waitFor(async () => (await onMaster.get('w:dropped')) === '1', 5000, 'the master to run the write');
+      await onMaster.client('KILL', 'ID', String(id));
+      replica.freeze(false);
+      await patient.set('w:next', '1'); // a new connection, a new WAIT: confirmed
+      const err = await first;
+      expect(err).to.be.instanceOf(UnconfirmedWriteError);
+      expect(err.message).to.match(/the connection dropped/); // not a command timeout, 10 s later
+    } finally {
+      patient.disconnect();
+    }
+  });
+
   describe('on a node', () => {
     const t = useNodes();
 

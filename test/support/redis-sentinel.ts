@@ -1,5 +1,6 @@
 // A Sentinel set-up for tests, on loopback ports in temp dirs: one master, one replica and three
 // sentinels (`redis-server <conf> --sentinel`) with short timeouts, and a forced failover.
+// Optionally the servers and the sentinels each require a password.
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -11,13 +12,20 @@ import { answersPing, askRedis, freePort, QUICK_SYNC, RedisServer } from './redi
 
 export const SENTINEL_MASTER_NAME = 'nexq-master';
 
+export interface SentinelPasswords {
+  /** requirepass (and masterauth) of the master and the replica. */
+  password?: string;
+  /** requirepass of the sentinels. */
+  sentinelPassword?: string;
+}
+
 /** One `redis-server --sentinel` process. */
 class SentinelProcess {
   private child?: ChildProcess;
 
   private constructor(readonly port: number, readonly dir: string) {}
 
-  static async start(masterPort: number): Promise<SentinelProcess> {
+  static async start(masterPort: number, auth: SentinelPasswords): Promise<SentinelProcess> {
     const sentinel = new SentinelProcess(await freePort(), mkdtempSync(path.join(os.tmpdir(), 'nexq-sentinel-')));
     const conf = path.join(sentinel.dir, 'sentinel.conf');
     writeFileSync(conf, [
@@ -26,6 +34,8 @@ class SentinelProcess {
       `sentinel down-after-milliseconds ${SENTINEL_MASTER_NAME} 1000`,
       `sentinel failover-timeout ${SENTINEL_MASTER_NAME} 2000`,
       `sentinel parallel-syncs ${SENTINEL_MASTER_NAME} 1`,
+      ...(auth.password ? [`sentinel auth-pass ${SENTINEL_MASTER_NAME} ${auth.password}`] : []),
+      ...(auth.sentinelPassword ? [`requirepass ${auth.sentinelPassword}`, `sentinel sentinel-pass ${auth.sentinelPassword}`] : []),
       '',
     ].join('\n'));
     sentinel.child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
@@ -47,23 +57,19 @@ class SentinelProcess {
   }
 }
 
-/** `ROLE`'s first field: master, slave or sentinel. */
-export function roleOf(port: number): Promise<string> {
-  return askRedis(port, async (c) => ((await c.call('ROLE')) as unknown[])[0] as string);
-}
-
 export class SentinelSetup {
   readonly name = SENTINEL_MASTER_NAME;
 
-  private constructor(readonly servers: RedisServer[], private readonly sentinels: SentinelProcess[]) {}
+  private constructor(readonly servers: RedisServer[], private readonly sentinels: SentinelProcess[], readonly auth: SentinelPasswords) {}
 
-  static async start(): Promise<SentinelSetup> {
-    const master = await RedisServer.start({ args: QUICK_SYNC });
-    const replica = await RedisServer.start({ args: [...QUICK_SYNC, '--replicaof', '127.0.0.1', String(master.port)] });
-    const setup = new SentinelSetup([master, replica], []);
+  static async start(auth: SentinelPasswords = {}): Promise<SentinelSetup> {
+    const args = [...QUICK_SYNC, ...(auth.password ? ['--requirepass', auth.password, '--masterauth', auth.password] : [])];
+    const master = await RedisServer.start({ args });
+    const replica = await RedisServer.start({ args: [...args, '--replicaof', '127.0.0.1', String(master.port)] });
+    const setup = new SentinelSetup([master, replica], [], auth);
     try {
       await waitFor(() => setup.replicaInSync(replica.port), 15_000, 'the replica to sync');
-      for (let i = 0; i < 3; i++) setup.sentinels.push(await SentinelProcess.start(master.port));
+      for (let i = 0; i < 3; i++) setup.sentinels.push(await SentinelProcess.start(master.port, auth));
       // Sentinels find the replica in the master's INFO and each other through its hello channel.
       await waitFor(() => setup.sentinelsReady(), 30_000, 'the sentinels to see the replica and each other');
     } catch (err) {
@@ -79,17 +85,25 @@ export class SentinelSetup {
 
   /** The `redis` option of a nexq node using these sentinels. */
   redisOption(extra: NexqRedisOptions = {}): NexqRedisOptions {
-    return { sentinels: this.sentinelAddresses, name: this.name, ...extra };
+    return { sentinels: this.sentinelAddresses, name: this.name, ...this.auth, ...extra };
   }
 
   /** A client of the current master, found through the sentinels. */
   client(): Redis {
-    return new Redis({ sentinels: this.sentinelAddresses, name: this.name, failoverDetector: true, reconnectOnError: () => 1 });
+    return new Redis({ ...this.redisOption(), failoverDetector: true, reconnectOnError: () => 1 });
+  }
+
+  private askServer<T>(port: number, body: (client: Redis) => Promise<T>): Promise<T> {
+    return askRedis(port, body, this.auth.password);
+  }
+
+  private askSentinel<T>(port: number, body: (client: Redis) => Promise<T>): Promise<T> {
+    return askRedis(port, body, this.auth.sentinelPassword);
   }
 
   /** The master's port as the first sentinel reports it. */
   async masterPort(): Promise<number> {
-    const [, port] = (await askRedis(this.sentinels[0].port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
+    const [, port] = (await this.askSentinel(this.sentinels[0].port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
     return Number(port);
   }
 
@@ -100,27 +114,28 @@ export class SentinelSetup {
   async failover(): Promise<{ from: number; to: number }> {
     const from = await this.masterPort();
     const to = this.servers.find((s) => s.port !== from)!.port;
-    await askRedis(this.sentinels[0].port, (c) => c.call('SENTINEL', 'FAILOVER', this.name));
+    await this.askSentinel(this.sentinels[0].port, (c) => c.call('SENTINEL', 'FAILOVER', this.name));
     await waitFor(async () => {
       await sleep(50);
       for (const s of this.sentinels) {
-        const [, port] = (await askRedis(s.port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
+        const [, port] = (await this.askSentinel(s.port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
         if (Number(port) !== to) return false;
       }
-      return (await roleOf(to)) === 'master' && this.replicaInSync(from);
+      const role = await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0]);
+      return role === 'master' && this.replicaInSync(from);
     }, 30_000, `the failover from port ${from} to ${to}`);
     return { from, to };
   }
 
   private async replicaInSync(port: number): Promise<boolean> {
-    const info = await askRedis(port, (c) => c.info('replication'));
+    const info = await this.askServer(port, (c) => c.info('replication'));
     return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
   }
 
   private async sentinelsReady(): Promise<boolean> {
     await sleep(100);
     for (const s of this.sentinels) {
-      const ready = await askRedis(s.port, async (c) => {
+      const ready = await this.askSentinel(s.port, async (c) => {
         const replicas = (await c.call('SENTINEL', 'REPLICAS', this.name)) as string[][];
         const others = (await c.call('SENTINEL', 'SENTINELS', this.name)) as string[][];
         const flags = (entry: string[]) => entry[entry.indexOf('flags') + 1];

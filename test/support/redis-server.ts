@@ -38,8 +38,8 @@ export function answersPing(port: number, ca?: string): Promise<boolean> {
 }
 
 /** Runs `body` on a short-lived client of the loopback `port` (no retries), for harness checks. */
-export async function askRedis<T>(port: number, body: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+export async function askRedis<T>(port: number, body: (client: Redis) => Promise<T>, password?: string): Promise<T> {
+  const client = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   client.on('error', () => {});
   try {
     await client.connect();
