@@ -11,7 +11,7 @@ import { InFlightJobs } from './in-flight-jobs';
 import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
 import type { Middleware } from './middleware';
-import { connect, describeTarget } from './redis/connection';
+import { connect, describeTarget, missingReplicas } from './redis/connection';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
 import { requeueBackup } from './redis/scripts';
@@ -153,4 +153,6 @@ async function waitForRedis(ctx: NodeContext): Promise<void> {
   } finally {
     clearTimeout(warn);
   }
+  const missing = await missingReplicas(redis, config.redis);
+  if (missing) logger.warn(missing, { actor: 'node' });
 }

@@ -87,3 +87,12 @@ export function describeTarget(target: RedisTarget): string {
   if (target.cluster) return `cluster via ${list(target.cluster)}`;
   return `redis://${target.host ?? '127.0.0.1'}:${target.port ?? 6379}/${target.db ?? 0}`;
 }
+
+/** With `waitReplicas`, a warning when the master has fewer replicas attached: every write fails then. */
+export async function missingReplicas(client: Redis, target: RedisTarget): Promise<string | undefined> {
+  const wanted = typeof target === 'string' ? 0 : target.waitReplicas ?? 0;
+  if (wanted === 0) return undefined;
+  const attached = Number(/connected_slaves:(\d+)/.exec(await client.info('replication'))?.[1] ?? 0);
+  if (attached >= wanted) return undefined;
+  return `redis.waitReplicas is ${wanted} but the master has ${attached} replica(s) attached: every write fails until enough are`;
+}

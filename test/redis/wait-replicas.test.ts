@@ -5,6 +5,7 @@ import Redis from 'ioredis';
 import { connect } from '../../src/redis/connection';
 import { UnconfirmedWriteError } from '../../src/redis/wait-replicas';
 import { ScriptedRedis } from '../../src/redis/scripts';
+import { captureLogs } from '../support/capture-logs';
 import { useNodes, waitFor } from '../support/node';
 import { QUICK_SYNC, RedisServer } from '../support/redis-server';
 
@@ -116,6 +117,12 @@ describe('redis.waitReplicas', function () {
       const refused = await nexq.enqueue('default', 'Record', [t.url, out, 'unconfirmed']).then(() => 'resolved', (err) => err);
       expect(refused).to.be.instanceOf(UnconfirmedWriteError);
       replica.freeze(false);
+    });
+
+    it('warns at start when the master has fewer replicas than waitReplicas', async () => {
+      const logs = captureLogs();
+      await t.start({ redis: { url: t.url, waitReplicas: 1, waitTimeout: WAIT_MS }, mode: 'enqueuer', logger: logs.logger });
+      expect(logs.text()).to.match(/redis\.waitReplicas is 1 but the master has 0 replica\(s\) attached/);
     });
   });
 });
