@@ -113,17 +113,37 @@ export class SentinelSetup {
    */
   async failover(): Promise<{ from: number; to: number }> {
     const from = await this.masterPort();
-    const to = this.servers.find((s) => s.port !== from)!.port;
     await this.askSentinel(this.sentinels[0].port, (c) => c.call('SENTINEL', 'FAILOVER', this.name));
+    return this.switched(from);
+  }
+
+  /**
+   * kill -9 the master: the sentinels see it down and promote the replica. Then the killed server
+   * comes back on its port with its data, and waits until Sentinel has made it the new master's
+   * replica, in sync.
+   */
+  async killMaster(): Promise<{ from: number; to: number }> {
+    const from = await this.masterPort();
+    const killed = this.servers.find((s) => s.port === from)!;
+    await killed.kill9();
+    return this.switched(from, () => killed.launch());
+  }
+
+  private async switched(from: number, beforeRejoin?: () => Promise<void>): Promise<{ from: number; to: number }> {
+    const to = this.servers.find((s) => s.port !== from)!.port;
     await waitFor(async () => {
       await sleep(50);
       for (const s of this.sentinels) {
         const [, port] = (await this.askSentinel(s.port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
         if (Number(port) !== to) return false;
       }
-      const role = await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0]);
-      return role === 'master' && this.replicaInSync(from);
-    }, 30_000, `the failover from port ${from} to ${to}`);
+      return (await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0])) === 'master';
+    }, 30_000, `the sentinels to promote port ${to}`);
+    await beforeRejoin?.();
+    await waitFor(async () => {
+      await sleep(50);
+      return this.replicaInSync(from);
+    }, 30_000, `port ${from} to rejoin as a replica of ${to}`);
     return { from, to };
   }
 
