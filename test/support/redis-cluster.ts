@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { HostPort, NexqRedisOptions } from '../../config/redis-options';
 import { sleep, waitFor } from './node';
-import { askRedis, QUICK_SYNC, RedisServer } from './redis-server';
+import { askRedis, freePort, QUICK_SYNC, RedisServer } from './redis-server';
 
 const NODE_TIMEOUT_MS = 1000;
 
@@ -47,7 +47,9 @@ export class RedisClusterSetup {
       '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(NODE_TIMEOUT_MS),
       ...QUICK_SYNC,
     ];
-    const setup = new RedisClusterSetup(await Promise.all(Array.from({ length: 6 }, () => RedisServer.start({ args }))));
+    // The bus port is named: Redis' default (port + 10000) does not exist above port 55535.
+    const start = async () => RedisServer.start({ args: [...args, '--cluster-port', String(await freePort())] });
+    const setup = new RedisClusterSetup(await Promise.all(Array.from({ length: 6 }, start)));
     try {
       const addresses = setup.servers.map((s) => `127.0.0.1:${s.port}`);
       await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);
