@@ -1,5 +1,5 @@
 // nexq's typed options and their defaults. Every option is documented where it is declared.
-import type { RedisOptions } from 'ioredis';
+import type { RedisTarget } from './redis-options';
 import os from 'node:os';
 
 export interface QueueSpec {
@@ -55,8 +55,11 @@ export interface WebOptions {
 }
 
 export interface NexqOptions {
-  /** A redis:// or rediss:// URL, or ioredis options. */
-  redis: string | RedisOptions;
+  /**
+   * A redis:// or rediss:// URL, or ioredis options: `{ sentinels: [{ host, port }], name }` for
+   * Sentinel, `waitReplicas` to confirm writes on replicas (see config/redis-options.ts).
+   */
+  redis: RedisTarget;
   /** Prefix of every key, joined with ':'. '' means no prefix (Sidekiq's layout). */
   namespace: string;
   queues: Array<string | QueueSpec>;

@@ -4,8 +4,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec, WebOptions } from './defaults';
-import { ConfigError, resolveConfig } from './validate';
+import type { RedisTarget } from './redis-options';
+import { layRedisParts, REDIS_ENV } from './redis-sources';
+import { resolveConfig } from './validate';
 
 /** Option name -> where its value came from: the file, an environment variable or a flag. */
 export type ConfigSources = Record<string, string>;
@@ -82,7 +85,7 @@ export function envName(option: string): string {
 const SPECIAL: Array<keyof NexqOptions> = ['redis', 'queues', 'jobs', 'periodic', 'metrics', 'web', 'classConcurrency'];
 
 /** Options named by REDIS_URL and NEXQ_* variables, with the variable that set each. */
-export function layerFromEnv(env: NodeJS.ProcessEnv = process.env): LayeredConfig {
+export function layerFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqConfig = {}): LayeredConfig {
   const config: Record<string, unknown> = {};
   const sources: ConfigSources = {};
   const set = (key: string, value: unknown, name: string) => {
@@ -96,6 +99,20 @@ export function layerFromEnv(env: NodeJS.ProcessEnv = process.env): LayeredConfi
     set(key, typeof fallback === 'number' ? integerFrom(value, name) : value, name);
   }
   for (const name of ['REDIS_URL', 'NEXQ_REDIS_URL']) if (env[name] !== undefined) set('redis', env[name], name);
+  // Sentinel or cluster variables take the place of REDIS_URL; passwords and WAIT lie over either,
+  // completing the file's `redis` (`under`) rather than replacing it.
+  const redisVars = Object.values(REDIS_ENV).filter((name) => name !== REDIS_ENV.url && env[name] !== undefined);
+  if (redisVars.length > 0) {
+    const redis = layRedisParts((config.redis ?? under.redis) as RedisTarget | undefined, {
+      sentinels: env[REDIS_ENV.sentinels],
+      sentinelName: env[REDIS_ENV.sentinelName],
+      cluster: env[REDIS_ENV.cluster],
+      waitReplicas: env[REDIS_ENV.waitReplicas],
+      password: env[REDIS_ENV.password],
+      sentinelPassword: env[REDIS_ENV.sentinelPassword],
+    }, REDIS_ENV);
+    if (redis !== undefined) set('redis', redis, redisVars.join(' and '));
+  }
   if (env.NEXQ_QUEUES !== undefined) set('queues', parseQueueList(env.NEXQ_QUEUES, 'NEXQ_QUEUES'), 'NEXQ_QUEUES');
   if (env.NEXQ_JOBS !== undefined) set('jobs', jsonFrom(env.NEXQ_JOBS, 'NEXQ_JOBS', 'an object of class name -> module path'), 'NEXQ_JOBS');
   if (env.NEXQ_PERIODIC !== undefined) set('periodic', jsonFrom(env.NEXQ_PERIODIC, 'NEXQ_PERIODIC', 'an array of { cron, queue, class, args?, name? }'), 'NEXQ_PERIODIC');
@@ -130,14 +147,14 @@ export function layerConfig(base: NexqConfig, over: NexqConfig): NexqConfig {
 }
 
 /** Options named by REDIS_URL and NEXQ_* variables. */
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): NexqConfig {
-  return layerFromEnv(env).config;
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqConfig = {}): NexqConfig {
+  return layerFromEnv(env, under).config;
 }
 
 /** The file's options (when there is one) with the environment's laid over them. */
 export function fileAndEnv(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
   const fromFile = file ? readConfigFile(file) : {};
-  const fromEnv = layerFromEnv(env);
+  const fromEnv = layerFromEnv(env, fromFile);
   const sources: ConfigSources = Object.fromEntries(Object.keys(fromFile).map((key) => [key, file!]));
   return { config: layerConfig(fromFile, fromEnv.config), sources: { ...sources, ...fromEnv.sources } };
 }

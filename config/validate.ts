@@ -2,31 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { ConfigError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
 import type { PeriodicSpec, WebOptions } from './defaults';
 import { CronError, CronSchedule } from '../src/periodic/cron';
 import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
+import { checkRedisTarget } from './redis-options';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  constructor(readonly key: string, readonly expected: string, readonly got: unknown, readonly source?: string) {
-    super(`invalid config: ${key}${source ? ` (from ${source})` : ''} must be ${expected} (got ${show(got)})`);
-  }
-
-  /** The same error, saying where the value came from (a file, an environment variable, a flag). */
-  from(source: string): ConfigError {
-    return new ConfigError(this.key, this.expected, this.got, source);
-  }
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
+export { ConfigError };
 
 export interface ResolvedQueue {
   name: string;
@@ -95,12 +78,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   const merged: NexqOptions = { ...defaults(), ...stripUndefined(config) };
   if (config.dialect === undefined && merged.namespace === '') merged.dialect = 'sidekiq';
 
-  if (typeof merged.redis !== 'string' && (typeof merged.redis !== 'object' || merged.redis === null)) {
-    throw new ConfigError('redis', 'a redis:// or rediss:// URL or ioredis options', '<hidden>');
-  }
-  if (typeof merged.redis === 'string' && !/^rediss?:\/\//.test(merged.redis)) {
-    throw new ConfigError('redis', 'a URL starting with redis:// or rediss://', '<hidden>');
-  }
+  checkRedisTarget(merged.redis);
   if (typeof merged.namespace !== 'string' || /\s/.test(merged.namespace)) {
     throw new ConfigError('namespace', 'a string without spaces', merged.namespace);
   }

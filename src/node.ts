@@ -14,7 +14,7 @@ import { loggingMiddleware } from './logging-middleware';
 import { NodeMetrics } from './metrics/prometheus';
 import { MetricsServer, serveMetrics } from './metrics/server';
 import type { Middleware } from './middleware';
-import { connect, describeTarget } from './redis/connection';
+import { connect, describeTarget, missingReplicas } from './redis/connection';
 import { AckBatcher } from './redis/ack-batcher';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
@@ -217,4 +217,6 @@ async function waitForRedis(ctx: NodeContext): Promise<void> {
   } finally {
     clearTimeout(warn);
   }
+  const missing = await missingReplicas(redis, config.redis);
+  if (missing) logger.warn(missing, { actor: 'node' });
 }

@@ -4,9 +4,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { Nexq } from '../src/nexq';
+import { captureLogs } from './support/capture-logs';
 import { freshNamespace } from './support/global-hooks';
 import { useNodes, waitFor } from './support/node';
 import { fixturesJobs, repoRoot } from './support/paths';
@@ -24,15 +23,6 @@ function makeCertificates(): { cert: string; key: string; ca: string } {
   writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
   run(['x509', '-req', '-in', 'redis.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'redis.crt', '-days', '2', '-extfile', 'ext.cnf']);
   return { cert: path.join(dir, 'redis.crt'), key: path.join(dir, 'redis.key'), ca: path.join(dir, 'ca.crt') };
-}
-
-function captureLogs(): { logger: winston.Logger; text: () => string } {
-  const lines: string[] = [];
-  const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
-  return {
-    logger: winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] }),
-    text: () => lines.join(''),
-  };
 }
 
 describe('Redis ACL users', () => {

@@ -6,32 +6,35 @@ import { ConfigError } from '../../config/validate';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
 import { LocalRedis, redisAnswers, startLocalRedis } from './local-redis';
+import { layRedisFlagsOver, REDIS_FLAG_NAMES, REDIS_FLAGS_HELP } from './redis-flags';
 
 export const START_HELP = `Usage: nexq start [options]
 
 Runs a nexq node in the foreground until SIGTERM or SIGINT, then stops gracefully.
 
 Options:
-  --redis URL              Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
-  --namespace NS           key prefix (default exq; '' for Sidekiq's layout)
-  --queues LIST            queues and concurrency, e.g. default:10,mail:5
-  --concurrency N          default concurrency of a queue
-  --jobs DIR               folder of job handlers (Foo.js handles class Foo)
-  --node-id ID             names this node's backup lists (default: hostname)
-  --config FILE            JSON or YAML (.yaml, .yml) file of options
-  --shutdown-timeout MS    how long running jobs get to finish on stop
-  --metrics PORT           serve Prometheus metrics on http://127.0.0.1:PORT/metrics
-  --web PORT               serve the web dashboard on PORT (off by default)
-  --web-host HOST          address the dashboard binds (default 127.0.0.1)
-  --local-redis            start redis-server (data in ./var/) when none answers locally
-  --help                   this text
+${REDIS_FLAGS_HELP}
+  --namespace NS              key prefix (default exq; '' for Sidekiq's layout)
+  --queues LIST               queues and concurrency, e.g. default:10,mail:5
+  --concurrency N             default concurrency of a queue
+  --jobs DIR                  folder of job handlers (Foo.js handles class Foo)
+  --node-id ID                names this node's backup lists (default: hostname)
+  --config FILE               JSON or YAML (.yaml, .yml) file of options
+  --shutdown-timeout MS       how long running jobs get to finish on stop
+  --metrics PORT              serve Prometheus metrics on http://127.0.0.1:PORT/metrics
+  --web PORT                  serve the web dashboard on PORT (off by default)
+  --web-host HOST             address the dashboard binds (default 127.0.0.1)
+  --local-redis               start redis-server (data in ./var/) when none answers locally
+  --help                      this text
 
 Environment: REDIS_URL, and NEXQ_ with any option in upper snake case (NEXQ_QUEUES=default:10,mail:5,
 NEXQ_SHUTDOWN_TIMEOUT, NEXQ_LOG_LEVEL, ...; NEXQ_JOBS, NEXQ_PERIODIC and NEXQ_CLASS_CONCURRENCY in JSON;
 NEXQ_METRICS_PORT and NEXQ_METRICS_HOST; NEXQ_WEB_PORT, NEXQ_WEB_HOST, NEXQ_WEB_USERNAME and
-NEXQ_WEB_PASSWORD for the dashboard). Precedence: defaults < --config file < environment < flags.`;
+NEXQ_WEB_PASSWORD for the dashboard; NEXQ_REDIS_SENTINELS, NEXQ_REDIS_SENTINEL_NAME, NEXQ_REDIS_CLUSTER,
+NEXQ_REDIS_WAIT_REPLICAS, NEXQ_REDIS_PASSWORD, NEXQ_REDIS_SENTINEL_PASSWORD for Redis). Precedence:
+defaults < --config file < environment < flags.`;
 
-const FLAGS = ['redis', 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'metrics', 'web', 'web-host', 'local-redis', 'help'];
+const FLAGS = [...REDIS_FLAG_NAMES, 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'metrics', 'web', 'web-host', 'local-redis', 'help'];
 
 function wholeNumber(value: string | true | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -49,7 +52,7 @@ export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.e
   checkFlags(args, FLAGS);
   const f = args.flags;
   const layers = fileAndEnv(text(f.get('config'), 'config'), env);
-  setFromFlag(layers, 'redis', text(f.get('redis'), 'redis'), '--redis');
+  layRedisFlagsOver(layers, (name) => text(f.get(name), name));
   setFromFlag(layers, 'namespace', text(f.get('namespace'), 'namespace'), '--namespace');
   setFromFlag(layers, 'queues', f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined, '--queues');
   setFromFlag(layers, 'concurrency', wholeNumber(f.get('concurrency'), 'concurrency'), '--concurrency');

@@ -1,36 +1,98 @@
 // Opens ioredis connections with nexq's policy: reconnect forever with capped backoff, and keep
-// passwords out of every message that could reach a log.
-import Redis, { RedisOptions } from 'ioredis';
+// passwords out of every message that could reach a log. The same policy holds for a single
+// server, a Sentinel-managed master and every node of a Redis Cluster.
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { DEFAULT_WAIT_TIMEOUT_MS, HostPort, NexqRedisOptions, RedisTarget } from '../../config/redis-options';
 import { redactRedisUrl } from '../logger';
 import { defineScripts, ScriptedRedis } from './scripts';
+import { confirmWrites } from './wait-replicas';
 
 export const RECONNECT_MAX_DELAY_MS = 2000;
 export const COMMAND_TIMEOUT_MS = 10_000;
 
-export function connect(target: string | RedisOptions, overrides: RedisOptions = {}): ScriptedRedis {
+const backoff = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), RECONNECT_MAX_DELAY_MS);
+
+/** What every connection to one Redis server gets, whatever found that server. */
+const POLICY: RedisOptions = {
+  // A command sent while disconnected waits for the reconnect rather than failing after 20 tries.
+  maxRetriesPerRequest: null,
+  // ...but a command Redis does not answer in time fails, so no actor waits forever on a
+  // half-open connection; each actor retries or backs off in its own way.
+  commandTimeout: COMMAND_TIMEOUT_MS,
+  // A command in flight when the connection drops fails instead of being sent again: a fetch or
+  // enqueue that already ran would run twice. The manager reclaims what a lost fetch moved.
+  autoResendUnfulfilledCommands: false,
+  // A master demoted by a failover answers writes with READONLY: reconnect, which asks the
+  // sentinels (or the cluster) for the new master. The failed command is not sent again.
+  reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 1 : false),
+};
+
+/** The ioredis options of a target, without nexq's own fields. */
+function ioredisOptions(target: NexqRedisOptions): RedisOptions {
+  const { url: _url, cluster: _cluster, waitReplicas: _replicas, waitTimeout: _timeout, ...rest } = target;
+  return rest;
+}
+
+export function connect(target: RedisTarget, overrides: RedisOptions = {}): ScriptedRedis {
+  const options: NexqRedisOptions = typeof target === 'string' ? { url: target } : target;
+  if (options.cluster) throw new Error('connect() opens one server or a Sentinel master; use connectCluster() for redis.cluster');
   const base: RedisOptions = {
-    // Reconnect with growing delay, capped so a restarted Redis is found again quickly.
-    retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), RECONNECT_MAX_DELAY_MS),
-    // A command sent while disconnected waits for the reconnect rather than failing after 20 tries.
-    maxRetriesPerRequest: null,
-    // ...but a command Redis does not answer in time fails, so no actor waits forever on a
-    // half-open connection; each actor retries or backs off in its own way.
-    commandTimeout: COMMAND_TIMEOUT_MS,
-    // A command in flight when the connection drops fails instead of being sent again: a fetch or
-    // enqueue that already ran would run twice. The manager reclaims what a lost fetch moved.
-    autoResendUnfulfilledCommands: false,
+    // Reconnect with growing delay, capped so a restarted Redis (or a new master) is found again quickly.
+    retryStrategy: backoff,
+    ...POLICY,
     enableAutoPipelining: true,
     lazyConnect: true,
+    // Sentinel: learn of a failover from the sentinels' +switch-master at once, and keep
+    // asking them (with the same backoff) when none answers.
+    ...(options.sentinels ? { failoverDetector: true, sentinelRetryStrategy: backoff } : {}),
     ...overrides,
   };
-  const client = typeof target === 'string' ? new Redis(target, base) : new Redis({ ...target, ...base });
+  const fields = { ...ioredisOptions(options), ...base };
+  const client = options.url ? new Redis(options.url, fields) : new Redis(fields);
+  if (options.waitReplicas) confirmWrites(client, options.waitReplicas, options.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS);
   return defineScripts(client);
 }
 
+/**
+ * A Redis Cluster client with the same policy on every node. Its Lua scripts are not defined
+ * here: they need the cluster key layout first (see docs/internals.md).
+ */
+export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] }, overrides: RedisOptions = {}): Cluster {
+  const { lazyConnect = true, ...nodeOptions } = { ...ioredisOptions(target), ...overrides };
+  const cluster = new Cluster(target.cluster, {
+    redisOptions: { ...nodeOptions, ...POLICY },
+    clusterRetryStrategy: backoff,
+    // Off: ioredis' auto-pipelines group commands by node and fail the commands of a slot that
+    // moved (a failover) with MOVED instead of following it (redis/ioredis#2075).
+    enableAutoPipelining: false,
+    lazyConnect,
+    // Reads from masters only: a replica may not have the latest write yet.
+    scaleReads: 'master',
+  });
+  if (target.waitReplicas) {
+    const replicas = target.waitReplicas;
+    const timeout = target.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS;
+    // Each node's connection WAITs for its own replicas.
+    cluster.on('+node', (node: Redis) => confirmWrites(node, replicas, timeout));
+  }
+  return cluster;
+}
+
 /** Where a client points, without credentials. */
-export function describeTarget(target: string | RedisOptions): string {
+export function describeTarget(target: RedisTarget): string {
   if (typeof target === 'string') return redactRedisUrl(target);
-  const host = target.host ?? '127.0.0.1';
-  const port = target.port ?? 6379;
-  return `redis://${host}:${port}/${target.db ?? 0}`;
+  const list = (nodes: Array<Partial<HostPort>>) => nodes.map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 26379}`).join(',');
+  if (target.url) return redactRedisUrl(target.url);
+  if (target.sentinels) return `sentinel master "${target.name}" via ${list(target.sentinels)}, db ${target.db ?? 0}`;
+  if (target.cluster) return `cluster via ${list(target.cluster)}`;
+  return `redis://${target.host ?? '127.0.0.1'}:${target.port ?? 6379}/${target.db ?? 0}`;
+}
+
+/** With `waitReplicas`, a warning when the master has fewer replicas attached: every write fails then. */
+export async function missingReplicas(client: Redis, target: RedisTarget): Promise<string | undefined> {
+  const wanted = typeof target === 'string' ? 0 : target.waitReplicas ?? 0;
+  if (wanted === 0) return undefined;
+  const attached = Number(/connected_slaves:(\d+)/.exec(await client.info('replication'))?.[1] ?? 0);
+  if (attached >= wanted) return undefined;
+  return `redis.waitReplicas is ${wanted} but the master has ${attached} replica(s) attached: every write fails until enough are`;
 }

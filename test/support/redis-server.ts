@@ -1,6 +1,7 @@
 // A private redis-server for tests: its own free port and temp dir, so a test can kill -9 it and
 // start it again on the same port and data (AOF on) without touching anyone else's Redis.
 import { ChildProcess, spawn } from 'node:child_process';
+import Redis from 'ioredis';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -18,7 +19,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function ping(port: number, ca?: string): Promise<boolean> {
+/** True when something on the loopback `port` answers PING like a Redis server. */
+export function answersPing(port: number, ca?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = ca ? tls.connect({ port, host: '127.0.0.1', ca }) : net.connect(port, '127.0.0.1');
     socket.setTimeout(500);
@@ -34,6 +36,21 @@ function ping(port: number, ca?: string): Promise<boolean> {
     });
   });
 }
+
+/** Runs `body` on a short-lived client of the loopback `port` (no retries), for harness checks. */
+export async function askRedis<T>(port: number, body: (client: Redis) => Promise<T>, password?: string): Promise<T> {
+  const client = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await body(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A replica syncs at once instead of after Redis 7's 5 s wait for more replicas (diskless sync). */
+export const QUICK_SYNC = ['--repl-diskless-sync-delay', '0'];
 
 export interface RedisServerOptions {
   /** Extra `redis-server` arguments, e.g. ['--requirepass', 'secret']. */
@@ -83,7 +100,7 @@ export class RedisServer {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`redis-server exited at start (see ${this.dir}/redis.log)`);
-      if (await ping(this.port, this.options.tls && readFileSync(this.options.tls.ca, 'utf8'))) return;
+      if (await answersPing(this.port, this.options.tls && readFileSync(this.options.tls.ca, 'utf8'))) return;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`redis-server on port ${this.port} did not answer within 10 s`);
@@ -96,6 +113,11 @@ export class RedisServer {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** SIGSTOP / SIGCONT: the server holds its connections but answers nothing (a stalled replica). */
+  freeze(frozen: boolean): void {
+    if (this.running) this.child!.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
   }
 
   async restart(): Promise<void> {

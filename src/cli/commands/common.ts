@@ -7,14 +7,15 @@ import { ConfigError } from '../../../config/validate';
 import { Nexq } from '../../nexq';
 import type { AdminContext } from '../../admin/context';
 import { checkFlags, ParsedArgs, UsageError } from '../args';
+import { layRedisFlagsOver, REDIS_FLAG_NAMES, REDIS_FLAGS_HELP } from '../redis-flags';
 
-export const CONNECTION_HELP = `  --redis URL       Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
-  --namespace NS    key prefix (default: $NEXQ_NAMESPACE or exq; '' for Sidekiq's layout)
-  --config FILE     JSON or YAML file of options (only redis and namespace matter here)
-  --json            print JSON instead of a table
-  --help            this text`;
+export const CONNECTION_HELP = `${REDIS_FLAGS_HELP}
+  --namespace NS              key prefix (default: $NEXQ_NAMESPACE or exq; '' for Sidekiq's layout)
+  --config FILE               JSON or YAML file of options (only redis and namespace matter here)
+  --json                      print JSON instead of a table
+  --help                      this text`;
 
-const CONNECTION_FLAGS = ['redis', 'namespace', 'config', 'json', 'help'];
+const CONNECTION_FLAGS = [...REDIS_FLAG_NAMES, 'namespace', 'config', 'json', 'help'];
 
 /** Refuses flags `command` does not know, before anything connects. */
 export function checkCommandFlags(args: ParsedArgs, command: Command): void {
@@ -65,7 +66,7 @@ export function positionals(args: ParsedArgs, command: string, names: string[], 
 /** The connection config: file < environment < flags, as for `nexq start`, checked the same way. */
 export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
   const layers = fileAndEnv(flagText(args, 'config'), env);
-  setFromFlag(layers, 'redis', flagText(args, 'redis'), '--redis');
+  layRedisFlagsOver(layers, (name) => flagText(args, name));
   setFromFlag(layers, 'namespace', flagText(args, 'namespace'), '--namespace');
   const { config } = layers;
   // A producer only; the queues, jobs and metrics of a worker node do not apply.

@@ -1,0 +1,21 @@
+// The one error a bad option raises: which key, what it expects, what it got, and where it came from.
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly key: string, readonly expected: string, readonly got: unknown, readonly source?: string) {
+    super(`invalid config: ${key}${source ? ` (from ${source})` : ''} must be ${expected} (got ${show(got)})`);
+  }
+
+  /** The same error, saying where the value came from (a file, an environment variable, a flag). */
+  from(source: string): ConfigError {
+    return new ConfigError(this.key, this.expected, this.got, source);
+  }
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

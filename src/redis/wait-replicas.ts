@@ -1,0 +1,94 @@
+// Writes that count only once replicas hold them. Redis replicates asynchronously: a write the
+// master acknowledged but had not yet sent to its replica is gone when that replica is promoted.
+// With `waitReplicas`, a client holds back the reply of every write until a `WAIT n timeout` sent
+// after it, on the same connection, says n replicas have it; otherwise the write fails with
+// UnconfirmedWriteError, which callers already treat as an unknown outcome (retry or reclaim).
+import Redis, { Command } from 'ioredis';
+
+export class UnconfirmedWriteError extends Error {
+  override readonly name = 'UnconfirmedWriteError';
+}
+
+/**
+ * The commands that change data. Anything else (reads, AUTH, SELECT, CLIENT, INFO, ROLE, the
+ * connection's own set-up) is passed through untouched. EXEC covers a MULTI's commands.
+ */
+const WRITES = new Set([
+  'eval', 'evalsha', 'fcall', 'exec',
+  'set', 'setex', 'psetex', 'setnx', 'getset', 'getdel', 'mset', 'msetnx', 'append', 'incr', 'incrby', 'decr', 'decrby', 'incrbyfloat',
+  'del', 'unlink', 'expire', 'pexpire', 'expireat', 'pexpireat', 'persist', 'rename', 'renamenx', 'copy', 'restore',
+  'lpush', 'rpush', 'lpushx', 'rpushx', 'lpop', 'rpop', 'lrem', 'lset', 'ltrim', 'linsert', 'lmove', 'rpoplpush', 'blmove', 'brpoplpush', 'blpop', 'brpop',
+  'sadd', 'srem', 'spop', 'smove',
+  'zadd', 'zrem', 'zincrby', 'zpopmin', 'zpopmax', 'zremrangebyscore', 'zremrangebyrank', 'zremrangebylex',
+  'hset', 'hsetnx', 'hmset', 'hdel', 'hincrby', 'hincrbyfloat',
+  'xadd', 'xdel', 'xtrim', 'flushdb', 'flushall',
+]);
+
+interface HeldReply {
+  value: unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+  /** The socket that carried the write's reply. */
+  socket: unknown;
+}
+
+type SendCommand = (command: Command, stream?: unknown) => unknown;
+
+/**
+ * From now on, `client`'s writes resolve only once `replicas` replicas acknowledged them within
+ * `timeoutMs`. WAIT counts the writes of its own connection, so a write is vouched for only by a
+ * WAIT sent on the socket that carried it; one whose socket is gone fails. One WAIT at a time per
+ * socket: replies that arrive meanwhile wait for the next, which covers them all.
+ */
+export function confirmWrites(client: Redis, replicas: number, timeoutMs: number): void {
+  const send = (client.sendCommand as SendCommand).bind(client);
+  const socket = () => (client as unknown as { stream: unknown }).stream;
+  let held: HeldReply[] = [];
+  let waitingOn: unknown; // the socket a WAIT is in flight on
+  let scheduled = false;
+
+  const flush = () => {
+    scheduled = false;
+    const current = socket();
+    const ready = client.status === 'ready';
+    if (held.length === 0 || (ready && waitingOn === current)) return; // that WAIT flushes again when it answers
+    const replies = held;
+    held = [];
+    const covered = replies.filter((r) => ready && r.socket === current);
+    const dropped = new UnconfirmedWriteError('write not confirmed on replicas: the connection dropped');
+    for (const r of replies) if (!covered.includes(r)) r.reject(dropped);
+    if (covered.length === 0) return;
+    waitingOn = current;
+    let settled = false;
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (err) covered.forEach((r) => r.reject(err));
+      else covered.forEach((r) => r.resolve(r.value));
+      if (waitingOn !== current) return; // a WAIT on a newer socket took over
+      waitingOn = undefined;
+      flush();
+    };
+    // ioredis drops, without an answer, what was in flight on a closed connection: fail at once.
+    const onClose = () => settle(dropped);
+    client.once('close', onClose);
+    (send(new Command('wait', [replicas, timeoutMs])) as Promise<unknown>).then(
+      (acked) => settle(Number(acked) >= replicas ? undefined : new UnconfirmedWriteError(`write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`)),
+      (err: Error) => settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${err.message}`)),
+    ).finally(() => client.off('close', onClose));
+  };
+
+  (client as unknown as { sendCommand: SendCommand }).sendCommand = (command, stream) => {
+    if (WRITES.has(command.name.toLowerCase())) {
+      const { resolve, reject } = command;
+      command.resolve = (value: unknown) => {
+        held.push({ value, resolve, reject, socket: socket() });
+        if (!scheduled) {
+          scheduled = true;
+          process.nextTick(flush);
+        }
+      };
+    }
+    return send(command, stream);
+  };
+}

@@ -1,0 +1,38 @@
+// One connection policy whatever finds the server: a URL, Sentinel or a cluster's nodes. A client
+// that outlived its connection must neither resend a command nor give up reconnecting.
+import { expect } from 'chai';
+import { connect, connectCluster, COMMAND_TIMEOUT_MS } from '../../src/redis/connection';
+
+const POLICY = { commandTimeout: COMMAND_TIMEOUT_MS, maxRetriesPerRequest: null, autoResendUnfulfilledCommands: false };
+
+describe('connection policy', () => {
+  it('is the same for a URL and for a Sentinel master, and reconnects on READONLY', () => {
+    const url = connect('redis://127.0.0.1:1');
+    const sentinel = connect({ sentinels: [{ host: '127.0.0.1', port: 2 }], name: 'm', password: 'x', waitReplicas: 1 });
+    try {
+      for (const client of [url, sentinel]) {
+        expect(client.options).to.include(POLICY);
+        expect(client.options.retryStrategy!(1000)).to.be.a('number'); // never gives up
+        expect(client.options.reconnectOnError!(new Error('READONLY You can\'t write against a read only replica.'))).to.equal(1);
+        expect(client.options.reconnectOnError!(new Error('ERR other'))).to.equal(false);
+      }
+      expect(sentinel.options).to.include({ name: 'm', password: 'x', failoverDetector: true });
+      expect(sentinel.options).to.not.have.property('waitReplicas'); // nexq's own fields stay out of ioredis
+      expect(sentinel.options.sentinelRetryStrategy!(1000)).to.be.a('number');
+    } finally {
+      url.disconnect();
+      sentinel.disconnect();
+    }
+  });
+
+  it("is every cluster node's, reading from masters", () => {
+    const cluster = connectCluster({ cluster: [{ host: '127.0.0.1', port: 3 }], password: 'x' });
+    try {
+      expect(cluster.options.redisOptions).to.include({ ...POLICY, password: 'x' });
+      expect(cluster.options).to.include({ scaleReads: 'master', enableAutoPipelining: false });
+      expect(cluster.options.clusterRetryStrategy!(1000)).to.be.a('number');
+    } finally {
+      cluster.disconnect();
+    }
+  });
+});
