@@ -147,8 +147,9 @@ describe('failed jobs (sidekiq dialect, namespace "")', () => {
     // With one slot, the next job starts only after the failed one was settled.
     await node.enqueue('default', 'Record', [t.url, out, 'next']);
     await t.waitForRecords(out);
+    // The Record job's own ack lands just after its record: wait for it before looking.
+    await waitFor(async () => (await t.redis.llen('queue:backup::sk::default')) === 0, 5000, 'the last ack');
     expect(await t.redis.zcard('retry')).to.equal(0);
     expect(await t.redis.zcard('dead')).to.equal(0);
-    expect(await t.redis.llen('queue:backup::sk::default')).to.equal(0);
   });
 });
