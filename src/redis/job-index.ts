@@ -48,7 +48,9 @@ function parseLocation([state, first, second]: string[]): JobLocation | undefine
     case 'queued':
       return first ? { state, queue: first } : undefined;
     case 'running':
-      return first && second ? { state, queue: first, node: second } : undefined;
+    // An at-most-once job running off its backup list.
+    case 'taken':
+      return first && second ? { state: 'running', queue: first, node: second } : undefined;
     case 'schedule':
     case 'retry':
     case 'dead':

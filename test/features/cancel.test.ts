@@ -61,8 +61,9 @@ describe('cancelling a running job', () => {
   it('cancels an at-most-once job, which runs off its backup list', async () => {
     const node = await t.start();
     const jid = await node.enqueue('default', 'Spin', [], { atMostOnce: true });
-    await waitFor(async () => (await t.redis.hget(t.keys.jobIndex, jid))?.includes('running'), 5000, 'the job running');
-    await waitFor(async () => (await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))) === 0, 5000, 'off its backup list');
+    // Off its backup list, its index entry says it is taken by this node.
+    await waitFor(async () => (await t.redis.hget(t.keys.jobIndex, jid))?.includes('\ttaken\t'), 5000, 'the job taken');
+    expect(await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))).to.equal(0);
     expect(await node.cancel(jid)).to.equal(true);
     expect((await node.show(jid))!.job).to.include({ error_class: 'JobCancelledError' });
   });

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { decodeJob } from '../../src/job/job';
+import { Settlement } from '../../src/job/settlement';
 import { useNodes, waitFor } from '../support/node';
 
 describe('a queue limit across all nodes', () => {
@@ -47,5 +49,39 @@ describe('a queue limit across all nodes', () => {
     expect(await t.redis.llen(t.keys.backup(nodeId, 'default'))).to.equal(0);
     await t.stop(node);
     expect(await t.redis.hget(t.keys.running('default'), nodeId)).to.equal(null);
+  });
+
+  it('repeats no at-most-once step when a first try landed and only its reply was lost', async () => {
+    const node = await t.start({ queues: [{ name: 'q', concurrency: 5, globalConcurrency: 3 }] });
+    const { ctx } = node.node;
+    const nodeId = ctx.config.nodeId;
+    const backup = ctx.keys.backup(nodeId, 'q');
+    // After the boot's re-hydration, which would put planted backup entries back in the queue.
+    await waitFor(() => ctx.rehydrated, 5000, 'the boot re-hydration');
+    const plant = async (jid: string) => {
+      // As a fetch leaves an at-most-once job: in the backup list, indexed as running here.
+      const raw = JSON.stringify({ class: 'Record', args: [], jid, queue: 'q', at_most_once: true });
+      await t.redis.lpush(backup, raw);
+      await t.redis.hset(ctx.keys.jobIndex, jid, `1\trunning\tq\t${nodeId}`);
+      return new Settlement(ctx, { raw, job: decodeJob(raw), queue: 'q' }, backup);
+    };
+    const failing = await plant('amo-fail');
+    const succeeding = await plant('amo-ok');
+    // Their two slots and one of another job that keeps running.
+    await t.redis.hset(ctx.keys.running('q'), nodeId, '3');
+
+    expect(await failing.takeOffBackup()).to.equal(true);
+    expect(await failing.takeOffBackup()).to.equal(true); // the retry finds it taken by this node
+    expect(await succeeding.takeOffBackup()).to.equal(true);
+    expect(await t.redis.llen(backup)).to.equal(0);
+
+    await failing.fail({ class: 'BoomError', message: 'boom' }, true);
+    await failing.fail({ class: 'BoomError', message: 'boom' }, true);
+    await succeeding.finishTaken();
+    await succeeding.finishTaken();
+    expect(await t.redis.zcard(ctx.keys.dead)).to.equal(1);
+    expect(await t.redis.hget(ctx.keys.running('q'), nodeId)).to.equal('1');
+    expect(await t.redis.hexists(ctx.keys.jobIndex, 'amo-ok')).to.equal(0);
+    expect((await node.show('amo-fail'))!.state).to.equal('dead');
   });
 });

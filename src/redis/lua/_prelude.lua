@@ -10,7 +10,8 @@ end
 
 -- The job index (<ns>:nexq:jobs, jid -> where) holds one tab-separated entry per job, its delivery
 -- count first: <deliveries>\t<location>, the location being one of
---   queued\tqueue | running\tqueue\tnode | schedule\tscore | retry\tscore | dead\tscore
+--   queued\tqueue | running\tqueue\tnode | taken\tqueue\tnode | schedule\tscore | retry\tscore | dead\tscore
+-- where `taken` is an at-most-once job running off its backup list (taken by ack.lua's 'keep').
 -- The index only describes where jobs are: its writes come after a job's move and use pcall, so a
 -- broken index key leaves an entry stale but never fails or splits the move itself.
 
@@ -31,6 +32,14 @@ end
 -- True when an index entry says its job is in `state` (schedule, retry, dead, ...).
 local function nexq_entry_in(entry, state)
   return type(entry) == 'string' and string.match(entry, '^%d+\t([a-z]+)') == state
+end
+
+-- True when `jid` is an at-most-once job this step may still finish: its entry says taken (or the
+-- index cannot be read, and the step goes ahead as it would without an index). A step retried
+-- after its first try landed (its reply lost) finds the entry changed and does nothing twice.
+local function nexq_still_taken(index, jid)
+  local entry = redis.pcall('HGET', index, jid)
+  return type(entry) == 'table' or nexq_entry_in(entry, 'taken')
 end
 
 -- Records where `jid` is now, keeping its delivery count (a nil or '' jid is not indexed).

@@ -8,13 +8,19 @@
 -- ARGV[2]   its jid ('' when unreadable)
 -- ARGV[3]   its jid again when the unique lock is to be released now ('' otherwise)
 -- ARGV[4]   this node's id (for the running slots)
--- ARGV[5]   'keep' to leave the index as it is (an at-most-once job leaves backup as it starts;
---           it passes no running hashes then: it holds its slots until it ends, see release.lua)
--- Returns 1 when acked, 0 when the job was no longer in the backup list.
+-- ARGV[5]   'keep' for an at-most-once job that leaves backup as it starts: its entry says taken
+--           until it ends, and it passes no running hashes (it holds its slots until it ends, see
+--           release.lua and fail.lua)
+-- Returns 1 when acked, 0 when the job was no longer in the backup list (with 'keep': 1 also when
+-- this node took it already, a first try whose reply was lost).
 -- LREM is the first write, and a backup key of the wrong type fails it before anything changed.
 nexq_expect_slots(4)
 if KEYS[3] ~= KEYS[1] then nexq_expect_type(KEYS[3], 'string') end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
+  if ARGV[5] == 'keep' and ARGV[2] ~= '' then
+    local entry = redis.pcall('HGET', KEYS[2], ARGV[2])
+    if nexq_entry_in(entry, 'taken') and string.sub(entry, -(#ARGV[4] + 1)) == '\t' .. ARGV[4] then return 1 end
+  end
   return 0
 end
 if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) == ARGV[3] then
@@ -23,5 +29,10 @@ end
 nexq_release_slots(4, ARGV[4])
 if ARGV[5] ~= 'keep' then
   nexq_forget(KEYS[2], ARGV[2])
+elseif ARGV[2] ~= '' then
+  local entry = redis.pcall('HGET', KEYS[2], ARGV[2])
+  if type(entry) == 'string' then
+    redis.pcall('HSET', KEYS[2], ARGV[2], (string.gsub(entry, '^(%d+)\trunning\t', '%1\ttaken\t', 1)))
+  end
 end
 return 1

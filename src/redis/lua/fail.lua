@@ -12,13 +12,16 @@
 -- ARGV[6]   this node's id (for the running slots)
 -- ARGV[7]   jid of the rewritten job ('' when unreadable)
 -- ARGV[8]   'retry' or 'dead', for the index
--- ARGV[9]   'taken' when the job already left the backup list (at-most-once): file it regardless
+-- ARGV[9]   'taken' when the job already left the backup list (at-most-once): file it if its
+--           index entry still says taken (once, even when a first try's reply was lost)
 -- Returns 1 when filed, 0 when the job was no longer in the backup list (another node recovered it:
 -- filing it as well would run it twice).
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'zset')
 nexq_expect_slots(4)
-if ARGV[9] ~= 'taken' and redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
+if ARGV[9] == 'taken' then
+  if not nexq_still_taken(KEYS[3], ARGV[7]) then return 0 end
+elseif redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])

@@ -5,11 +5,14 @@
 -- KEYS[3..] running hashes it holds a slot in (queue's and class's limits across nodes)
 -- ARGV[1]   its jid when the lock is to be released ('' otherwise)
 -- ARGV[2]   its jid when it is done and leaves the index ('' otherwise)
--- ARGV[3]   this node's id when it gives back its running slots ('' otherwise)
+-- ARGV[3]   this node's id when it gives back its running slots ('' otherwise); with ARGV[2], only
+--           while the job's entry still says taken, so a retried step gives them back once
 -- Returns 1 when the lock was released, 0 otherwise.
 nexq_expect_slots(3)
 if ARGV[1] ~= '' then nexq_expect_type(KEYS[1], 'string') end
-nexq_release_slots(3, ARGV[3])
+if ARGV[2] == '' or nexq_still_taken(KEYS[2], ARGV[2]) then
+  nexq_release_slots(3, ARGV[3])
+end
 nexq_forget(KEYS[2], ARGV[2])
 if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
