@@ -202,9 +202,14 @@ export async function buryDue(client: Redis, keys: Keys, source: string, raw: st
   return (await run(client, 'bury-due', [source, keys.dead, keys.jobIndex], [raw, entry, formatScore(score), jid])) === 1;
 }
 
-/** Empties a schedule, retry or dead set, forgetting its jobs in the index; how many it held. */
+/**
+ * Empties a schedule, retry or dead set, forgetting its jobs in the index and letting go of the
+ * unique locks they held; how many entries it held.
+ */
 export async function clearSet(client: Redis, keys: Keys, set: 'schedule' | 'retry' | 'dead'): Promise<number> {
-  return (await run(client, 'clear-set', [keys[set], keys.jobIndex], [set])) as number;
+  const [count, locks] = (await run(client, 'clear-set', [keys[set], keys.jobIndex], [set])) as [number, string[]];
+  for (let i = 0; i < locks.length; i += 2) await releaseJob(client, keys, { lockKey: keys.uniqueLock(locks[i]), jid: locks[i + 1] });
+  return count;
 }
 
 /** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */

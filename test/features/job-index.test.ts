@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { deleteAll } from '../../src/admin/actions';
 import type { Nexq } from '../../src/nexq';
 import { JobRunningError, parseEntry } from '../../src/redis/job-index';
 import { useNodes, waitFor } from '../support/node';
@@ -171,5 +172,18 @@ describe('jobs by jid (the job index)', () => {
     await waitFor(async () => (await t.redis.zcard(t.keys.dead)) === 1, 5000, 'the failure filed');
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(0);
     expect(await t.redis.get(t.keys.jobIndex)).to.equal('not a hash');
+  });
+
+  it('empties a set, forgetting its jobs and letting go of their unique locks', async () => {
+    const node = await t.start();
+    const unique = { unique: { for: 3600 } };
+    await node.enqueueIn('default', 3600, 'Record', [t.url, t.out('u'), 1], unique);
+    await node.enqueueIn('default', 3600, 'Record', [t.url, t.out('u'), 2]);
+    const kept = await node.enqueue('default', 'Sleep', [60_000]);
+    expect(await deleteAll(node.node.ctx, 'schedule')).to.equal(2);
+    expect(await t.redis.zcard(t.keys.schedule)).to.equal(0);
+    expect(Object.keys(await t.redis.hgetall(t.keys.jobIndex))).to.deep.equal([kept]);
+    const again = await node.enqueueResult('default', 'Record', [t.url, t.out('u'), 1], unique);
+    expect(again.conflict).to.equal(false);
   });
 });

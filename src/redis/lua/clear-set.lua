@@ -2,10 +2,11 @@
 -- KEYS[1]  the sorted set
 -- KEYS[2]  job index <ns>:nexq:jobs
 -- ARGV[1]  the set's name in the index: schedule, retry or dead
--- Returns how many entries the set held.
+-- Returns { how many entries the set held, { unique_key, jid, ... } of the unique jobs it held }: the
+-- caller lets go of their locks (lock keys are built outside, where every key a script writes is).
 nexq_expect_type(KEYS[1], 'zset')
 local count = redis.call('ZCARD', KEYS[1])
-local members = {}
+local members, locks = {}, {}
 for start = 0, count - 1, 1000 do
   for _, member in ipairs(redis.call('ZRANGE', KEYS[1], start, start + 999)) do
     members[#members + 1] = member
@@ -13,9 +14,13 @@ for start = 0, count - 1, 1000 do
 end
 redis.call('DEL', KEYS[1])
 for _, member in ipairs(members) do
-  local jid = nexq_jid_of(member)
+  local jid, job = nexq_jid_of(member)
   if jid and nexq_entry_in(redis.pcall('HGET', KEYS[2], jid), ARGV[1]) then
     nexq_forget(KEYS[2], jid)
   end
+  if jid and type(job.unique_key) == 'string' then
+    locks[#locks + 1] = job.unique_key
+    locks[#locks + 1] = jid
+  end
 end
-return count
+return { count, locks }
