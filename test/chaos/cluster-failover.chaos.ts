@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { Keys } from '../../src/redis/keys';
 import { captureLogs } from '../support/capture-logs';
+import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { RedisClusterSetup } from '../support/redis-cluster';
 
@@ -73,15 +74,7 @@ describe('chaos: Redis Cluster failover', function () {
     await setup.rejoin(victim);
     await producing;
 
-    const lost = async () => {
-      const ran = new Set(await t.redis.lrange(done, 0, -1));
-      return [...confirmed].filter((jid) => !ran.has(jid));
-    };
-    await waitFor(async () => (await lost()).length === 0, 180_000, 'every confirmed job to run').catch(async (err) => {
-      throw new Error(`${err.message}: ${(await lost()).length} of ${confirmed.size} missing`);
-    });
-    const runs = await t.redis.lrange(done, 0, -1);
-    const duplicates = runs.length - new Set(runs).size;
+    const { duplicates } = await everyConfirmedJobRan(t.redis, done, confirmed, 180_000);
     console.log(
       `      cluster failover (kill -9) ${victim} -> ${promoted} in ${failoverMs} ms: confirmed=${confirmed.size} (after failover ${confirmedAfterFailover.size}) ` +
         `ran-before=${ranAtFailover} lost=0 duplicates=${duplicates} refused-jobs=${refusedJobs}`,
