@@ -1,7 +1,7 @@
 // nexq on a Redis Cluster (issue #9, step 1): the namespace carries a hash tag, so every key is in
 // one slot and the scripts run unchanged; a node refuses an untagged namespace; enqueue, run,
-// cancel, the idle node's blocking wait and the SCAN for backup lists all work through the cluster
-// client. The fixtures record into the shared single Redis.
+// cancel, the idle node's blocking wait, the SCAN for backup lists and the replica check of
+// waitReplicas all work through the cluster client. The fixtures record into the shared single Redis.
 import { expect } from 'chai';
 import type { Cluster } from 'ioredis';
 import { ConfigError } from '../../config/config-error';
@@ -9,7 +9,7 @@ import { Nexq } from '../../src/nexq';
 import { backupQueuesOf } from '../../src/redis/backups';
 import { BlockingFetch } from '../../src/redis/blocking-fetch';
 import { keySlot, serverOf } from '../../src/redis/client';
-import { connectCluster } from '../../src/redis/connection';
+import { connectCluster, missingReplicas } from '../../src/redis/connection';
 import { Keys } from '../../src/redis/keys';
 import { askRedis } from '../support/redis-server';
 import { sleep, useNodes, waitFor } from '../support/node';
@@ -77,6 +77,12 @@ describe('a nexq node on a Redis Cluster', function () {
     expect(await node.cancel(spin)).to.equal(true);
     expect((await node.show(spin))!.job).to.include({ error_class: 'JobCancelledError' });
     expect(await backupQueuesOf(client, keys, nodeId)).to.deep.equal(['slow']);
+  });
+
+  it("checks waitReplicas against the replicas of the tag's master", async () => {
+    const key = new Keys(tagged()).queues;
+    expect(await missingReplicas(client, setup.redisOption({ waitReplicas: 1 }), key)).to.equal(undefined);
+    expect(await missingReplicas(client, setup.redisOption({ waitReplicas: 2 }), key)).to.match(/waitReplicas is 2 but the master has 1 replica/);
   });
 
   it("an idle node's blocking wait, on a duplicate of the cluster client, wakes on a push", async () => {
