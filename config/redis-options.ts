@@ -31,10 +31,28 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 1000;
 export const MAX_WAIT_TIMEOUT_MS = 9000;
 
 /**
- * False until the keys of one queue share a hash tag (issue #9): the scripts touch keys of several
- * queues and shared sets at once, which a cluster refuses (CROSSSLOT). The connection works already.
+ * The hash tag Redis Cluster hashes a key by, as Redis finds it: the text between the first `{` and
+ * the first `}` after it, if not empty. Every nexq key starts with the namespace, so a namespace
+ * with a tag (`{exq}`) puts every key in one slot, and the scripts, which touch keys of several
+ * queues and shared sets at once, never meet CROSSSLOT.
  */
-export const CLUSTER_KEY_LAYOUT_READY = false;
+export function hashTagOf(text: string): string | undefined {
+  const open = text.indexOf('{');
+  if (open < 0) return undefined;
+  const close = text.indexOf('}', open + 1);
+  return close > open + 1 ? text.slice(open + 1, close) : undefined;
+}
+
+/** With `redis.cluster`, the namespace must carry a hash tag (issue #9, step 1 of docs/internals.md). */
+export function checkClusterNamespace(redis: RedisTarget, namespace: string): void {
+  if (typeof redis === 'string' || redis.cluster === undefined || hashTagOf(namespace) !== undefined) return;
+  throw new ConfigError(
+    'namespace',
+    'a namespace with a hash tag, like "{exq}", with redis.cluster: every key must hash to one slot for nexq\'s scripts, ' +
+      "so Sidekiq's '' namespace (no prefix, no tag) cannot be used in cluster mode",
+    namespace,
+  );
+}
 
 const HIDDEN = '<hidden>';
 const URL_PATTERN = /^rediss?:\/\//;
@@ -88,9 +106,6 @@ export function checkRedisTarget(redis: unknown): void {
   if (options.cluster !== undefined) {
     hostPorts(options.cluster, 'redis.cluster');
     if (options.db !== undefined && options.db !== 0) throw new ConfigError('redis.db', '0 with redis.cluster (a cluster has one database)', options.db);
-    if (!CLUSTER_KEY_LAYOUT_READY) {
-      throw new ConfigError('redis.cluster', 'unset for now: this build does not yet lay its keys out by hash tag for a cluster', '[...]');
-    }
   }
   optionalInteger(options, 'waitReplicas', 0);
   optionalInteger(options, 'waitTimeout', 1, MAX_WAIT_TIMEOUT_MS);

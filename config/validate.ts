@@ -7,7 +7,7 @@ import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
 import type { PeriodicSpec, WebOptions } from './defaults';
 import { CronError, CronSchedule } from '../src/periodic/cron';
 import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
-import { checkRedisTarget } from './redis-options';
+import { checkClusterNamespace, checkRedisTarget } from './redis-options';
 
 export { ConfigError };
 
@@ -82,6 +82,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   if (typeof merged.namespace !== 'string' || /\s/.test(merged.namespace)) {
     throw new ConfigError('namespace', 'a string without spaces', merged.namespace);
   }
+  checkClusterNamespace(merged.redis, merged.namespace);
   integer(merged, 'concurrency', 1);
   integer(merged, 'totalConcurrency', 0);
   if (!Array.isArray(merged.queues)) throw new ConfigError('queues', 'an array of queue names or { name, concurrency }', merged.queues);

@@ -14,7 +14,7 @@ import { loggingMiddleware } from './logging-middleware';
 import { NodeMetrics } from './metrics/prometheus';
 import { MetricsServer, serveMetrics } from './metrics/server';
 import type { Middleware } from './middleware';
-import { connect, describeTarget, missingReplicas } from './redis/connection';
+import { connectTarget, describeTarget, missingReplicas } from './redis/connection';
 import { AckBatcher } from './redis/ack-batcher';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
@@ -47,7 +47,7 @@ export class NexqNode {
     const resolved = resolveConfig(config);
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
-    const redis = connect(resolved.redis);
+    const redis = connectTarget(resolved.redis);
     // ioredis reconnects by itself; say why the link dropped, once per outage (its messages hold
     // no credentials), and when it is back.
     let outage: string | undefined;
@@ -217,6 +217,6 @@ async function waitForRedis(ctx: NodeContext): Promise<void> {
   } finally {
     clearTimeout(warn);
   }
-  const missing = await missingReplicas(redis, config.redis);
+  const missing = await missingReplicas(redis, config.redis, ctx.keys.queues);
   if (missing) logger.warn(missing, { actor: 'node' });
 }

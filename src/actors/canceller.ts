@@ -6,22 +6,22 @@
 //  2. For each jid heard, cancel its job if a worker of this node runs it (its thread is
 //     terminated and the job filed in the dead set as cancelled); ignore it otherwise.
 // A request lost while the connection was down is sent again by `Nexq#cancel` until it takes.
-import type Redis from 'ioredis';
 import { Actor } from '../actor';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
+import { duplicateClient, RedisClient } from '../redis/client';
 
 type Info = { type: 'cancel'; jid: string };
 
 export class Canceller extends Actor<never, never, Info> {
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.canceller, registry: ctx.registry });
   }
 
   protected override async init(): Promise<void> {
-    const subscriber = this.ctx.redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
+    const subscriber = duplicateClient(this.ctx.redis, { commandTimeout: undefined, enableAutoPipelining: false });
     subscriber.on('error', () => {}); // the shared connection's errors are logged already
     subscriber.on('message', (channel: string, jid: string) => {
       if (channel === this.ctx.keys.cancelChannel) this.send({ type: 'cancel', jid });

@@ -3,6 +3,7 @@
 // another producer pushed straight into a queue, or an entry Sidekiq itself filed — is searched for
 // by scanning: ZSCAN of the schedule, retry and dead sets, LRANGE of every queue, SCAN for backup
 // lists. Fine for an operator's action; not something to run in a loop against a large Redis.
+import { serverOf } from '../redis/client';
 import { LocatedJob, locateJob } from '../redis/job-index';
 import { AdminContext, JobSet } from './context';
 import { parseEntry } from './job-view';
@@ -89,9 +90,10 @@ export async function findJob(session: AdminContext, jid: string): Promise<Found
   for (const queue of (await redis.smembers(keys.queues)).sort()) found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
   found.push(...(await findInSets(session, jid)));
   const prefix = keys.key('queue:backup::');
+  const server = serverOf(redis, prefix); // SCAN has no key: in a cluster, the master of nexq's slot
   let cursor = '0';
   do {
-    const [next, backupKeys] = await redis.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', CHUNK);
+    const [next, backupKeys] = await server.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', CHUNK);
     for (const key of backupKeys) {
       const match = /^(.*)::(.*)$/.exec(key.slice(prefix.length));
       if (match) found.push(...(await inList(session, key, jid, { where: 'running', node: match[1], queue: match[2] })));

@@ -1,7 +1,7 @@
 // Acks of plain jobs (no unique lock, no running slot) collected for one turn of the event loop
 // and sent as one ack-batch.lua call: one command and one reply for many acks instead of one each.
 // Each ack still resolves on its own, true when its job was taken off its backup list.
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import type { Keys } from './keys';
 import { ackBatch } from './scripts';
 
@@ -20,7 +20,7 @@ export class AckBatcher {
   private pending: PendingAck[] = [];
   private flushScheduled = false;
 
-  constructor(private readonly redis: Redis, private readonly keys: Keys) {}
+  constructor(private readonly redis: RedisClient, private readonly keys: Keys) {}
 
   ack(backup: string, raw: string, jid: string): Promise<boolean> {
     return new Promise((resolve, reject) => {

@@ -4,17 +4,17 @@
 // poll. The job never leaves its queue here: the manager's fetch script takes it, with pausing,
 // limits and the job index all honoured, and a wait cut off by a stop or a lost connection
 // leaves nothing behind.
-import type Redis from 'ioredis';
+import { duplicateClient, RedisClient } from './client';
 
 export class BlockingFetch {
-  private connection?: Redis;
+  private connection?: RedisClient;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** Resolves when `queueKey` holds a job, or after `seconds` (with null). */
   async wait(queueKey: string, seconds: number): Promise<string | null> {
     if (!this.connection) {
-      this.connection = this.redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
+      this.connection = duplicateClient(this.redis, { commandTimeout: undefined, enableAutoPipelining: false });
       this.connection.on('error', () => {}); // the shared connection's errors are logged already
     }
     return this.connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds);

@@ -4,7 +4,8 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { DEFAULT_WAIT_TIMEOUT_MS, HostPort, NexqRedisOptions, RedisTarget } from '../../config/redis-options';
 import { redactRedisUrl } from '../logger';
-import { defineScripts, ScriptedRedis } from './scripts';
+import { RedisClient, serverOf } from './client';
+import { defineScripts, Scripted, ScriptedRedis } from './scripts';
 import { confirmWrites } from './wait-replicas';
 
 export const RECONNECT_MAX_DELAY_MS = 2000;
@@ -33,7 +34,7 @@ function ioredisOptions(target: NexqRedisOptions): RedisOptions {
   return rest;
 }
 
-export function connect(target: RedisTarget, overrides: RedisOptions = {}): ScriptedRedis {
+export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scripted<Redis> {
   const options: NexqRedisOptions = typeof target === 'string' ? { url: target } : target;
   if (options.cluster) throw new Error('connect() opens one server or a Sentinel master; use connectCluster() for redis.cluster');
   const base: RedisOptions = {
@@ -54,10 +55,11 @@ export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scri
 }
 
 /**
- * A Redis Cluster client with the same policy on every node. Its Lua scripts are not defined
- * here: they need the cluster key layout first (see docs/internals.md).
+ * A Redis Cluster client with the same policy on every node, and nexq's scripts. They run
+ * unchanged as long as every key is in one slot: the namespace carries a hash tag (`{exq}`), which
+ * the config requires with `redis.cluster` (see docs/internals.md).
  */
-export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] }, overrides: RedisOptions = {}): Cluster {
+export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] }, overrides: RedisOptions = {}): Scripted<Cluster> {
   const { lazyConnect = true, ...nodeOptions } = { ...ioredisOptions(target), ...overrides };
   const cluster = new Cluster(target.cluster, {
     redisOptions: { ...nodeOptions, ...POLICY },
@@ -75,7 +77,13 @@ export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] 
     // Each node's connection WAITs for its own replicas.
     cluster.on('+node', (node: Redis) => confirmWrites(node, replicas, timeout));
   }
-  return cluster;
+  return defineScripts(cluster);
+}
+
+/** A client of whatever `target` names: one server, a Sentinel master, or a cluster. */
+export function connectTarget(target: RedisTarget): ScriptedRedis {
+  if (typeof target !== 'string' && target.cluster) return connectCluster({ ...target, cluster: target.cluster });
+  return connect(target);
 }
 
 /** Where a client points, without credentials. */
@@ -88,11 +96,14 @@ export function describeTarget(target: RedisTarget): string {
   return `redis://${target.host ?? '127.0.0.1'}:${target.port ?? 6379}/${target.db ?? 0}`;
 }
 
-/** With `waitReplicas`, a warning when the master has fewer replicas attached: every write fails then. */
-export async function missingReplicas(client: Redis, target: RedisTarget): Promise<string | undefined> {
+/**
+ * With `waitReplicas`, a warning when the master (in a cluster: the one that owns `key`'s slot)
+ * has fewer replicas attached: every write fails then.
+ */
+export async function missingReplicas(client: RedisClient, target: RedisTarget, key: string): Promise<string | undefined> {
   const wanted = typeof target === 'string' ? 0 : target.waitReplicas ?? 0;
   if (wanted === 0) return undefined;
-  const attached = Number(/connected_slaves:(\d+)/.exec(await client.info('replication'))?.[1] ?? 0);
+  const attached = Number(/connected_slaves:(\d+)/.exec(await serverOf(client, key).info('replication'))?.[1] ?? 0);
   if (attached >= wanted) return undefined;
   return `redis.waitReplicas is ${wanted} but the master has ${attached} replica(s) attached: every write fails until enough are`;
 }

@@ -6,7 +6,7 @@
 //
 // Jobs that other producers push straight into a queue (Sidekiq's client, Exq) enter the index
 // when a nexq node fetches them; until then `locateJob` does not know them.
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import type { Keys } from './keys';
 import { deleteJob, findInList } from './scripts';
 
@@ -79,7 +79,7 @@ function jidOf(raw: string): unknown {
   }
 }
 
-async function fetchAt(redis: Redis, key: string, at: JobLocation, jid: string): Promise<string | null> {
+async function fetchAt(redis: RedisClient, key: string, at: JobLocation, jid: string): Promise<string | null> {
   if (at.state === 'queued' || at.state === 'running') return findInList(redis, key, jid);
   const score = String(at.score);
   const members = await redis.zrangebyscore(key, score, score);
@@ -87,7 +87,7 @@ async function fetchAt(redis: Redis, key: string, at: JobLocation, jid: string):
 }
 
 /** Where the job with `jid` is, with its payload and delivery count; undefined when nexq does not know it. */
-export async function locateJob(redis: Redis, keys: Keys, jid: string): Promise<LocatedJob | undefined> {
+export async function locateJob(redis: RedisClient, keys: Keys, jid: string): Promise<LocatedJob | undefined> {
   let entry = await redis.hget(keys.jobIndex, jid);
   for (let attempt = 0; attempt < ATTEMPTS && entry !== null; attempt++) {
     const at = parseEntry(entry);
@@ -111,7 +111,7 @@ export class JobRunningError extends Error {
  * Deletes the waiting job `jid` (queued, scheduled, retry or dead) and forgets it; false when nexq
  * does not know it. A running job is not deleted: cancel it.
  */
-export async function deleteJobByJid(redis: Redis, keys: Keys, jid: string): Promise<boolean> {
+export async function deleteJobByJid(redis: RedisClient, keys: Keys, jid: string): Promise<boolean> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const found = await locateJob(redis, keys, jid);
     if (!found) return false;

@@ -14,7 +14,8 @@
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
-// With an empty namespace there is no prefix at all: Sidekiq's exact key names.
+// With an empty namespace there is no prefix at all: Sidekiq's exact key names. On a Redis Cluster
+// the namespace carries a hash tag ({exq}), so every key here hashes to the one slot of that tag.
 
 export class Keys {
   private readonly prefix: string;

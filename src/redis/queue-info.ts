@@ -1,6 +1,6 @@
 // Every known queue's size and latency (seconds since its oldest waiting job was enqueued, like
 // Sidekiq's Queue#latency), read in one round trip; shared by `nexq queues` and the metrics.
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import { readSeconds, nowSeconds } from '../job/time';
 import type { Keys } from './keys';
 
@@ -12,7 +12,7 @@ export interface QueueInfo {
 }
 
 /** Every queue in the queues set plus `extra`, sorted, with size and latency. */
-export async function queueInfo({ redis, keys }: { redis: Redis; keys: Keys }, extra: string[] = []): Promise<QueueInfo[]> {
+export async function queueInfo({ redis, keys }: { redis: RedisClient; keys: Keys }, extra: string[] = []): Promise<QueueInfo[]> {
   const names = [...new Set([...(await redis.smembers(keys.queues)), ...extra])].sort();
   if (names.length === 0) return [];
   const tx = redis.pipeline();

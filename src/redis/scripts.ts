@@ -2,7 +2,7 @@
 // Every key a script touches is passed in KEYS, so a cluster mode can route it.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type Redis from 'ioredis';
+import type { RedisClient } from './client';
 import type { Keys } from './keys';
 
 const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set', 'ack-batch'] as const;
@@ -23,15 +23,17 @@ function source(script: ScriptName): string {
   return lua;
 }
 
-export type ScriptedRedis = Redis & { readonly nexqScripts: true };
+/** A client (of one server or of a cluster) with nexq's scripts defined. */
+export type Scripted<C extends RedisClient> = C & { readonly nexqScripts: true };
+export type ScriptedRedis = Scripted<RedisClient>;
 
-export function defineScripts(client: Redis): ScriptedRedis {
+export function defineScripts<C extends RedisClient>(client: C): Scripted<C> {
   for (const script of SCRIPTS) client.defineCommand(commandName(script), { lua: source(script) });
   return Object.assign(client, { nexqScripts: true as const });
 }
 
 type Runner = (numberOfKeys: number, ...args: Array<string | number>) => Promise<unknown>;
-function run(client: Redis, script: ScriptName, keys: string[], argv: Array<string | number>): Promise<unknown> {
+function run(client: RedisClient, script: ScriptName, keys: string[], argv: Array<string | number>): Promise<unknown> {
   const runner = (client as unknown as Record<string, Runner>)[commandName(script)];
   return runner.call(client, keys.length, ...keys, ...argv);
 }
@@ -73,7 +75,7 @@ export interface FetchKeys {
  * Moves up to each queue's count of jobs into this node's backup lists, in one call; with `cap`,
  * no more than that many in all, taken from the queues in the order given.
  */
-export async function fetchJobs(client: Redis, k: FetchKeys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = [], cap?: number): Promise<Fetched> {
+export async function fetchJobs(client: RedisClient, k: FetchKeys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = [], cap?: number): Promise<Fetched> {
   const keys = [k.paused, k.jobIndex, ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]), ...classes.map((c) => c.runningKey)];
   const argv = [nodeId, queues.length, cap ?? '', ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']), ...classes.flatMap((c) => [c.name, c.limit])];
   const [jobs, errors] = (await run(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>];
@@ -99,12 +101,12 @@ export interface Held {
 }
 
 /** Acks many plain jobs in one call; per job 1 (acked), 0 (gone) or the message of a broken backup key. */
-export async function ackBatch(client: Redis, jobIndex: string, acks: Array<{ backup: string; raw: string; jid: string }>): Promise<Array<number | string>> {
+export async function ackBatch(client: RedisClient, jobIndex: string, acks: Array<{ backup: string; raw: string; jid: string }>): Promise<Array<number | string>> {
   return (await run(client, 'ack-batch', [jobIndex, ...acks.map((a) => a.backup)], acks.flatMap((a) => [a.raw, a.jid]))) as Array<number | string>;
 }
 
 /** Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on. */
-export async function ackJob(client: Redis, index: IndexKeys, backup: string, raw: string, jid: string, held: Held, keepIndex = false): Promise<boolean> {
+export async function ackJob(client: RedisClient, index: IndexKeys, backup: string, raw: string, jid: string, held: Held, keepIndex = false): Promise<boolean> {
   const keys = [backup, index.jobIndex, held.lock?.lockKey ?? backup, ...held.slots];
   return (await run(client, 'ack', keys, [raw, jid, held.lock?.jid ?? '', held.nodeId, keepIndex ? 'keep' : ''])) === 1;
 }
@@ -122,7 +124,7 @@ export interface Requeue {
 }
 
 /** Moves one job from a backup list back into its queue, giving back its slots. */
-export async function requeueJob(client: Redis, jobIndex: string, r: Requeue, held: Pick<Held, 'slots' | 'nodeId'>): Promise<boolean> {
+export async function requeueJob(client: RedisClient, jobIndex: string, r: Requeue, held: Pick<Held, 'slots' | 'nodeId'>): Promise<boolean> {
   const keys = [r.backup, r.queueKey, jobIndex, ...held.slots];
   return (await run(client, 'requeue-job', keys, [r.raw, r.rewritten ?? r.raw, r.end, held.nodeId, r.jid, r.queue])) === 1;
 }
@@ -132,7 +134,7 @@ export async function requeueJob(client: Redis, jobIndex: string, r: Requeue, he
  * back the running slots in `held` (an at-most-once job's, kept while it ran).
  */
 export async function releaseJob(
-  client: Redis,
+  client: RedisClient,
   index: IndexKeys,
   lock: { lockKey: string; jid: string } | undefined,
   doneJid = '',
@@ -163,7 +165,7 @@ export interface FailEntry {
 }
 
 /** Files a failed job in `target`; false when it was no longer in its backup list. */
-export async function failJob(client: Redis, index: IndexKeys, e: FailEntry): Promise<boolean> {
+export async function failJob(client: RedisClient, index: IndexKeys, e: FailEntry): Promise<boolean> {
   const keys = [e.backup, e.target, index.jobIndex, ...(e.held?.slots ?? [])];
   const argv = [
     e.raw, e.rewritten, formatScore(e.score), e.trimBelow === undefined ? '' : formatScore(e.trimBelow), e.maxEntries ?? '',
@@ -176,7 +178,7 @@ export async function failJob(client: Redis, index: IndexKeys, e: FailEntry): Pr
  * Puts a whole backup list back into its queue, and drops the node's global-limit count there and
  * in `classRunningKeys` (pass those only when nothing runs on the node: at boot and at stop).
  */
-export async function requeueBackup(client: Redis, keys: Keys, nodeId: string, queue: string, classRunningKeys: string[] = []): Promise<number> {
+export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: string, queue: string, classRunningKeys: string[] = []): Promise<number> {
   const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.queues, keys.jobIndex, keys.running(queue), ...classRunningKeys];
   return (await run(client, 'requeue-backup', scriptKeys, [queue, nodeId])) as number;
 }
@@ -193,12 +195,12 @@ export interface DueMove {
 }
 
 /** Moves one job from a sorted set into its queue; false when it was gone already. */
-export async function enqueueDue(client: Redis, keys: Keys, m: DueMove): Promise<boolean> {
+export async function enqueueDue(client: RedisClient, keys: Keys, m: DueMove): Promise<boolean> {
   return (await run(client, 'enqueue-due', [m.source, m.queueKey, keys.queues, keys.jobIndex], [m.raw, m.enqueued, m.queue, m.jid])) === 1;
 }
 
 /** Moves one unreadable job from schedule or retry to the dead set, as `entry` with jid `jid`. */
-export async function buryDue(client: Redis, keys: Keys, source: string, raw: string, entry: string, jid: string, score: number): Promise<boolean> {
+export async function buryDue(client: RedisClient, keys: Keys, source: string, raw: string, entry: string, jid: string, score: number): Promise<boolean> {
   return (await run(client, 'bury-due', [source, keys.dead, keys.jobIndex], [raw, entry, formatScore(score), jid])) === 1;
 }
 
@@ -206,19 +208,19 @@ export async function buryDue(client: Redis, keys: Keys, source: string, raw: st
  * Empties a schedule, retry or dead set, forgetting its jobs in the index and letting go of the
  * unique locks they held; how many entries it held.
  */
-export async function clearSet(client: Redis, keys: Keys, set: 'schedule' | 'retry' | 'dead'): Promise<number> {
+export async function clearSet(client: RedisClient, keys: Keys, set: 'schedule' | 'retry' | 'dead'): Promise<number> {
   const [count, locks] = (await run(client, 'clear-set', [keys[set], keys.jobIndex], [set])) as [number, string[]];
   for (let i = 0; i < locks.length; i += 2) await releaseJob(client, keys, { lockKey: keys.uniqueLock(locks[i]), jid: locks[i + 1] });
   return count;
 }
 
 /** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */
-export async function findInList(client: Redis, list: string, jid: string): Promise<string | null> {
+export async function findInList(client: RedisClient, list: string, jid: string): Promise<string | null> {
   return (await run(client, 'find-in-list', [list], [jid])) as string | null;
 }
 
 /** Deletes a waiting job found at `location` in the index; false when it had moved meanwhile. */
-export async function deleteJob(client: Redis, keys: Keys, where: string, raw: string, jid: string, location: string, lockKey?: string): Promise<boolean> {
+export async function deleteJob(client: RedisClient, keys: Keys, where: string, raw: string, jid: string, location: string, lockKey?: string): Promise<boolean> {
   return (await run(client, 'delete-job', [where, keys.jobIndex, lockKey ?? keys.jobIndex], [raw, jid, location])) === 1;
 }
 
@@ -240,7 +242,7 @@ export interface DeadNode {
 }
 
 /** Claims a dead node and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
-export async function recoverNode(client: Redis, d: DeadNode): Promise<number> {
+export async function recoverNode(client: RedisClient, d: DeadNode): Promise<number> {
   const keys = [
     d.nodes, d.identities, d.processes, d.queuesSet, d.processKey, d.processWorkersKey, d.jobIndex,
     ...d.backups.flatMap((b) => [b.backup, b.queue, b.running]), ...d.classRunningKeys,
@@ -269,7 +271,7 @@ export class QueueFullError extends Error {
 }
 
 /** Writes jobs all or none; per job its jid (the holder's on a unique conflict) and whether it conflicted. */
-export async function enqueueJobs(client: Redis, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+export async function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
   const scriptKeys = [keys.queues, keys.schedule, keys.paused, keys.jobIndex, ...jobs.flatMap((j) => [j.queueKey, j.unique?.lockKey ?? j.queueKey])];
   const argv: Array<string | number> = [jobs.length];
   for (const j of jobs) argv.push(j.queue, j.json, j.runAt === undefined ? '' : formatScore(j.runAt), j.maxlen ?? '', j.unique?.ttl ?? '');
@@ -293,7 +295,7 @@ export type PeriodicOutcome = 'enqueued' | 'already' | 'new-schedule';
  * already, in one atomic step. `boot`: the node's first call for this schedule, which only records
  * the tick of a schedule Redis has no state for.
  */
-export async function enqueuePeriodic(client: Redis, keys: Keys, state: string, queueName: string, tick: number, json: string, jid: string, boot: boolean): Promise<PeriodicOutcome> {
+export async function enqueuePeriodic(client: RedisClient, keys: Keys, state: string, queueName: string, tick: number, json: string, jid: string, boot: boolean): Promise<PeriodicOutcome> {
   const scriptKeys = [state, keys.queues, keys.queue(queueName), keys.jobIndex];
   const result = (await run(client, 'enqueue-periodic', scriptKeys, [tick, json, queueName, boot ? 'boot' : '', jid])) as number;
   return result === 1 ? 'enqueued' : result === 0 ? 'already' : 'new-schedule';

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { captureLogs } from '../support/capture-logs';
+import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { SentinelSetup } from '../support/redis-sentinel';
 
@@ -72,15 +73,7 @@ describe('chaos: Sentinel failover', function () {
     const ranAtFailover = await t.redis.llen(done);
     await producing;
 
-    const lost = async () => {
-      const ran = new Set(await t.redis.lrange(done, 0, -1));
-      return [...confirmed].filter((jid) => !ran.has(jid));
-    };
-    await waitFor(async () => (await lost()).length === 0, 120_000, 'every confirmed job to run').catch(async (err) => {
-      throw new Error(`${err.message}: ${(await lost()).length} of ${confirmed.size} missing`);
-    });
-    const runs = await t.redis.lrange(done, 0, -1);
-    const duplicates = runs.length - new Set(runs).size;
+    const { duplicates } = await everyConfirmedJobRan(t.redis, done, confirmed, 120_000);
     console.log(
       `      sentinel failover (${cause}) ${from} -> ${to} in ${failoverMs} ms: confirmed=${confirmed.size} (after failover ${confirmedAfterFailover.size}) ` +
         `ran-before=${ranAtFailover} lost=0 duplicates=${duplicates} refused-batches=${refusedBatches}`,

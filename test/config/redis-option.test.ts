@@ -9,8 +9,6 @@ import { ConfigError, resolveConfig } from '../../config/validate';
 import { parseArgs } from '../../src/cli/args';
 import { connectionConfig } from '../../src/cli/commands/common';
 import { startConfig } from '../../src/cli/start';
-import { layRedisFlags } from '../../src/cli/redis-flags';
-import type { NexqConfig } from '../../config/defaults';
 import { describeTarget } from '../../src/redis/connection';
 
 const sentinels = [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26380 }];
@@ -37,10 +35,15 @@ describe('the redis option', () => {
     expect(refused({ waitTimeout: 60_000 })).to.throw(ConfigError, /waitTimeout/);
   });
 
-  it('checks cluster seeds, and refuses a cluster until the key layout is ready', () => {
+  it('checks cluster seeds, and requires a namespace with a hash tag in cluster mode', () => {
+    const cluster = [{ host: 'h', port: 7000 }];
     expect(refused({ cluster: [{ host: 'h' }] })).to.throw(ConfigError, /redis\.cluster\[0\]\.port/);
-    expect(refused({ cluster: [{ host: 'h', port: 7000 }], db: 2 })).to.throw(ConfigError, /redis\.db must be 0 with redis\.cluster/);
-    expect(refused({ cluster: [{ host: 'h', port: 7000 }] })).to.throw(ConfigError, /redis\.cluster must be unset for now/);
+    expect(refused({ cluster, db: 2 })).to.throw(ConfigError, /redis\.db must be 0 with redis\.cluster/);
+    for (const namespace of ['exq', '', '{}exq', 'exq{', 'a}b{']) {
+      expect(() => resolveConfig({ redis: { cluster }, namespace }), namespace).to.throw(ConfigError, /namespace must be a namespace with a hash tag, like "\{exq\}", with redis\.cluster: .*Sidekiq's '' namespace/);
+    }
+    for (const namespace of ['{exq}', 'app:{jobs}', '{t}1']) expect(resolveConfig({ redis: { cluster }, namespace }).namespace).to.equal(namespace);
+    expect(resolveConfig({ redis: 'redis://h', namespace: 'exq' }).namespace).to.equal('exq'); // no tag needed without a cluster
   });
 
   it('never shows a password in an error or in the target it logs', () => {
@@ -72,10 +75,9 @@ describe('the redis option', () => {
   });
 
   it('reads cluster seeds as host:port or URLs, taking credentials from a URL', () => {
-    // Parsing only: `nexq start` also validates, and refuses cluster mode until the key layout allows it.
-    const config: NexqConfig = {};
-    layRedisFlags(config, (name) => (name === 'redis-cluster' ? 'redis://app:pw-3@10.0.0.1:7000,10.0.0.2:7001' : undefined));
-    expect(config.redis).to.deep.equal({ cluster: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }], username: 'app', password: 'pw-3' });
+    const args = parseArgs(['--redis-cluster', 'redis://app:pw-3@10.0.0.1:7000,10.0.0.2:7001', '--namespace', '{exq}'], new Set());
+    expect(() => startConfig(parseArgs(['--redis-cluster', '10.0.0.1:7000'], new Set()), {})).to.throw(ConfigError, /namespace .*must be a namespace with a hash tag/);
+    expect(startConfig(args, {}).redis).to.deep.equal({ cluster: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }], username: 'app', password: 'pw-3' });
   });
 
   it('refuses flags that do not fit together, naming them', () => {

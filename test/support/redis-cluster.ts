@@ -1,6 +1,6 @@
 // A Redis Cluster for tests: 6 redis-server processes on loopback ports (3 masters, 3 replicas,
-// short cluster-node-timeout), joined with `redis-cli --cluster create`; can kill -9 a master and
-// wait for its replica's promotion.
+// short cluster-node-timeout), joined with `redis-cli --cluster create`; can kill -9 a master,
+// wait for its replica's promotion, and start the killed one again to rejoin as a replica.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { HostPort, NexqRedisOptions } from '../../config/redis-options';
@@ -122,6 +122,12 @@ export class RedisClusterSetup {
       return true;
     }, 30_000, `the replica on port ${promoted} to take over from ${port}`);
     return { promoted };
+  }
+
+  /** Starts the killed server on `port` again (its data and nodes.conf kept): it rejoins as a replica. */
+  async rejoin(port: number): Promise<void> {
+    await this.server(port).launch();
+    await waitFor(() => this.healthy(), 30_000, `port ${port} to rejoin the cluster as a replica in sync`);
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,17 @@
+// For the failover chaos tests: every jid whose enqueue was confirmed must show up in the list a
+// recording fixture (Tally) fills; how many ran more than once is reported, not hidden.
+import type Redis from 'ioredis';
+import { waitFor } from '../support/node';
+
+/** Waits until each of `confirmed` ran (is in the list `done`); resolves with the duplicate runs. */
+export async function everyConfirmedJobRan(redis: Redis, done: string, confirmed: Set<string>, timeoutMs: number): Promise<{ duplicates: number }> {
+  const lost = async () => {
+    const ran = new Set(await redis.lrange(done, 0, -1));
+    return [...confirmed].filter((jid) => !ran.has(jid));
+  };
+  await waitFor(async () => (await lost()).length === 0, timeoutMs, 'every confirmed job to run').catch(async (err) => {
+    throw new Error(`${err.message}: ${(await lost()).length} of ${confirmed.size} missing`);
+  });
+  const runs = await redis.lrange(done, 0, -1);
+  return { duplicates: runs.length - new Set(runs).size };
+}
