@@ -148,7 +148,9 @@ export class SentinelSetup {
   }
 
   private async replicaInSync(port: number): Promise<boolean> {
-    const info = await this.askServer(port, (c) => c.info('replication'));
+    // Sentinel drops the clients of a master it turns into a replica (CLIENT KILL): a question
+    // cut off that way is only "not yet".
+    const info = await this.askServer(port, (c) => c.info('replication')).catch(() => '');
     return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
   }
 
