@@ -44,8 +44,10 @@ export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scri
     // Off: nexq batches where it pays (one fetch script per poll, acks per turn of the event
     // loop), and ioredis' auto-pipelining wraps every other command in a pipeline of its own.
     // npm run bench, same machine, off vs on: W1 one at a time 10,260-11,411 vs 6,223-7,870 jobs/s,
-    // W2 c50 13,281-13,624 vs 9,581-10,183.
-    enableAutoPipelining: false,
+    // W2 c50 13,281-13,624 vs 9,581-10,183. On with waitReplicas, whose write confirmation
+    // (./wait-replicas.ts) was built and tested with it: off, a write sent while the connection
+    // was down could wait for a confirmation that never came (its test failed half the time).
+    enableAutoPipelining: options.waitReplicas !== undefined && options.waitReplicas > 0,
     lazyConnect: true,
     // Sentinel: learn of a failover from the sentinels' +switch-master at once, and keep
     // asking them (with the same backoff) when none answers.
