@@ -90,7 +90,9 @@ describe('chaos: no job lost', function () {
     console.log(`      kill -9 one of 3 nodes: jobs=${JOBS} lost=${result.lost} duplicates=${result.duplicates} in-flight-on-killed=${inFlight} recovery=${recoveryMs}ms`);
     expect(result.lost).to.equal(0);
     expect(result.duplicates).to.be.at.most(inFlight);
-    expect(await redis.zcard(keys.nodes)).to.equal(2);
+    // A victim killed with an empty backup list leaves nothing to recover: its entry goes when a
+    // survivor reaps it, after nodeTimeout, maybe after every job already ran.
+    await waitFor(async () => (await redis.zcard(keys.nodes)) === 2, 30_000, 'the killed node to leave the node list');
     for (const node of nodes.slice(1)) expect(await stopGracefully(node)).to.equal(0);
     expect(await redis.llen(keys.queue('default'))).to.equal(0);
   });
