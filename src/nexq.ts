@@ -4,6 +4,7 @@ import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause'
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
 import type { JobOptions } from './job/job';
+import { jsonObject } from './job/json-object';
 import { ActorNames } from './node-context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
@@ -89,12 +90,7 @@ export class Nexq {
   async show(jid: string): Promise<JobInfo | undefined> {
     const found = await locateJob(this.node.ctx.redis, this.node.ctx.keys, jid);
     if (!found) return undefined;
-    let job: Record<string, unknown> | undefined;
-    try {
-      job = JSON.parse(found.raw) as Record<string, unknown>;
-    } catch {
-      job = undefined;
-    }
+    const job = jsonObject(found.raw);
     const { key: _key, indexEntry: _entry, ...info } = found;
     return {
       ...info,
@@ -125,7 +121,7 @@ export class Nexq {
     let lastRequest = 0;
     for (;;) {
       const found = await locateJob(redis, keys, jid);
-      if (found?.state === 'dead') return (JSON.parse(found.raw) as { error_class?: unknown }).error_class === 'JobCancelledError';
+      if (found?.state === 'dead') return jsonObject(found.raw)?.error_class === 'JobCancelledError';
       // An at-most-once job runs off its backup list: the index alone says it runs, and where.
       const entry = found ? undefined : await redis.hget(keys.jobIndex, jid);
       const running = found?.state === 'running' ? found : entry ? parseEntry(entry) : undefined;

@@ -19,7 +19,7 @@ import { AckBatcher } from './redis/ack-batcher';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
 import { requeueBackup } from './redis/scripts';
-import { allRunningKeys } from './job/limits';
+import { dropNodeSlots } from './job/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
 import { WebServer } from './web/server';
@@ -193,12 +193,7 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
   }
   // Every job has stopped: the node holds no slot of any limit (an at-most-once job cut off held
   // one without a backup entry).
-  const running = allRunningKeys(config, keys);
-  if (running.length > 0) {
-    const tx = redis.multi();
-    for (const key of running) tx.hdel(key, config.nodeId);
-    await tx.exec();
-  }
+  await dropNodeSlots(redis, config, keys);
   if ((await backupQueuesOf(redis, keys, config.nodeId)).length === 0) {
     await redis.multi().zrem(keys.nodes, config.nodeId).hdel(keys.nodeIdentities, config.nodeId).exec();
   }

@@ -16,12 +16,13 @@ import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { malformedEntry } from '../job/failure';
 import { decodeJob, FetchedJob } from '../job/job';
+import { jsonObject } from '../job/json-object';
 import { nowSeconds } from '../job/time';
 import { MiddlewarePipeline } from '../middleware';
 import { backupQueuesOf } from '../redis/backups';
 import { BlockingFetch } from '../redis/blocking-fetch';
 import { ClassLimit, failJob, fetchJobs, requeueBackup, requeueJob } from '../redis/scripts';
-import { allRunningKeys, classLimits, heldSlots } from '../job/limits';
+import { classLimits, dropNodeSlots, heldSlots } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
@@ -181,12 +182,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async rehydrate(): Promise<void> {
     const { keys, config, redis } = this.ctx;
     const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
-    // Nothing runs here yet: this node's slots from an earlier run go with the first queue.
-    let classKeys = allRunningKeys(this.ctx.config, this.ctx.keys);
+    // Nothing runs here yet: this node holds no slot of an earlier run.
+    await dropNodeSlots(redis, config, keys);
     for (const queue of queues) {
       try {
-        await this.requeue(queue, classKeys);
-        classKeys = [];
+        await this.requeue(queue);
       } catch (err) {
         // One broken key (say, not a list) must not keep the node from serving every other queue.
         if (!/WRONGTYPE/.test((err as Error).message)) throw err;
@@ -209,7 +209,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
       for (const raw of unclaimed) {
         // As the fetch read it: the class whose slot it took and the jid it indexed, if any.
-        const job = looseFields(raw);
+        const job = (jsonObject(raw) ?? {});
         const held = { slots: heldSlots(config, keys, queue, job.class), nodeId: config.nodeId };
         const jid = typeof job.jid === 'string' ? job.jid : '';
         await requeueJob(redis, keys.jobIndex, { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid }, held);
@@ -219,9 +219,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.reclaimNeeded = false;
   }
 
-  private async requeue(queue: string, classKeys: string[] = []): Promise<void> {
+  private async requeue(queue: string): Promise<void> {
     const { keys, config, redis } = this.ctx;
-    const moved = await requeueBackup(redis, keys, config.nodeId, queue, classKeys);
+    const moved = await requeueBackup(redis, keys, config.nodeId, queue);
     if (moved > 0) this.ctx.logger.info(`re-enqueued ${moved} unfinished job(s) of queue ${queue} from this node's backup`, { actor: this.name });
   }
 
@@ -315,21 +315,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const entry = malformedEntry(raw, reason, queue, uuidv4(), now);
     // JSON the decoder refused (a wrong field type, say) may still name a jid and a class: the
     // fetch indexed that jid and took that class's slot, so both are used here as it read them.
-    const loose = looseFields(raw);
+    const loose = (jsonObject(raw) ?? {});
     await failJob(redis, keys, {
-      backup, target: keys.dead, place: 'dead', raw, rewritten: entry, jid: String(looseFields(entry).jid ?? ''), score: now,
+      backup, target: keys.dead, place: 'dead', raw, rewritten: entry, jid: String(jsonObject(entry)?.jid ?? ''), score: now,
       trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
       held: { slots: heldSlots(config, keys, queue, loose.class), nodeId: config.nodeId },
     });
   }
 }
 
-/** The top-level fields of a raw job that is a JSON object, whether or not it is a valid job. */
-function looseFields(raw: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
-  } catch {
-    return {};
-  }
-}

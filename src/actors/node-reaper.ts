@@ -58,7 +58,7 @@ export class NodeReaper extends TickingActor {
         cutoff,
         jobIndex: keys.jobIndex,
         backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), running: keys.running(name), name })),
-        classRunningKeys: allRunningKeys(config, keys),
+        runningKeys: allRunningKeys(config, keys),
       });
       if (moved < 0) continue;
       total += moved;

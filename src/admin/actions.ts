@@ -5,7 +5,7 @@ import { jsonTimestamp, nowSeconds } from '../job/time';
 import { clearSet, deleteJob as deleteIndexedJob, enqueueDue } from '../redis/scripts';
 import type { AdminContext, JobSet } from './context';
 import { findInSets, Found } from './find';
-import { parseEntry } from './job-view';
+import { jsonObject } from '../job/json-object';
 
 export interface RetryResult {
   jid: string;
@@ -30,12 +30,12 @@ function setsText(sets: JobSet[]): string {
 
 /** Moves one set entry to its queue; the queue name, or undefined when it was gone. */
 export async function moveToQueue(ctx: AdminContext, found: Found): Promise<string | undefined> {
-  const queue = parseEntry(found.raw)?.queue;
+  const queue = jsonObject(found.raw)?.queue;
   if (typeof queue !== 'string' || queue === '') throw new Error(`job in ${found.where} has no queue to go back to`);
   const stamp = jsonTimestamp(nowSeconds(), ctx.config.timestamps);
   const { redis, keys } = ctx;
   const enqueued = rewriteMembers(found.raw, { enqueued_at: stamp });
-  const jid = String(parseEntry(found.raw)?.jid ?? '');
+  const jid = String(jsonObject(found.raw)?.jid ?? '');
   return (await enqueueDue(redis, keys, { source: found.key, queueKey: keys.queue(queue), queue, raw: found.raw, enqueued, jid })) ? queue : undefined;
 }
 
@@ -63,7 +63,7 @@ export async function retryAll(ctx: AdminContext, set: JobSet): Promise<Array<{ 
     for (const raw of batch) {
       // An entry with no queue stays; the scheduler buries it in the dead set when it is due.
       const queue = await moveToQueue(ctx, { where: set, key, raw }).catch(() => undefined);
-      if (queue) moved.push({ jid: (parseEntry(raw)?.jid as string) ?? null, queue });
+      if (queue) moved.push({ jid: (jsonObject(raw)?.jid as string) ?? null, queue });
       else leftBehind++;
     }
     if (batch.length < 100) return moved;
@@ -81,7 +81,7 @@ export async function deleteJob(ctx: AdminContext, jid: string, sets: JobSet[]):
   const deletedFrom: JobSet[] = [];
   for (const f of found) {
     const entry = f.indexEntry ?? (await redis.hget(keys.jobIndex, jid)) ?? '';
-    const uniqueKey = parseEntry(f.raw)?.unique_key;
+    const uniqueKey = jsonObject(f.raw)?.unique_key;
     const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey) : undefined;
     if (await deleteIndexedJob(redis, keys, f.key, f.raw, jid, entry, lockKey)) deletedFrom.push(f.where as JobSet);
   }

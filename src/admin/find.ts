@@ -6,7 +6,7 @@
 import { serverOf } from '../redis/client';
 import { LocatedJob, locateJob } from '../redis/job-index';
 import { AdminContext, JobSet } from './context';
-import { parseEntry } from './job-view';
+import { jsonObject } from '../job/json-object';
 
 export type Place = 'queue' | 'schedule' | 'retry' | 'dead' | 'running';
 
@@ -46,7 +46,7 @@ function globEscape(text: string): string {
 }
 
 function hasJid(raw: string, jid: string): boolean {
-  return raw.includes(jid) && parseEntry(raw)?.jid === jid;
+  return raw.includes(jid) && jsonObject(raw)?.jid === jid;
 }
 
 async function inSet({ redis }: AdminContext, key: string, where: Place, jid: string): Promise<Found[]> {

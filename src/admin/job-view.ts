@@ -1,5 +1,6 @@
 // A job as operators see it (CLI listings, the web dashboard): its fields decoded from the raw
 // entry, times as ISO strings. An entry that is not a JSON object keeps its raw text.
+import { jsonObject } from '../job/json-object';
 import { readSeconds } from '../job/time';
 
 export interface JobView {
@@ -16,15 +17,6 @@ export interface JobView {
   raw?: string;
 }
 
-export function parseEntry(raw: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function isoOf(seconds: number | undefined): string | null {
   return seconds === undefined ? null : new Date(seconds * 1000).toISOString();
 }
@@ -33,7 +25,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** `score` (epoch seconds) is given for sorted-set entries, which also show their retry fields. */
 export function jobView(raw: string, score?: number): JobView {
-  const job = parseEntry(raw);
+  const job = jsonObject(raw);
   if (!job) return { jid: null, class: null, queue: null, args: null, enqueued_at: null, raw };
   const view: JobView = { jid: str(job.jid), class: str(job.class), queue: str(job.queue), args: job.args ?? null, enqueued_at: isoOf(readSeconds(job.enqueued_at)) };
   if (score !== undefined) {

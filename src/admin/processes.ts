@@ -1,7 +1,8 @@
 // The live processes from `<ns>:processes`, each `<ns>:<identity>` hash (Sidekiq's process entry)
 // and the jobs each runs now (`<ns>:<identity>:workers`).
 import type { AdminContext } from './context';
-import { isoOf, jobView, JobView, parseEntry } from './job-view';
+import { jsonObject } from '../job/json-object';
+import { isoOf, jobView, JobView } from './job-view';
 
 export interface ProcessView {
   identity: string;
@@ -21,7 +22,7 @@ export async function readProcesses({ redis, keys }: AdminContext): Promise<Proc
   const views: ProcessView[] = [];
   for (const identity of identities) {
     const hash = await redis.hgetall(keys.process(identity));
-    const info = hash.info ? parseEntry(hash.info) ?? null : null;
+    const info = hash.info ? jsonObject(hash.info) ?? null : null;
     const num = (v: unknown) => (typeof v === 'number' ? v : null);
     views.push({
       identity,
@@ -50,7 +51,7 @@ export async function readRunningJobs({ redis, keys }: AdminContext, identity: s
   const hash = await redis.hgetall(keys.processWorkers(identity));
   return Object.entries(hash)
     .map(([jid, text]) => {
-      const work = parseEntry(text);
+      const work = jsonObject(text);
       const payload = typeof work?.payload === 'string' ? work.payload : JSON.stringify(work?.payload ?? null);
       const view = jobView(payload);
       return { ...view, jid: view.jid ?? jid, queue: view.queue ?? (typeof work?.queue === 'string' ? work.queue : null), identity, run_at: typeof work?.run_at === 'number' ? isoOf(work.run_at) : null };

@@ -1,10 +1,8 @@
 // Counters an operator watches: processed/failed (total, today, per day), queue sizes and latency,
 // set sizes and the number of live processes.
-import { nowSeconds, readSeconds } from '../job/time';
 import { statDay } from '../redis/keys';
 import { queueInfo } from '../redis/queue-info';
 import type { AdminContext } from './context';
-import { parseEntry } from './job-view';
 
 export { queueInfo } from '../redis/queue-info';
 export type { QueueInfo } from '../redis/queue-info';

@@ -2,6 +2,7 @@
 // when the queue has `globalConcurrency`, its class's when `classConcurrency` names it), so every
 // step that settles or puts back the job gives the same slots back.
 import type { ResolvedConfig } from '../../config/validate';
+import type { RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
 import type { ClassLimit } from '../redis/scripts';
 
@@ -26,4 +27,16 @@ export function heldSlots(config: ResolvedConfig, keys: Keys, queue: string, cla
   if (config.queues.find((q) => q.name === queue)?.globalConcurrency !== undefined) slots.push(keys.running(queue));
   if (typeof className === 'string' && Object.hasOwn(config.classConcurrency, className)) slots.push(keys.classRunning(className));
   return slots;
+}
+
+/**
+ * Drops every slot this node holds in the limits it knows. Only when nothing runs on it (at boot,
+ * and at stop once its jobs ended); a hash of the wrong type is left as it is (the fetch reports it).
+ */
+export async function dropNodeSlots(redis: RedisClient, config: ResolvedConfig, keys: Keys): Promise<void> {
+  const running = allRunningKeys(config, keys);
+  if (running.length === 0) return;
+  const tx = redis.multi();
+  for (const key of running) tx.hdel(key, config.nodeId);
+  await tx.exec();
 }

@@ -7,6 +7,7 @@
 // Jobs that other producers push straight into a queue (Sidekiq's client, Exq) enter the index
 // when a nexq node fetches them; until then `locateJob` does not know them.
 import type { RedisClient } from './client';
+import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
 import { deleteJob, findInList } from './scripts';
 
@@ -71,19 +72,11 @@ function keyOf(keys: Keys, at: JobLocation): string {
   }
 }
 
-function jidOf(raw: string): unknown {
-  try {
-    return (JSON.parse(raw) as { jid?: unknown })?.jid;
-  } catch {
-    return undefined;
-  }
-}
-
 async function fetchAt(redis: RedisClient, key: string, at: JobLocation, jid: string): Promise<string | null> {
   if (at.state === 'queued' || at.state === 'running') return findInList(redis, key, jid);
   const score = String(at.score);
   const members = await redis.zrangebyscore(key, score, score);
-  return members.find((raw) => jidOf(raw) === jid) ?? null;
+  return members.find((raw) => jsonObject(raw)?.jid === jid) ?? null;
 }
 
 /** Where the job with `jid` is, with its payload and delivery count; undefined when nexq does not know it. */
@@ -116,7 +109,7 @@ export async function deleteJobByJid(redis: RedisClient, keys: Keys, jid: string
     const found = await locateJob(redis, keys, jid);
     if (!found) return false;
     if (found.state === 'running') throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
-    const uniqueKey = (JSON.parse(found.raw) as { unique_key?: unknown }).unique_key;
+    const uniqueKey = jsonObject(found.raw)?.unique_key;
     const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey) : undefined;
     if (await deleteJob(redis, keys, found.key, found.raw, jid, found.indexEntry, lockKey)) return true;
   }

@@ -2,6 +2,7 @@
 // Sidekiq's Queue#latency), read in one round trip; shared by `nexq queues` and the metrics.
 import type { RedisClient } from './client';
 import { readSeconds, nowSeconds } from '../job/time';
+import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
 
 export interface QueueInfo {
@@ -23,16 +24,8 @@ export async function queueInfo({ redis, keys }: { redis: RedisClient; keys: Key
     const [sizeErr, size] = replies[2 * i] ?? [];
     const [, oldest] = replies[2 * i + 1] ?? [];
     if (sizeErr) throw sizeErr;
-    const at = typeof oldest === 'string' ? readSeconds(enqueuedAtOf(oldest)) : undefined;
+    const at = typeof oldest === 'string' ? readSeconds(jsonObject(oldest)?.enqueued_at) : undefined;
     return { queue, size: Number(size), latency: at === undefined ? 0 : Math.max(0, Math.round((now - at) * 1000) / 1000) };
   });
 }
 
-function enqueuedAtOf(raw: string): unknown {
-  try {
-    const job = JSON.parse(raw);
-    return typeof job === 'object' && job !== null ? job.enqueued_at : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -174,12 +174,9 @@ export async function failJob(client: RedisClient, index: IndexKeys, e: FailEntr
   return (await run(client, 'fail', keys, argv)) === 1;
 }
 
-/**
- * Puts a whole backup list back into its queue, and drops the node's global-limit count there and
- * in `classRunningKeys` (pass those only when nothing runs on the node: at boot and at stop).
- */
-export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: string, queue: string, classRunningKeys: string[] = []): Promise<number> {
-  const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.queues, keys.jobIndex, keys.running(queue), ...classRunningKeys];
+/** Puts a whole backup list back into its queue, and drops the node's global-limit count there. */
+export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: string, queue: string): Promise<number> {
+  const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.queues, keys.jobIndex, keys.running(queue)];
   return (await run(client, 'requeue-backup', scriptKeys, [queue, nodeId])) as number;
 }
 
@@ -238,14 +235,14 @@ export interface DeadNode {
   /** The dead node's backup lists with their queues and running hashes. */
   backups: Array<{ backup: string; queue: string; running: string; name: string }>;
   /** Running hashes of every limit (queues', classes'), where the dead node's slots are dropped. */
-  classRunningKeys: string[];
+  runningKeys: string[];
 }
 
 /** Claims a dead node and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
 export async function recoverNode(client: RedisClient, d: DeadNode): Promise<number> {
   const keys = [
     d.nodes, d.identities, d.processes, d.queuesSet, d.processKey, d.processWorkersKey, d.jobIndex,
-    ...d.backups.flatMap((b) => [b.backup, b.queue, b.running]), ...d.classRunningKeys,
+    ...d.backups.flatMap((b) => [b.backup, b.queue, b.running]), ...d.runningKeys,
   ];
   const argv = [d.nodeId, formatScore(d.cutoff), d.identity, d.backups.length, ...d.backups.map((b) => b.name)];
   return (await run(client, 'recover-node', keys, argv)) as number;

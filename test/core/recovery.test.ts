@@ -47,7 +47,7 @@ describe('dead-node recovery', () => {
       nodeId: 'ghost', identity: 'ghost-ident', cutoff: Date.now() / 1000 - 30,
       jobIndex: keys.jobIndex,
       backups: [{ backup: keys.backup('ghost', 'default'), queue: keys.queue('default'), running: keys.running('default'), name: 'default' }],
-      classRunningKeys: [],
+      runningKeys: [],
     });
     const results = await Promise.all([claim(), claim(), claim()]);
     expect(results.filter((r) => r >= 0)).to.deep.equal([3]);

@@ -2,7 +2,7 @@
 // jobs nexq nodes hold in their backup lists (from fetch until settled, so exact at every moment),
 // and the busy jobs every process entry reports (Sidekiq's and nexq's, as of its last beat).
 import type { Session } from './common';
-import { parseEntry } from '../../admin/job-view';
+import { jsonObject } from '../../job/json-object';
 
 export interface DrainState {
   queues: string[];
@@ -52,7 +52,7 @@ export async function readDrainState({ redis, keys }: Session, only: string[]): 
   let busy = 0;
   for (const workers of replies.slice(queues.length + backupReplies.length) as string[][]) {
     // Sidekiq's shape: each running job a JSON { queue, payload, run_at }.
-    for (const entry of workers) if (wanted.has(String(parseEntry(entry)?.queue))) busy++;
+    for (const entry of workers) if (wanted.has(String(jsonObject(entry)?.queue))) busy++;
   }
   return { queues, queued, inBackup, busy, processed: Number(processed ?? 0) };
 }

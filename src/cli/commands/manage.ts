@@ -1,7 +1,8 @@
 // `nexq retry <jid | --all>`, `nexq delete <jid>`, `nexq show <jid>`: act on one job by its jid.
 import { deleteJob, retryAll, retryJob } from '../../admin/actions';
 import { findJob, Found } from '../../admin/find';
-import { isoOf, jobView, parseEntry } from '../../admin/job-view';
+import { isoOf, jobView } from '../../admin/job-view';
+import { jsonObject } from '../../job/json-object';
 import { UsageError } from '../args';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
 
@@ -79,7 +80,7 @@ ${CONNECTION_HELP}`,
     const found = await withNexq(args, (session) => findJob(session, jid));
     if (found.length === 0) throw new Error(`no job ${jid} found (it may have finished)`);
     if (out.json) {
-      printJson(out, found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: parseEntry(f.raw) ?? f.raw })));
+      printJson(out, found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: jsonObject(f.raw) ?? f.raw })));
       return 0;
     }
     for (const f of found) {

@@ -3,8 +3,7 @@
 -- KEYS[2]   queue list  <ns>:queue:<q>
 -- KEYS[3]   queue set   <ns>:queues
 -- KEYS[4]   job index   <ns>:nexq:jobs
--- KEYS[5..] running hashes (the queue's and each limited class's): this node holds no slot once
---           its jobs are back
+-- KEYS[5]   the queue's running hash: this node holds no slot of the queue once its jobs are back
 -- ARGV[1]   queue name (for the queue set)
 -- ARGV[2]   this node's id
 -- Returns the number of jobs moved. The backup list holds the newest job at its head; moving
