@@ -81,9 +81,7 @@ export async function deleteJob(ctx: AdminContext, jid: string, sets: JobSet[]):
   const deletedFrom: JobSet[] = [];
   for (const f of found) {
     const entry = f.indexEntry ?? (await redis.hget(keys.jobIndex, jid)) ?? '';
-    const uniqueKey = jsonObject(f.raw)?.unique_key;
-    const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey) : undefined;
-    if (await deleteIndexedJob(redis, keys, f.key, f.raw, jid, entry, lockKey)) deletedFrom.push(f.where as JobSet);
+    if (await deleteIndexedJob(redis, keys, f.key, f.raw, jid, entry)) deletedFrom.push(f.where as JobSet);
   }
   return { jid, deletedFrom };
 }

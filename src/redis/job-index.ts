@@ -109,9 +109,7 @@ export async function deleteJobByJid(redis: RedisClient, keys: Keys, jid: string
     const found = await locateJob(redis, keys, jid);
     if (!found) return false;
     if (found.state === 'running') throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
-    const uniqueKey = jsonObject(found.raw)?.unique_key;
-    const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey) : undefined;
-    if (await deleteJob(redis, keys, found.key, found.raw, jid, found.indexEntry, lockKey)) return true;
+    if (await deleteJob(redis, keys, found.key, found.raw, jid, found.indexEntry)) return true;
   }
   return false;
 }

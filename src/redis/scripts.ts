@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RedisClient } from './client';
+import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
 
 const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set', 'ack-batch'] as const;
@@ -216,9 +217,14 @@ export async function findInList(client: RedisClient, list: string, jid: string)
   return (await run(client, 'find-in-list', [list], [jid])) as string | null;
 }
 
-/** Deletes a waiting job found at `location` in the index; false when it had moved meanwhile. */
-export async function deleteJob(client: RedisClient, keys: Keys, where: string, raw: string, jid: string, location: string, lockKey?: string): Promise<boolean> {
-  return (await run(client, 'delete-job', [where, keys.jobIndex, lockKey ?? keys.jobIndex], [raw, jid, location])) === 1;
+/**
+ * Deletes a waiting job found at `location` in the index, with the unique lock its `unique_key`
+ * names if the job holds it; false when it had moved meanwhile.
+ */
+export async function deleteJob(client: RedisClient, keys: Keys, where: string, raw: string, jid: string, location: string): Promise<boolean> {
+  const uniqueKey = jsonObject(raw)?.unique_key;
+  const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey) : keys.jobIndex;
+  return (await run(client, 'delete-job', [where, keys.jobIndex, lockKey], [raw, jid, location])) === 1;
 }
 
 export interface DeadNode {
