@@ -14,8 +14,8 @@ export async function jobPlaces(admin: Redis, nodeId: string): Promise<JobPlaces
   const [queued, backup, retry, dead] = await Promise.all([
     admin.llen(keys.queue(QUEUE)),
     admin.llen(keys.backup(nodeId, QUEUE)),
-    admin.zcard(keys.retry),
-    admin.zcard(keys.dead),
+    admin.zcard(keys.retry(QUEUE)),
+    admin.zcard(keys.dead(QUEUE)),
   ]);
   return { queued, backup, retry, dead };
 }

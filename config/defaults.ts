@@ -1,5 +1,6 @@
 // nexq's typed options and their defaults. Every option is documented where it is declared.
 import type { RedisTarget } from './redis-options';
+import type { KeyLayout } from '../src/redis/keys';
 import os from 'node:os';
 
 export interface QueueSpec {
@@ -113,6 +114,13 @@ export interface NexqOptions {
   /** Seconds between this node's checks for dead nodes. */
   nodeCheckInterval: number;
   dialect: Dialect;
+  /**
+   * How keys are laid out (src/redis/keys.ts). 'shared': Exq's and Sidekiq's names. 'per-queue': each
+   * queue's keys carry the queue's hash tag, so queues spread over a Redis Cluster's masters (nexq's
+   * own layout: Sidekiq and Exq cannot read it). 'auto' (the default): per-queue with `redis.cluster`
+   * and a namespace without a hash tag, shared otherwise.
+   */
+  keyLayout: 'auto' | KeyLayout;
   /** How job timestamps are written: float epoch seconds (Sidekiq 6/7, Exq) or integer epoch ms (Sidekiq 8). Both are read. */
   timestamps: TimestampFormat;
   logLevel: LogLevel;
@@ -155,6 +163,7 @@ export function defaults(): NexqOptions {
     nodeTimeout: 30,
     nodeCheckInterval: 5,
     dialect: 'exq',
+    keyLayout: 'auto',
     timestamps: 'seconds',
     logLevel: 'info',
     logFormat: 'pretty',

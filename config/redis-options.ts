@@ -43,17 +43,6 @@ export function hashTagOf(text: string): string | undefined {
   return close > open + 1 ? text.slice(open + 1, close) : undefined;
 }
 
-/** With `redis.cluster`, the namespace must carry a hash tag (issue #9, step 1 of docs/internals.md). */
-export function checkClusterNamespace(redis: RedisTarget, namespace: string): void {
-  if (typeof redis === 'string' || redis.cluster === undefined || hashTagOf(namespace) !== undefined) return;
-  throw new ConfigError(
-    'namespace',
-    'a namespace with a hash tag, like "{exq}", with redis.cluster: every key must hash to one slot for nexq\'s scripts, ' +
-      "so Sidekiq's '' namespace (no prefix, no tag) cannot be used in cluster mode",
-    namespace,
-  );
-}
-
 const HIDDEN = '<hidden>';
 const URL_PATTERN = /^rediss?:\/\//;
 

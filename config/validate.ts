@@ -7,7 +7,9 @@ import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
 import type { PeriodicSpec, WebOptions } from './defaults';
 import { CronError, CronSchedule } from '../src/periodic/cron';
 import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
-import { checkClusterNamespace, checkRedisTarget } from './redis-options';
+import { checkRedisTarget } from './redis-options';
+import { resolveKeyLayout } from './key-layout';
+import type { KeyLayout } from '../src/redis/keys';
 
 export { ConfigError };
 
@@ -18,8 +20,9 @@ export interface ResolvedQueue {
   weight?: number;
 }
 
-export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId'> {
+export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
   queues: ResolvedQueue[];
+  keyLayout: KeyLayout;
   nodeId: string;
   /** True when the node id was configured, false when generated for this process. */
   fixedNodeId: boolean;
@@ -82,7 +85,6 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   if (typeof merged.namespace !== 'string' || /\s/.test(merged.namespace)) {
     throw new ConfigError('namespace', 'a string without spaces', merged.namespace);
   }
-  checkClusterNamespace(merged.redis, merged.namespace);
   integer(merged, 'concurrency', 1);
   integer(merged, 'totalConcurrency', 0);
   if (!Array.isArray(merged.queues)) throw new ConfigError('queues', 'an array of queue names or { name, concurrency }', merged.queues);
@@ -138,6 +140,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     ...merged,
     nodeId: merged.nodeId ?? generateNodeId(),
     fixedNodeId: merged.nodeId !== undefined,
+    keyLayout: resolveKeyLayout(merged, [...queues.map((q) => q.name), ...merged.periodic.map((p) => p.queue)]),
     queues,
     jobsDir: merged.jobsDir === undefined ? undefined : path.resolve(merged.jobsDir),
     web,

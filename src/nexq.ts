@@ -9,7 +9,7 @@ import { ActorNames } from './node-context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node';
-import { deleteJobByJid, JobLocation, locateJob, parseEntry } from './redis/job-index';
+import { deleteJobByJid, indexEntryOf, JobLocation, locateJob, parseEntry } from './redis/job-index';
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
@@ -123,8 +123,8 @@ export class Nexq {
       const found = await locateJob(redis, keys, jid);
       if (found?.state === 'dead') return jsonObject(found.raw)?.error_class === 'JobCancelledError';
       // An at-most-once job runs off its backup list: the index alone says it runs, and where.
-      const entry = found ? undefined : await redis.hget(keys.jobIndex, jid);
-      const running = found?.state === 'running' ? found : entry ? parseEntry(entry) : undefined;
+      const entry = found ? undefined : await indexEntryOf(redis, keys, jid);
+      const running = found?.state === 'running' ? found : entry ? parseEntry(entry.entry) : undefined;
       if (running?.state !== 'running') return false;
       if (Date.now() > deadline) throw new Error(`job ${jid} was not cancelled within ${timeoutMs} ms (is node ${running.node} running?)`);
       if (Date.now() - lastRequest >= CANCEL_REPEAT_MS) {

@@ -18,7 +18,8 @@ import { connectTarget, describeTarget, missingReplicas } from './redis/connecti
 import { AckBatcher } from './redis/ack-batcher';
 import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
-import { requeueBackup } from './redis/scripts';
+import { checkSlotsOn } from './redis/scripts';
+import { requeueBackup } from './redis/move-scripts';
 import { dropNodeSlots } from './job/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
@@ -48,6 +49,7 @@ export class NexqNode {
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
     const redis = connectTarget(resolved.redis);
+    if (resolved.keyLayout === 'per-queue') checkSlotsOn(redis);
     // ioredis reconnects by itself; say why the link dropped, once per outage (its messages hold
     // no credentials), and when it is back.
     let outage: string | undefined;
@@ -61,7 +63,7 @@ export class NexqNode {
     const ctx: NodeContext = {
       config: resolved,
       redis,
-      keys: new Keys(resolved.namespace),
+      keys: new Keys(resolved.namespace, resolved.keyLayout),
       logger,
       registry: new Registry(),
       identity,

@@ -10,7 +10,7 @@
 // orders the writes, and serializing it would allow one round trip at a time for the whole node.
 import { Actor } from '../actor';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
-import { enqueueJobs } from '../redis/scripts';
+import { enqueueJobs } from '../redis/enqueue-scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
@@ -41,7 +41,7 @@ export class Enqueuer extends Actor {
       jobs.map((job) => ({
         ...job,
         queueKey: keys.queue(job.queue),
-        unique: job.unique && { lockKey: keys.uniqueLock(job.unique.key), ttl: job.unique.ttl },
+        unique: job.unique && { lockKey: keys.uniqueLock(job.unique.key, job.queue), ttl: job.unique.ttl },
       })),
     );
   }

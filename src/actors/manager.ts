@@ -21,7 +21,8 @@ import { nowSeconds } from '../job/time';
 import { MiddlewarePipeline } from '../middleware';
 import { backupQueuesOf } from '../redis/backups';
 import { BlockingFetch } from '../redis/blocking-fetch';
-import { ClassLimit, failJob, fetchJobs, requeueBackup, requeueJob } from '../redis/scripts';
+import { ClassLimit, failJob, fetchJobs, requeueJob } from '../redis/scripts';
+import { requeueBackup } from '../redis/move-scripts';
 import { classLimits, dropNodeSlots, heldSlots } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
@@ -153,7 +154,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const queue = this.queues.find((q) => q.globalConcurrency === undefined && this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
     if (!queue) return;
     const { keys } = this.ctx;
-    if (await this.ctx.redis.hget(keys.paused, queue.name)) return;
+    if (await this.ctx.redis.hget(keys.paused(queue.name), queue.name)) return;
     this.waiting = true;
     const woken = () => this.send({ type: 'woken' });
     this.idleWait.wait(keys.queue(queue.name), IDLE_WAIT_SECONDS).then(woken, woken);
@@ -212,7 +213,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
         const job = (jsonObject(raw) ?? {});
         const held = { slots: heldSlots(config, keys, queue, job.class), nodeId: config.nodeId };
         const jid = typeof job.jid === 'string' ? job.jid : '';
-        await requeueJob(redis, keys.jobIndex, { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid }, held);
+        await requeueJob(redis, keys.jobIndex(queue), { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid }, held);
       }
       if (unclaimed.length) this.ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor: this.name });
     }
@@ -247,6 +248,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     }));
     const fetched = await fetchJobs(redis, keys, config.nodeId, fetchQueues, this.classes, capLeft);
     for (const [i, message] of fetched.errors) this.queueFailed(ready[i].name, message);
+    // A call that failed may have moved jobs before its reply was lost: look for them before the next fetch.
+    if (fetched.unsure) this.reclaimNeeded = true;
     for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
     let count = 0;
     for (let i = 0; i < ready.length; i++) {
@@ -316,8 +319,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     // JSON the decoder refused (a wrong field type, say) may still name a jid and a class: the
     // fetch indexed that jid and took that class's slot, so both are used here as it read them.
     const loose = (jsonObject(raw) ?? {});
-    await failJob(redis, keys, {
-      backup, target: keys.dead, place: 'dead', raw, rewritten: entry, jid: String(jsonObject(entry)?.jid ?? ''), score: now,
+    await failJob(redis, keys.jobIndex(queue), {
+      backup, target: keys.dead(queue), place: 'dead', raw, rewritten: entry, jid: String(jsonObject(entry)?.jid ?? ''), score: now,
       trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
       held: { slots: heldSlots(config, keys, queue, loose.class), nodeId: config.nodeId },
     });

@@ -5,12 +5,17 @@
 //  2. For each, run one atomic script that claims the node (only if it is still dead: of several
 //     survivors exactly one wins) and moves its backup lists back into their queues, removing its
 //     process entry. Its in-flight jobs run again elsewhere: at least once, never lost.
-//  3. Keep going through Redis errors: log, and try again next round.
+//  3. In the per-queue key layout (a cluster) a node's backup lists live in other slots than its
+//     beat, so claiming and requeueing are separate steps: the claim, then one requeue per backup
+//     list. A crash between leaves backup lists of a node no longer in the beat set; every round
+//     therefore also sweeps the backup lists of nodes that are not there.
+//  4. Keep going through Redis errors: log, and try again next round.
 import { TickingActor } from '../actor';
 import { nowSeconds } from '../job/time';
-import { backupQueuesOf } from '../redis/backups';
-import { formatScore, recoverNode } from '../redis/scripts';
-import { allRunningKeys } from '../job/limits';
+import { allBackups, backupQueuesOf } from '../redis/backups';
+import { formatScore } from '../redis/scripts';
+import { recoverNode, requeueBackup } from '../redis/move-scripts';
+import { allRunningKeys, dropNodeSlots } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
@@ -18,6 +23,9 @@ import { ActorNames } from '../node-context';
 export const NODES_PER_ROUND = 20;
 
 export class NodeReaper extends TickingActor {
+  /** Per-queue key layout: nodes with backup lists that were not in the beat set at the last sweep. */
+  private absentBefore = new Set<string>();
+
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.nodeReaper, registry: ctx.registry, logger: ctx.logger, what: 'dead-node check' });
   }
@@ -40,30 +48,69 @@ export class NodeReaper extends TickingActor {
     const cutoff = nowSeconds() - config.nodeTimeout;
     const dead = await redis.zrangebyscore(keys.nodes, '-inf', formatScore(cutoff), 'LIMIT', 0, NODES_PER_ROUND);
     let total = 0;
+    const claimed = new Set<string>();
     for (const nodeId of dead) {
       if (nodeId === config.nodeId) continue; // this node is alive: its own beat is merely late
-      const [found, identity] = await Promise.all([backupQueuesOf(redis, keys, nodeId), redis.hget(keys.nodeIdentities, nodeId)]);
-      // A key that is not a list holds no job; leaving it out keeps it from blocking the others.
-      const types = await Promise.all(found.map((q) => redis.type(keys.backup(nodeId, q))));
-      const queues = found.filter((_, i) => types[i] === 'list');
-      const moved = await recoverNode(redis, {
-        nodes: keys.nodes,
-        identities: keys.nodeIdentities,
-        processes: keys.processes,
-        queuesSet: keys.queues,
-        processKey: keys.process(identity ?? ''),
-        processWorkersKey: keys.processWorkers(identity ?? ''),
-        nodeId,
-        identity: identity ?? '',
-        cutoff,
-        jobIndex: keys.jobIndex,
-        backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), running: keys.running(name), name })),
-        runningKeys: allRunningKeys(config, keys),
-      });
+      const moved = await this.recover(nodeId, cutoff);
       if (moved < 0) continue;
+      claimed.add(nodeId);
       total += moved;
-      logger.warn(`node ${nodeId} stopped beating; re-enqueued its ${moved} unfinished job(s)`, { actor: this.name });
+      logger.warn(`node ${nodeId} stopped beating; ${keys.perQueue ? 'claimed it' : `re-enqueued its ${moved} unfinished job(s)`}`, { actor: this.name });
     }
+    if (keys.perQueue) total += await this.sweepOrphans(claimed);
+    return total;
+  }
+
+  /** Claims `nodeId` and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
+  private async recover(nodeId: string, cutoff: number): Promise<number> {
+    const { keys, redis, config } = this.ctx;
+    const perQueue = keys.perQueue;
+    const [found, identity] = await Promise.all([perQueue ? [] : backupQueuesOf(redis, keys, nodeId), redis.hget(keys.nodeIdentities, nodeId)]);
+    // A key that is not a list holds no job; leaving it out keeps it from blocking the others.
+    const types = await Promise.all(found.map((q) => redis.type(keys.backup(nodeId, q))));
+    const queues = found.filter((_, i) => types[i] === 'list');
+    return recoverNode(redis, {
+      nodes: keys.nodes,
+      identities: keys.nodeIdentities,
+      processes: keys.processes,
+      queuesSet: keys.queues,
+      processKey: keys.process(identity ?? ''),
+      processWorkersKey: keys.processWorkers(identity ?? ''),
+      nodeId,
+      identity: identity ?? '',
+      cutoff,
+      backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), running: keys.running(name), jobIndex: keys.jobIndex(name), name })),
+      // Per-queue layout: the running hashes are in other slots; the sweep drops the slots.
+      runningKeys: perQueue ? [] : allRunningKeys(config, keys),
+    });
+  }
+
+  /**
+   * Per-queue key layout: requeues the backup lists of nodes gone from the beat set, and drops
+   * their limit slots: of the nodes this round claimed, and of nodes found missing in two sweeps
+   * running (one claimed by a survivor that crashed before requeueing, or a stopped node). The beat
+   * set is read after the lists are found, and a node must be missing twice: a node that just
+   * started may fetch before its first beat lands.
+   */
+  private async sweepOrphans(claimed: Set<string>): Promise<number> {
+    const { keys, redis, config, logger } = this.ctx;
+    const lists = await allBackups(redis, keys);
+    const alive = new Set(await redis.zrange(keys.nodes, 0, -1));
+    const absent = new Set(lists.map((b) => b.nodeId).filter((id) => id !== config.nodeId && !alive.has(id)));
+    const before = this.absentBefore;
+    const orphaned = (id: string) => absent.has(id) && (claimed.has(id) || before.has(id));
+    this.absentBefore = absent;
+    let total = 0;
+    const swept = new Set<string>();
+    for (const { nodeId, queue } of lists) {
+      if (!orphaned(nodeId)) continue;
+      if ((await redis.type(keys.backup(nodeId, queue))) !== 'list') continue;
+      const moved = await requeueBackup(redis, keys, nodeId, queue);
+      total += moved;
+      swept.add(nodeId);
+      if (moved > 0) logger.warn(`node ${nodeId} is gone; re-enqueued its ${moved} unfinished job(s) of queue ${queue}`, { actor: this.name });
+    }
+    for (const nodeId of swept) await dropNodeSlots(redis, config, keys, nodeId);
     return total;
   }
 }

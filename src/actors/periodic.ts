@@ -12,7 +12,7 @@
 import { TickingActor } from '../actor';
 import { encodeNewJob } from '../job/job';
 import { PeriodicEntry, periodicJid, resolvePeriodic } from '../periodic/schedule';
-import { enqueuePeriodic } from '../redis/scripts';
+import { enqueuePeriodic } from '../redis/enqueue-scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
@@ -68,7 +68,7 @@ export class Periodic extends TickingActor {
       const { queue } = entry.spec;
       const jid = periodicJid(entry.id, tick);
       const { json } = encodeNewJob(queue, entry.spec.class, entry.args, { jid }, { timestamps: config.timestamps });
-      const outcome = await enqueuePeriodic(redis, keys, keys.periodic(entry.id), queue, tick, json, jid, boot);
+      const outcome = await enqueuePeriodic(redis, keys, keys.periodic(entry.id, queue), queue, tick, json, jid, boot);
       this.done.set(entry.id, tick);
       if (outcome === 'enqueued') {
         if (boot) logger.info(`periodic ${entry.id}: caught up the tick of ${iso(tick)} missed while no node ran (${jid})`, meta);

@@ -11,7 +11,8 @@ import { decodeJob, MalformedJobError } from '../job/job';
 import { malformedEntry } from '../job/failure';
 import { rewriteMembers } from '../job/json-members';
 import { jsonTimestamp, nowSeconds } from '../job/time';
-import { buryDue, enqueueDue, formatScore } from '../redis/scripts';
+import { formatScore } from '../redis/scripts';
+import { buryDue, enqueueDue } from '../redis/move-scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import { isQueueName } from '../../config/validate';
@@ -34,12 +35,15 @@ export class Scheduler extends TickingActor {
 
   /** Moves every job due by now; returns how many were moved to queues. */
   async enqueueDueJobs(): Promise<number> {
-    const { keys } = this.ctx;
+    const { keys, redis, config } = this.ctx;
     let moved = 0;
-    for (const source of [keys.schedule, keys.retry]) {
+    // One schedule and one retry set, or in the per-queue key layout one of each per known queue.
+    const queues = keys.perQueue ? [...config.queues.map((q) => q.name), ...(await redis.smembers(keys.queues))] : [];
+    const sources = [...keys.jobSets('schedule', queues), ...keys.jobSets('retry', queues)];
+    for (const { key: source, queue: sourceQueue = '' } of sources) {
       for (;;) {
-        const due = await this.ctx.redis.zrangebyscore(source, '-inf', formatScore(nowSeconds()), 'LIMIT', 0, SCHEDULER_BATCH);
-        const results = await Promise.all(due.map((raw) => this.move(source, raw)));
+        const due = await redis.zrangebyscore(source, '-inf', formatScore(nowSeconds()), 'LIMIT', 0, SCHEDULER_BATCH);
+        const results = await Promise.all(due.map((raw) => this.move(source, sourceQueue, raw)));
         moved += results.filter(Boolean).length;
         if (due.length < SCHEDULER_BATCH) break;
       }
@@ -47,7 +51,7 @@ export class Scheduler extends TickingActor {
     return moved;
   }
 
-  private async move(source: string, raw: string): Promise<boolean> {
+  private async move(source: string, sourceQueue: string, raw: string): Promise<boolean> {
     const { keys, redis } = this.ctx;
     let queue: string;
     let jid: string;
@@ -61,11 +65,11 @@ export class Scheduler extends TickingActor {
       const jid = uuidv4();
       const entry = malformedEntry(raw, (err as Error).message, '', jid, now);
       this.ctx.logger.error(`unreadable job in ${source} moved to dead: ${(err as Error).message}`, { actor: this.name });
-      await buryDue(redis, keys, source, raw, entry, jid, now);
+      await buryDue(redis, keys, sourceQueue, source, raw, entry, jid, now);
       return false;
     }
     // Like Sidekiq's scheduler, stamp the time it entered its queue; every other byte stays.
     const enqueued = rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.ctx.config.timestamps) });
-    return enqueueDue(redis, keys, { source, queueKey: keys.queue(queue), queue, raw, enqueued, jid });
+    return enqueueDue(redis, keys, { source, sourceQueue, queue, raw, enqueued, jid }, this.ctx.config.nodeId);
   }
 }

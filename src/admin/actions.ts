@@ -2,8 +2,8 @@
 // (retry), or remove them. Each job moves in one atomic script call, so none is lost or doubled.
 import { rewriteMembers } from '../job/json-members';
 import { jsonTimestamp, nowSeconds } from '../job/time';
-import { clearSet, deleteJob as deleteIndexedJob, enqueueDue } from '../redis/scripts';
-import type { AdminContext, JobSet } from './context';
+import { clearSet, deleteJob as deleteIndexedJob, enqueueDue } from '../redis/move-scripts';
+import { AdminContext, JobSet, setKeys } from './context';
 import { findInSets, Found } from './find';
 import { jsonObject } from '../job/json-object';
 
@@ -36,7 +36,8 @@ export async function moveToQueue(ctx: AdminContext, found: Found): Promise<stri
   const { redis, keys } = ctx;
   const enqueued = rewriteMembers(found.raw, { enqueued_at: stamp });
   const jid = String(jsonObject(found.raw)?.jid ?? '');
-  return (await enqueueDue(redis, keys, { source: found.key, queueKey: keys.queue(queue), queue, raw: found.raw, enqueued, jid })) ? queue : undefined;
+  const move = { source: found.key, sourceQueue: found.queue ?? '', queue, raw: found.raw, enqueued, jid };
+  return (await enqueueDue(redis, keys, move, ctx.config.nodeId)) ? queue : undefined;
 }
 
 /** Moves the job `jid` from the first of `sets` holding it to its queue. */
@@ -55,19 +56,21 @@ export async function retryJob(ctx: AdminContext, jid: string, sets: JobSet[]): 
 /** Moves every entry of `set` to its queue; entries without a queue stay. */
 export async function retryAll(ctx: AdminContext, set: JobSet): Promise<Array<{ jid: string | null; queue: string }>> {
   const moved: Array<{ jid: string | null; queue: string }> = [];
-  const key = ctx.keys[set];
-  // Entries left behind stay at the front; read past them.
-  let leftBehind = 0;
-  for (;;) {
-    const batch = await ctx.redis.zrange(key, leftBehind, leftBehind + 99);
-    for (const raw of batch) {
-      // An entry with no queue stays; the scheduler buries it in the dead set when it is due.
-      const queue = await moveToQueue(ctx, { where: set, key, raw }).catch(() => undefined);
-      if (queue) moved.push({ jid: (jsonObject(raw)?.jid as string) ?? null, queue });
-      else leftBehind++;
+  for (const { key, queue: setQueue } of await setKeys(ctx, set)) {
+    // Entries left behind stay at the front; read past them.
+    let leftBehind = 0;
+    for (;;) {
+      const batch = await ctx.redis.zrange(key, leftBehind, leftBehind + 99);
+      for (const raw of batch) {
+        // An entry with no queue stays; the scheduler buries it in the dead set when it is due.
+        const queue = await moveToQueue(ctx, { where: set, key, raw, queue: setQueue }).catch(() => undefined);
+        if (queue) moved.push({ jid: (jsonObject(raw)?.jid as string) ?? null, queue });
+        else leftBehind++;
+      }
+      if (batch.length < 100) break;
     }
-    if (batch.length < 100) return moved;
   }
+  return moved;
 }
 
 /**
@@ -80,13 +83,14 @@ export async function deleteJob(ctx: AdminContext, jid: string, sets: JobSet[]):
   const { redis, keys } = ctx;
   const deletedFrom: JobSet[] = [];
   for (const f of found) {
-    const entry = f.indexEntry ?? (await redis.hget(keys.jobIndex, jid)) ?? '';
-    if (await deleteIndexedJob(redis, keys, f.key, f.raw, jid, entry)) deletedFrom.push(f.where as JobSet);
+    const queue = f.queue ?? '';
+    const entry = f.indexEntry ?? (await redis.hget(keys.jobIndex(queue), jid)) ?? '';
+    if (await deleteIndexedJob(redis, keys, queue, f.key, f.raw, jid, entry)) deletedFrom.push(f.where as JobSet);
   }
   return { jid, deletedFrom };
 }
 
 /** Empties `set` and forgets its jobs; resolves to how many entries it held. */
-export function deleteAll(ctx: AdminContext, set: JobSet): Promise<number> {
-  return clearSet(ctx.redis, ctx.keys, set);
+export async function deleteAll(ctx: AdminContext, set: JobSet): Promise<number> {
+  return clearSet(ctx.redis, ctx.keys, set, ctx.keys.perQueue ? (await setKeys(ctx, set)).map((s) => s.queue!) : []);
 }

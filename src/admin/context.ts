@@ -2,6 +2,7 @@
 // Both the CLI's admin commands (through a producer-mode node) and the web dashboard (inside the
 // node that serves it) pass their node's context.
 import type { NodeContext } from '../node-context';
+import { jobSetKeys } from '../redis/known-queues';
 
 export type AdminContext = Pick<NodeContext, 'redis' | 'keys' | 'config' | 'registry'>;
 
@@ -14,6 +15,7 @@ export function isJobSet(name: unknown): name is JobSet {
   return typeof name === 'string' && (JOB_SETS as string[]).includes(name);
 }
 
-export function setKey(ctx: AdminContext, set: JobSet): string {
-  return ctx.keys[set];
+/** Every key of `set`: one, or one per known queue in the per-queue key layout. */
+export function setKeys(ctx: AdminContext, set: JobSet): Promise<Array<{ key: string; queue?: string }>> {
+  return jobSetKeys(ctx.redis, ctx.keys, set, ctx.config.queues.map((q) => q.name));
 }

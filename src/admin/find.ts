@@ -3,9 +3,9 @@
 // another producer pushed straight into a queue, or an entry Sidekiq itself filed — is searched for
 // by scanning: ZSCAN of the schedule, retry and dead sets, LRANGE of every queue, SCAN for backup
 // lists. Fine for an operator's action; not something to run in a loop against a large Redis.
-import { serverOf } from '../redis/client';
+import { allBackups } from '../redis/backups';
 import { LocatedJob, locateJob } from '../redis/job-index';
-import { AdminContext, JobSet } from './context';
+import { AdminContext, JobSet, setKeys } from './context';
 import { jsonObject } from '../job/json-object';
 
 export type Place = 'queue' | 'schedule' | 'retry' | 'dead' | 'running';
@@ -16,7 +16,7 @@ export interface Found {
   key: string;
   /** The exact member / list element. */
   raw: string;
-  /** The queue it waits in (queue and running). */
+  /** The queue it waits in (queue and running), or whose set holds it (per-queue key layout). */
   queue?: string;
   /** The node whose backup list holds it (running). */
   node?: string;
@@ -29,7 +29,8 @@ export interface Found {
 }
 
 function fromIndex(job: LocatedJob): Found {
-  const { key, raw, queue, node, score, indexEntry, deliveries } = job;
+  const { key, raw, node, score, indexEntry, deliveries } = job;
+  const queue = job.queue ?? (job.home || undefined);
   return { where: job.state === 'queued' ? 'queue' : job.state, key, raw, queue, node, score, indexEntry, deliveries };
 }
 
@@ -49,12 +50,12 @@ function hasJid(raw: string, jid: string): boolean {
   return raw.includes(jid) && jsonObject(raw)?.jid === jid;
 }
 
-async function inSet({ redis }: AdminContext, key: string, where: Place, jid: string): Promise<Found[]> {
+async function inSet({ redis }: AdminContext, key: string, queue: string | undefined, where: Place, jid: string): Promise<Found[]> {
   const found: Found[] = [];
   let cursor = '0';
   do {
     const [next, flat] = await redis.zscan(key, cursor, 'MATCH', `*${globEscape(jid)}*`, 'COUNT', CHUNK);
-    for (let i = 0; i < flat.length; i += 2) if (hasJid(flat[i], jid)) found.push({ where, key, raw: flat[i], score: Number(flat[i + 1]) });
+    for (let i = 0; i < flat.length; i += 2) if (hasJid(flat[i], jid)) found.push({ where, key, queue, raw: flat[i], score: Number(flat[i + 1]) });
     cursor = next;
   } while (cursor !== '0');
   return found;
@@ -74,7 +75,7 @@ export async function findInSets(session: AdminContext, jid: string, sets: JobSe
   const known = await indexed(session, jid);
   if (known) return (sets as string[]).includes(known.where) ? [known] : [];
   const found: Found[] = [];
-  for (const set of sets) found.push(...(await inSet(session, session.keys[set], set, jid)));
+  for (const set of sets) for (const { key, queue } of await setKeys(session, set)) found.push(...(await inSet(session, key, queue, set, jid)));
   return found;
 }
 
@@ -89,16 +90,8 @@ export async function findJob(session: AdminContext, jid: string): Promise<Found
   const found: Found[] = [];
   for (const queue of (await redis.smembers(keys.queues)).sort()) found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
   found.push(...(await findInSets(session, jid)));
-  const prefix = keys.key('queue:backup::');
-  const server = serverOf(redis, prefix); // SCAN has no key: in a cluster, the master of nexq's slot
-  let cursor = '0';
-  do {
-    const [next, backupKeys] = await server.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', CHUNK);
-    for (const key of backupKeys) {
-      const match = /^(.*)::(.*)$/.exec(key.slice(prefix.length));
-      if (match) found.push(...(await inList(session, key, jid, { where: 'running', node: match[1], queue: match[2] })));
-    }
-    cursor = next;
-  } while (cursor !== '0');
+  for (const { nodeId, queue } of await allBackups(redis, keys)) {
+    found.push(...(await inList(session, keys.backup(nodeId, queue), jid, { where: 'running', node: nodeId, queue })));
+  }
   return found;
 }

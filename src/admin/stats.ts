@@ -3,6 +3,7 @@
 import { statDay } from '../redis/keys';
 import { queueInfo } from '../redis/queue-info';
 import type { AdminContext } from './context';
+import { jobSetSize } from '../redis/known-queues';
 
 export { queueInfo } from '../redis/queue-info';
 export type { QueueInfo } from '../redis/queue-info';
@@ -24,7 +25,10 @@ export async function readStats(ctx: AdminContext): Promise<Stats> {
   const { redis, keys } = ctx;
   const day = statDay();
   const [processed, failed, processedToday, failedToday] = await redis.mget(keys.stat('processed'), keys.stat('failed'), keys.stat('processed', day), keys.stat('failed', day));
-  const [scheduled, retries, dead, processes] = await Promise.all([redis.zcard(keys.schedule), redis.zcard(keys.retry), redis.zcard(keys.dead), redis.scard(keys.processes)]);
+  const configured = ctx.config.queues.map((q) => q.name);
+  const [scheduled, retries, dead, processes] = await Promise.all([
+    jobSetSize(redis, keys, 'schedule', configured), jobSetSize(redis, keys, 'retry', configured), jobSetSize(redis, keys, 'dead', configured), redis.scard(keys.processes),
+  ]);
   const queues: Record<string, number> = {};
   for (const q of await queueInfo(ctx)) queues[q.queue] = q.size;
   return {

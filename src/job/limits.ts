@@ -33,10 +33,7 @@ export function heldSlots(config: ResolvedConfig, keys: Keys, queue: string, cla
  * Drops every slot this node holds in the limits it knows. Only when nothing runs on it (at boot,
  * and at stop once its jobs ended); a hash of the wrong type is left as it is (the fetch reports it).
  */
-export async function dropNodeSlots(redis: RedisClient, config: ResolvedConfig, keys: Keys): Promise<void> {
-  const running = allRunningKeys(config, keys);
-  if (running.length === 0) return;
-  const tx = redis.multi();
-  for (const key of running) tx.hdel(key, config.nodeId);
-  await tx.exec();
+export async function dropNodeSlots(redis: RedisClient, config: ResolvedConfig, keys: Keys, nodeId = config.nodeId): Promise<void> {
+  // One HDEL per hash: in the per-queue key layout they live in different slots.
+  await Promise.all(allRunningKeys(config, keys).map((key) => redis.hdel(key, nodeId)));
 }

@@ -23,14 +23,17 @@ export interface FailReport {
 
 export class Settlement {
   private readonly held: Held;
+  /** The job index its queue's jobs are in. */
+  private readonly index: string;
 
   constructor(private readonly ctx: NodeContext, private readonly fetched: FetchedJob, private readonly backup: string) {
     const { job, queue } = fetched;
     const { config, keys } = ctx;
+    this.index = keys.jobIndex(queue);
     this.held = {
       slots: heldSlots(config, keys, queue, job.class),
       nodeId: config.nodeId,
-      lock: job.unique_key && job.unique_until === 'success' ? { lockKey: keys.uniqueLock(job.unique_key), jid: job.jid } : undefined,
+      lock: job.unique_key && job.unique_until === 'success' ? { lockKey: keys.uniqueLock(job.unique_key, queue), jid: job.jid } : undefined,
     };
   }
 
@@ -41,8 +44,8 @@ export class Settlement {
   /** Success: off the backup list and out of the index, letting go of its lock and slots. */
   ack(): Promise<boolean> {
     const { workers } = this.ctx;
-    if (!this.held.lock && this.held.slots.length === 0 && workers) return workers.acks.ack(this.backup, this.fetched.raw, this.fetched.job.jid);
-    return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, this.held);
+    if (!this.held.lock && this.held.slots.length === 0 && workers) return workers.acks.ack(this.fetched.queue, this.backup, this.fetched.raw, this.fetched.job.jid);
+    return ackJob(this.ctx.redis, this.index, this.backup, this.fetched.raw, this.fetched.job.jid, this.held);
   }
 
   /**
@@ -50,23 +53,23 @@ export class Settlement {
    * It keeps its running slots until it ends (finishTaken, or fail / cancel with `taken`).
    */
   takeOffBackup(): Promise<boolean> {
-    return ackJob(this.ctx.redis, this.ctx.keys, this.backup, this.fetched.raw, this.fetched.job.jid, { slots: [], nodeId: this.held.nodeId }, true);
+    return ackJob(this.ctx.redis, this.index, this.backup, this.fetched.raw, this.fetched.job.jid, { slots: [], nodeId: this.held.nodeId }, true);
   }
 
   /** A job that is finished without success (dead, dropped, expired, at-most-once) lets go of its lock. */
   async releaseLock(): Promise<void> {
-    if (this.held.lock) await releaseJob(this.ctx.redis, this.ctx.keys, this.held.lock);
+    if (this.held.lock) await releaseJob(this.ctx.redis, this.index, this.held.lock);
   }
 
   /** An at-most-once job that succeeded: out of the index, its lock and running slots released. */
   async finishTaken(): Promise<void> {
-    await releaseJob(this.ctx.redis, this.ctx.keys, this.held.lock, this.fetched.job.jid, this.unlocked);
+    await releaseJob(this.ctx.redis, this.index, this.held.lock, this.fetched.job.jid, this.unlocked);
   }
 
   /** Unique until start: the lock goes as the job starts. */
   async releaseLockAtStart(): Promise<void> {
     const { job } = this.fetched;
-    if (job.unique_key && job.unique_until === 'start') await releaseJob(this.ctx.redis, this.ctx.keys, { lockKey: this.ctx.keys.uniqueLock(job.unique_key), jid: job.jid });
+    if (job.unique_key && job.unique_until === 'start') await releaseJob(this.ctx.redis, this.index, { lockKey: this.ctx.keys.uniqueLock(job.unique_key, this.fetched.queue), jid: job.jid });
   }
 
   /** The handler asked to run it again later: back in its queue with `nacks` raised. */
@@ -84,7 +87,7 @@ export class Settlement {
   private requeue(end: 'back' | 'front', rewritten?: string): Promise<boolean> {
     const { raw, job, queue } = this.fetched;
     const { keys, redis } = this.ctx;
-    return requeueJob(redis, keys.jobIndex, { backup: this.backup, queueKey: keys.queue(queue), queue, raw, rewritten, end, jid: job.jid }, this.unlocked);
+    return requeueJob(redis, this.index, { backup: this.backup, queueKey: keys.queue(queue), queue, raw, rewritten, end, jid: job.jid }, this.unlocked);
   }
 
   /** Failure: to `retry`, to `dead` or dropped, by the job's retry rules. */
@@ -96,12 +99,12 @@ export class Settlement {
     const now = nowSeconds();
     const decision = atMostOnce ? decideFailure(raw, { ...job, retry: 0 }, error, { ...config, dialect: 'exq' }, now) : decideFailure(raw, job, error, config, now);
     const base = { backup: this.backup, raw: fetchedRaw, jid: job.jid, held: this.unlocked };
-    const dead = { ...base, target: keys.dead, place: 'dead' as const, score: now, trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs };
+    const dead = { ...base, target: keys.dead(this.fetched.queue), place: 'dead' as const, score: now, trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs };
     const previousCount = Number.isInteger(job.retry_count) ? (job.retry_count as number) : 0;
     if (atMostOnce) {
       // Already off the backup list: it is filed in the dead set for the record, never retried.
-      if (decision.to !== 'discard') await failJob(redis, keys, { ...dead, rewritten: decision.json, taken: true });
-      else await releaseJob(redis, keys, undefined, job.jid, this.unlocked);
+      if (decision.to !== 'discard') await failJob(redis, this.index, { ...dead, rewritten: decision.json, taken: true });
+      else await releaseJob(redis, this.index, undefined, job.jid, this.unlocked);
       await this.releaseLock();
       return decision.to === 'discard'
         ? { to: 'discard', retryCount: previousCount, description: 'at most once: dropped, not retried' }
@@ -109,14 +112,14 @@ export class Settlement {
     }
     switch (decision.to) {
       case 'retry':
-        await failJob(redis, keys, { ...base, rewritten: decision.json, target: keys.retry, place: 'retry', score: decision.at });
+        await failJob(redis, this.index, { ...base, rewritten: decision.json, target: keys.retry(this.fetched.queue), place: 'retry', score: decision.at });
         return { to: 'retry', retryCount: decision.retryCount, nextRetryAt: decision.at, description: `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}` };
       case 'dead':
-        await failJob(redis, keys, { ...dead, rewritten: decision.json });
+        await failJob(redis, this.index, { ...dead, rewritten: decision.json });
         await this.releaseLock();
         return { to: 'dead', retryCount: decision.retryCount, description: 'out of retries, moved to dead' };
       case 'discard':
-        await ackJob(redis, keys, this.backup, fetchedRaw, job.jid, this.unlocked);
+        await ackJob(redis, this.index, this.backup, fetchedRaw, job.jid, this.unlocked);
         await this.releaseLock();
         return { to: 'discard', retryCount: previousCount, description: 'discarded (retry: false or dead: false)' };
     }
@@ -140,8 +143,8 @@ export class Settlement {
       error_message: JSON.stringify(reason),
       failed_at: jsonTimestamp(now, config.timestamps),
     });
-    const filed = await failJob(redis, keys, {
-      backup: this.backup, target: keys.dead, place: 'dead', raw: this.fetched.raw, rewritten: entry, jid: this.fetched.job.jid, score: now,
+    const filed = await failJob(redis, this.index, {
+      backup: this.backup, target: keys.dead(this.fetched.queue), place: 'dead', raw: this.fetched.raw, rewritten: entry, jid: this.fetched.job.jid, score: now,
       trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs, held: this.unlocked,
     });
     await this.releaseLock();

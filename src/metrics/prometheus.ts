@@ -9,6 +9,7 @@ import type { JobEventMap } from '../events/job-events';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import { queueInfo, QueueInfo } from '../redis/queue-info';
+import { jobSetSize } from '../redis/known-queues';
 
 /** Seconds; from 5 ms to 5 minutes. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -133,14 +134,13 @@ export class NodeMetrics {
   private async readRedis(): Promise<Snapshot | undefined> {
     const { redis, keys, logger } = this.ctx;
     try {
-      const [queues, sets] = await Promise.all([
-        queueInfo({ redis, keys }, subscribedQueues(this.ctx)),
-        redis.multi().zcard(keys.retry).zcard(keys.dead).zcard(keys.schedule).exec(),
+      const subscribed = subscribedQueues(this.ctx);
+      const [queues, retry, dead, scheduled] = await Promise.all([
+        queueInfo({ redis, keys }, subscribed),
+        jobSetSize(redis, keys, 'retry', subscribed),
+        jobSetSize(redis, keys, 'dead', subscribed),
+        jobSetSize(redis, keys, 'schedule', subscribed),
       ]);
-      const [retry, dead, scheduled] = (sets ?? []).map(([err, n]) => {
-        if (err) throw err;
-        return Number(n);
-      });
       return { queues, retry, dead, scheduled };
     } catch (err) {
       logger.warn(`metrics: cannot read Redis: ${(err as Error).message}`, { actor: 'metrics' });

@@ -9,6 +9,7 @@ import { ackBatch } from './scripts';
 const MAX_BATCH = 500;
 
 interface PendingAck {
+  queue: string;
   backup: string;
   raw: string;
   jid: string;
@@ -22,9 +23,9 @@ export class AckBatcher {
 
   constructor(private readonly redis: RedisClient, private readonly keys: Keys) {}
 
-  ack(backup: string, raw: string, jid: string): Promise<boolean> {
+  ack(queue: string, backup: string, raw: string, jid: string): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ backup, raw, jid, resolve, reject });
+      this.pending.push({ queue, backup, raw, jid, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -41,7 +42,7 @@ export class AckBatcher {
 
   private async send(batch: PendingAck[]): Promise<void> {
     try {
-      const results = await ackBatch(this.redis, this.keys.jobIndex, batch);
+      const results = await ackBatch(this.redis, this.keys, batch);
       batch.forEach((ack, i) => {
         const result = results[i];
         if (typeof result === 'number') ack.resolve(result === 1);

@@ -42,3 +42,11 @@ export function serverOf(client: RedisClient, key: string): Redis {
   if (!master) throw new Error(`no connection to the cluster master of slot ${slot} (of ${JSON.stringify(key)}) yet`);
   return master;
 }
+
+/** Every server that holds keys: the client itself, or each master of a cluster. */
+export function allMasters(client: RedisClient): Redis[] {
+  if (!(client instanceof Cluster)) return [client];
+  const masters = client.nodes('master');
+  if (masters.length === 0) throw new Error('no connection to any cluster master yet');
+  return masters;
+}

@@ -5,11 +5,14 @@
 // them is looked up again at its new place.
 //
 // Jobs that other producers push straight into a queue (Sidekiq's client, Exq) enter the index
-// when a nexq node fetches them; until then `locateJob` does not know them.
+// when a nexq node fetches them; until then `locateJob` does not know them. In the per-queue key
+// layout each queue has its own index, holding the jobs of that queue's keys, and a lookup asks
+// every known queue's index.
 import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
-import { deleteJob, findInList } from './scripts';
+import { knownQueues } from './known-queues';
+import { deleteJob, findInList } from './move-scripts';
 
 export type JobState = 'queued' | 'running' | 'schedule' | 'retry' | 'dead';
 
@@ -25,6 +28,8 @@ export interface JobLocation {
 
 export interface LocatedJob extends JobLocation {
   jid: string;
+  /** The queue whose index (and, per-queue key layout, whose sets) holds it; '' in the shared layout. */
+  home: string;
   /** The Redis key that holds it. */
   key: string;
   /** The job exactly as stored. */
@@ -61,15 +66,20 @@ function parseLocation([state, first, second]: string[]): JobLocation | undefine
   }
 }
 
-function keyOf(keys: Keys, at: JobLocation): string {
+function keyOf(keys: Keys, at: JobLocation, home: string): string {
   switch (at.state) {
     case 'queued':
       return keys.queue(at.queue!);
     case 'running':
       return keys.backup(at.node!, at.queue!);
     default:
-      return keys[at.state];
+      return keys.jobSet(at.state, home);
   }
+}
+
+/** The indexes that may know a job: the one index, or each known queue's. */
+async function indexesOf(redis: RedisClient, keys: Keys): Promise<Array<{ key: string; queue?: string }>> {
+  return keys.jobIndexes(keys.perQueue ? await knownQueues(redis, keys) : []);
 }
 
 async function fetchAt(redis: RedisClient, key: string, at: JobLocation, jid: string): Promise<string | null> {
@@ -81,14 +91,33 @@ async function fetchAt(redis: RedisClient, key: string, at: JobLocation, jid: st
 
 /** Where the job with `jid` is, with its payload and delivery count; undefined when nexq does not know it. */
 export async function locateJob(redis: RedisClient, keys: Keys, jid: string): Promise<LocatedJob | undefined> {
-  let entry = await redis.hget(keys.jobIndex, jid);
+  const indexes = await indexesOf(redis, keys);
+  const entries = await Promise.all(indexes.map(({ key }) => redis.hget(key, jid)));
+  for (let i = 0; i < indexes.length; i++) {
+    if (entries[i] === null) continue;
+    const found = await locateIn(redis, keys, indexes[i].key, indexes[i].queue ?? '', jid, entries[i]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The raw index entry of `jid`, and the queue whose index holds it; undefined when none does. */
+export async function indexEntryOf(redis: RedisClient, keys: Keys, jid: string): Promise<{ entry: string; home: string } | undefined> {
+  const indexes = await indexesOf(redis, keys);
+  const entries = await Promise.all(indexes.map(({ key }) => redis.hget(key, jid)));
+  const i = entries.findIndex((entry) => entry !== null);
+  return i < 0 ? undefined : { entry: entries[i]!, home: indexes[i].queue ?? '' };
+}
+
+async function locateIn(redis: RedisClient, keys: Keys, index: string, home: string, jid: string, first: string | null): Promise<LocatedJob | undefined> {
+  let entry = first;
   for (let attempt = 0; attempt < ATTEMPTS && entry !== null; attempt++) {
     const at = parseEntry(entry);
     if (!at) return undefined;
-    const key = keyOf(keys, at);
+    const key = keyOf(keys, at, home);
     const raw = await fetchAt(redis, key, at, jid);
-    if (raw !== null) return { ...at, jid, key, raw, indexEntry: entry };
-    const now = await redis.hget(keys.jobIndex, jid);
+    if (raw !== null) return { ...at, jid, home, key, raw, indexEntry: entry };
+    const now = await redis.hget(index, jid);
     // Unchanged but not there: another system took the job without telling the index (stale).
     if (now === entry) return undefined;
     entry = now;
@@ -109,7 +138,7 @@ export async function deleteJobByJid(redis: RedisClient, keys: Keys, jid: string
     const found = await locateJob(redis, keys, jid);
     if (!found) return false;
     if (found.state === 'running') throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
-    if (await deleteJob(redis, keys, found.key, found.raw, jid, found.indexEntry)) return true;
+    if (await deleteJob(redis, keys, found.home, found.key, found.raw, jid, found.indexEntry)) return true;
   }
   return false;
 }

@@ -1,4 +1,6 @@
-// Every Redis key nexq touches is built here, in Exq's layout (which is Sidekiq's plus a prefix).
+// Every Redis key nexq touches is built here. Two layouts:
+//
+// 'shared' (the default): Exq's layout, which is Sidekiq's plus a prefix.
 //   <ns>:queues                        set of known queue names
 //   <ns>:queue:<q>                     list; producers LPUSH, consumers take from the right
 //   <ns>:queue:backup::<node>::<q>     list of the jobs node <node> has taken from <q> and not finished
@@ -11,21 +13,68 @@
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
 //   <ns>:nexq:jobs                     hash: jid -> deliveries and where the job is (src/redis/job-index.ts)
+//   <ns>:nexq:paused                   hash: queue -> in | out | all
+//   <ns>:nexq:unique:<key>             string: the jid holding a unique lock
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 // With an empty namespace there is no prefix at all: Sidekiq's exact key names. On a Redis Cluster
-// the namespace carries a hash tag ({exq}), so every key here hashes to the one slot of that tag.
+// a namespace that carries a hash tag ({exq}) puts every key in the one slot of that tag.
+//
+// 'per-queue' (Redis Cluster with an untagged namespace, issue #9): every key of one queue carries
+// the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
+//   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
+//   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
+//   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>
+// and every other key is prefixed {<ns>}: (one slot for the node-wide keys: processes, stats, node
+// beats). A script then touches the keys of one queue (or the node-wide ones) only. Sidekiq and Exq
+// cannot read this layout (docs/compatibility.md).
+
+export type KeyLayout = 'shared' | 'per-queue';
+export type JobSet = 'schedule' | 'retry' | 'dead';
+
+export class KeyLayoutError extends Error {
+  override readonly name = 'KeyLayoutError';
+}
 
 export class Keys {
   private readonly prefix: string;
+  /** Prefix of the keys that belong to one queue (the node-wide prefix in the shared layout). */
+  private readonly queuePrefix: string;
+  readonly perQueue: boolean;
 
-  constructor(readonly namespace: string) {
-    this.prefix = namespace === '' ? '' : `${namespace}:`;
+  constructor(
+    readonly namespace: string,
+    readonly layout: KeyLayout = 'shared',
+  ) {
+    this.perQueue = layout === 'per-queue';
+    if (this.perQueue && (namespace === '' || /[{}]/.test(namespace))) {
+      throw new KeyLayoutError(`the per-queue key layout needs a namespace without braces (got ${JSON.stringify(namespace)}): each queue's keys carry the queue's own hash tag`);
+    }
+    this.queuePrefix = namespace === '' ? '' : `${namespace}:`;
+    this.prefix = this.perQueue ? `{${namespace}}:` : this.queuePrefix;
   }
 
   key(name: string): string {
     return this.prefix + name;
+  }
+
+  /**
+   * The group of queues whose keys may meet in one script call: every queue in the shared layout
+   * (''), each queue alone in the per-queue layout (its name).
+   */
+  group(queue: string): string {
+    return this.perQueue ? queue : '';
+  }
+
+  /** A key of `queue`: `<ns>:<name>:<q>`, or `<ns>:<name>:{<q>}` in the per-queue layout. */
+  private ofQueue(name: string, queue: string, suffix = ''): string {
+    return `${this.queuePrefix}${name}${this.perQueue ? `{${checkQueue(queue)}}` : queue}${suffix}`;
+  }
+
+  /** A key that one queue owns in the per-queue layout and all queues share in the shared layout. */
+  private sharedOrOfQueue(name: string, queue: string): string {
+    return this.perQueue ? this.ofQueue(`${name}:`, queue) : this.key(name);
   }
 
   get queues(): string {
@@ -33,29 +82,63 @@ export class Keys {
   }
 
   queue(queue: string): string {
-    return this.key(`queue:${queue}`);
+    return this.ofQueue('queue:', queue);
   }
 
   backup(nodeId: string, queue: string): string {
-    return this.key(`queue:backup::${nodeId}::${queue}`);
+    return this.ofQueue(`queue:backup::${nodeId}::`, queue);
   }
 
   /** The glob that matches every backup list of `nodeId`. */
   backupPattern(nodeId: string): string {
     // The namespace is escaped too: one like `app[1]` would otherwise match nothing it should.
-    return `${globEscape(this.prefix)}queue:backup::${globEscape(nodeId)}::*`;
+    return `${globEscape(this.queuePrefix)}queue:backup::${globEscape(nodeId)}::*`;
   }
 
-  get schedule(): string {
-    return this.key('schedule');
+  /** The glob that matches every backup list of every node. */
+  get anyBackupPattern(): string {
+    return `${globEscape(this.queuePrefix)}queue:backup::*`;
   }
 
-  get retry(): string {
-    return this.key('retry');
+  /**
+   * The node and queue of a backup list's key (of `nodeId`'s lists only, when given: a node id
+   * may itself hold '::'); undefined for a key that is not one.
+   */
+  parseBackup(key: string, nodeId?: string): { nodeId: string; queue: string } | undefined {
+    const head = `${this.queuePrefix}queue:backup::${nodeId === undefined ? '' : `${nodeId}::`}`;
+    if (!key.startsWith(head)) return undefined;
+    const rest = key.slice(head.length);
+    const at = nodeId !== undefined ? -2 : rest.lastIndexOf(this.perQueue ? '::{' : '::');
+    if (at === 0 || at === -1) return undefined;
+    let queue = rest.slice(at + 2);
+    if (this.perQueue) {
+      if (!queue.startsWith('{') || !queue.endsWith('}')) return undefined;
+      queue = queue.slice(1, -1);
+    }
+    return queue === '' ? undefined : { nodeId: nodeId ?? rest.slice(0, at), queue };
   }
 
-  get dead(): string {
-    return this.key('dead');
+  /** The schedule, retry or dead set that holds `queue`'s jobs. */
+  jobSet(set: JobSet, queue: string): string {
+    return this.sharedOrOfQueue(set, queue);
+  }
+
+  schedule(queue: string): string {
+    return this.jobSet('schedule', queue);
+  }
+
+  retry(queue: string): string {
+    return this.jobSet('retry', queue);
+  }
+
+  dead(queue: string): string {
+    return this.jobSet('dead', queue);
+  }
+
+  /** Every distinct key of `set` for these queues: one key in the shared layout, one per queue in the other. */
+  jobSets(set: JobSet, queues: Iterable<string>): Array<{ key: string; queue?: string }> {
+    if (!this.perQueue) return [{ key: this.key(set) }];
+    return [...new Set(queues)].sort().map((queue) => ({ key: this.jobSet(set, queue), queue }));
   }
 
   stat(name: 'processed' | 'failed', day?: string): string {
@@ -72,27 +155,34 @@ export class Keys {
     return this.key('nexq:node-identities');
   }
 
-  /** nexq's own: queue -> in | out | all, for paused queues. */
-  get paused(): string {
-    return this.key('nexq:paused');
+  /** nexq's own: hash queue -> in | out | all, for paused queues (one hash per queue in the per-queue layout). */
+  paused(queue: string): string {
+    return this.sharedOrOfQueue('nexq:paused', queue);
   }
 
   /** nexq's own: jobs of `queue` running per node (node id -> count), for a limit across nodes. */
   running(queue: string): string {
-    return this.key(`nexq:running:${queue}`);
+    return this.ofQueue('nexq:running:', queue);
   }
 
   /** nexq's own: jobs of class `className` running per node (node id -> count), for a limit across nodes. */
   classRunning(className: string): string {
+    if (this.perQueue) throw new KeyLayoutError('class limits across nodes need every queue in one slot: the per-queue key layout has none');
     return this.key(`nexq:running-class:${className}`);
   }
 
   /**
    * nexq's own: jid -> how many times the job was handed to a handler (re-runs included) and where
-   * it is now, kept in step by every script that moves a job.
+   * it is now, kept in step by every script that moves a job (one index per queue in the per-queue layout).
    */
-  get jobIndex(): string {
-    return this.key('nexq:jobs');
+  jobIndex(queue: string): string {
+    return this.sharedOrOfQueue('nexq:jobs', queue);
+  }
+
+  /** Every distinct job index for these queues. */
+  jobIndexes(queues: Iterable<string>): Array<{ key: string; queue?: string }> {
+    if (!this.perQueue) return [{ key: this.key('nexq:jobs') }];
+    return [...new Set(queues)].sort().map((queue) => ({ key: this.jobIndex(queue), queue }));
   }
 
   /** nexq's own: the pub/sub channel that carries cancel requests to every node. */
@@ -100,14 +190,14 @@ export class Keys {
     return this.key('nexq:cancel');
   }
 
-  /** nexq's own: a unique job's lock, holding its jid. */
-  uniqueLock(key: string): string {
-    return this.key(`nexq:unique:${key}`);
+  /** nexq's own: a unique job's lock, holding its jid (unique within its queue in the per-queue layout). */
+  uniqueLock(key: string, queue: string): string {
+    return this.perQueue ? this.ofQueue('nexq:unique:', queue, `:${key}`) : this.key(`nexq:unique:${key}`);
   }
 
-  /** nexq's own: the last tick (epoch seconds) enqueued for periodic entry `id`. */
-  periodic(id: string): string {
-    return this.key(`nexq:periodic:${id}`);
+  /** nexq's own: the last tick (epoch seconds) enqueued for periodic entry `id` into `queue`. */
+  periodic(id: string, queue: string): string {
+    return this.perQueue ? this.ofQueue('nexq:periodic:', queue, `:${id}`) : this.key(`nexq:periodic:${id}`);
   }
 
   get processes(): string {
@@ -125,6 +215,14 @@ export class Keys {
   processSignals(identity: string): string {
     return this.key(`${identity}-signals`);
   }
+}
+
+/** A queue name that can be a hash tag: no braces (a brace would end or move the tag). */
+function checkQueue(queue: string): string {
+  if (queue === '' || /[{}]/.test(queue)) {
+    throw new KeyLayoutError(`queue name ${JSON.stringify(queue)} cannot be used in the per-queue key layout: it must be non-empty and without braces`);
+  }
+  return queue;
 }
 
 function globEscape(text: string): string {

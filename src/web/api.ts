@@ -10,6 +10,7 @@ import { pausedQueues, pauseQueue, PAUSE_MODES, PauseMode, resumeQueue } from '.
 import { readProcesses, readRunningJobs } from '../admin/processes';
 import { queueInfo, readHistory, readStats } from '../admin/stats';
 import { isQueueName } from '../../config/validate';
+import { jobSetSize } from '../redis/known-queues';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -105,7 +106,7 @@ const ROUTES: Route[] = [
     path: /^\/sets\/([^/]+)$/,
     handler: async (ctx, [s], query) => {
       const set = setParam(s);
-      const [size, jobs] = await Promise.all([ctx.redis.zcard(ctx.keys[set]), setJobs(ctx, set, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9))]);
+      const [size, jobs] = await Promise.all([jobSetSize(ctx.redis, ctx.keys, set, ctx.config.queues.map((q) => q.name)), setJobs(ctx, set, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9))]);
       return { set, size, jobs };
     },
   },

@@ -29,7 +29,7 @@ export function isDrained(state: DrainState): boolean {
   return totalQueued(state) === 0 && state.inBackup === 0 && state.busy === 0;
 }
 
-/** Reads the state of `only` (or every queue of the queues set when empty) in three round trips. */
+/** Reads the state of `only` (or every queue of the queues set when empty) in two rounds. */
 export async function readDrainState({ redis, keys }: Session, only: string[]): Promise<DrainState> {
   const [known, nodeIds, identities, processed] = valuesOf(
     await redis.multi().smembers(keys.queues).zrange(keys.nodes, 0, -1).smembers(keys.processes).get(keys.stat('processed')).exec(),
@@ -38,11 +38,13 @@ export async function readDrainState({ redis, keys }: Session, only: string[]): 
   const ids = nodeIds as string[];
   const processes = identities as string[];
 
-  const reads = redis.pipeline();
-  for (const q of queues) reads.llen(keys.queue(q));
-  for (const id of ids) for (const q of queues) reads.llen(keys.backup(id, q));
-  for (const identity of processes) reads.hvals(keys.processWorkers(identity));
-  const replies = valuesOf(await reads.exec());
+  // Sent together rather than as one pipeline: in the per-queue key layout the queues' keys are on
+  // several cluster masters.
+  const replies: unknown[] = await Promise.all([
+    ...queues.map((q) => redis.llen(keys.queue(q))),
+    ...ids.flatMap((id) => queues.map((q) => redis.llen(keys.backup(id, q)))),
+    ...processes.map((identity) => redis.hvals(keys.processWorkers(identity))),
+  ]);
 
   const queued: Record<string, number> = {};
   queues.forEach((q, i) => (queued[q] = Number(replies[i])));

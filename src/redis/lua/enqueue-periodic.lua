@@ -2,9 +2,9 @@
 -- enqueued already; check, advance and push in one atomic step, so of any number of nodes racing
 -- for one tick exactly one enqueues it, and a tick never goes back (a late node cannot re-run it).
 -- KEYS[1]  the schedule's state <ns>:nexq:periodic:<id> (string: epoch seconds of its last tick)
--- KEYS[2]  queue set  <ns>:queues
--- KEYS[3]  queue list <ns>:queue:<q>
--- KEYS[4]  job index <ns>:nexq:jobs
+-- KEYS[2]  queue list <ns>:queue:<q>
+-- KEYS[3]  job index <ns>:nexq:jobs
+-- KEYS[4]  queue set  <ns>:queues (absent in the per-queue key layout: the caller adds the queue)
 -- ARGV[1]  the tick, in whole epoch seconds
 -- ARGV[2]  the job JSON (its jid names the tick)
 -- ARGV[3]  queue name
@@ -14,8 +14,8 @@
 -- Returns 1 when it pushed the job, 0 when this tick or a later one was enqueued already, -1 when
 -- it recorded a new schedule's first tick without enqueuing it.
 nexq_expect_type(KEYS[1], 'string')
-nexq_expect_type(KEYS[2], 'set')
-nexq_expect_type(KEYS[3], 'list')
+nexq_expect_type(KEYS[2], 'list')
+if KEYS[4] then nexq_expect_type(KEYS[4], 'set') end
 local tick = tonumber(ARGV[1])
 local last = redis.call('GET', KEYS[1])
 if last and tonumber(last) then
@@ -27,7 +27,7 @@ elseif not last and ARGV[4] == 'boot' then
   return -1
 end
 redis.call('SET', KEYS[1], ARGV[1])
-redis.call('LPUSH', KEYS[3], ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[3])
-nexq_index_new(KEYS[4], ARGV[5], 'queued\t' .. ARGV[3])
+redis.call('LPUSH', KEYS[2], ARGV[2])
+if KEYS[4] then redis.call('SADD', KEYS[4], ARGV[3]) end
+nexq_index_new(KEYS[3], ARGV[5], 'queued\t' .. ARGV[3])
 return 1

@@ -7,11 +7,12 @@
 -- KEYS[4]      queue set <ns>:queues
 -- KEYS[5]      the dead node's process entry <ns>:<identity>
 -- KEYS[6]      the dead node's running-jobs hash <ns>:<identity>:workers
--- KEYS[7]      job index <ns>:nexq:jobs
--- KEYS[5+3i], [6+3i], [7+3i]  backup pair i (1..b): a backup list of the dead node
---              <ns>:queue:backup::<node>::<q>, that queue's list <ns>:queue:<q>, and that queue's
---              running hash <ns>:nexq:running:<q> (the dead node's global-limit slots)
--- KEYS[8+3b..] running hashes of limited classes <ns>:nexq:running-class:<c> (its class slots)
+-- KEYS[3+4i], [4+4i], [5+4i], [6+4i]  backup i (1..b): a backup list of the dead node
+--              <ns>:queue:backup::<node>::<q>, that queue's list <ns>:queue:<q>, that queue's
+--              running hash <ns>:nexq:running:<q> (the dead node's global-limit slots) and its job
+--              index <ns>:nexq:jobs. With b = 0 the script only claims the node (the per-queue key
+--              layout, where each backup list is requeued apart: see node-reaper.ts)
+-- KEYS[7+4b..] running hashes of limited classes <ns>:nexq:running-class:<c> (its class slots)
 -- ARGV[1]      the dead node's id
 -- ARGV[2]      cutoff: the node is dead only if its last beat is at or before this
 -- ARGV[3]      its process identity ('' when unknown)
@@ -26,11 +27,11 @@ local b = tonumber(ARGV[4])
 nexq_expect_type(KEYS[3], 'set')
 nexq_expect_type(KEYS[4], 'set')
 nexq_expect_type(KEYS[2], 'hash')
-nexq_expect_slots(8 + 3 * b)
+nexq_expect_slots(7 + 4 * b)
 for i = 1, b do
-  nexq_expect_type(KEYS[5 + 3 * i], 'list')
-  nexq_expect_type(KEYS[6 + 3 * i], 'list')
-  nexq_expect_type(KEYS[7 + 3 * i], 'hash')
+  nexq_expect_type(KEYS[3 + 4 * i], 'list')
+  nexq_expect_type(KEYS[4 + 4 * i], 'list')
+  nexq_expect_type(KEYS[5 + 4 * i], 'hash')
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -40,14 +41,14 @@ if ARGV[3] ~= '' then
 end
 local moved = 0
 for i = 1, b do
-  local backup, queue = KEYS[5 + 3 * i], KEYS[6 + 3 * i]
+  local backup, queue, index = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[6 + 4 * i]
   local where = 'queued\t' .. ARGV[4 + i]
-  redis.call('HDEL', KEYS[7 + 3 * i], ARGV[1])
+  redis.call('HDEL', KEYS[5 + 4 * i], ARGV[1])
   local n = 0
   while true do
     local job = redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT')
     if not job then break end
-    nexq_index(KEYS[7], nexq_jid_of(job), where)
+    nexq_index(index, nexq_jid_of(job), where)
     n = n + 1
   end
   if n > 0 then
@@ -55,7 +56,7 @@ for i = 1, b do
     moved = moved + n
   end
 end
-for k = 8 + 3 * b, #KEYS do
+for k = 7 + 4 * b, #KEYS do
   redis.call('HDEL', KEYS[k], ARGV[1])
 end
 return moved

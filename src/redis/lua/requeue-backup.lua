@@ -1,29 +1,27 @@
 -- requeue-backup: put every job of a backup list back at the consumer end of its queue.
 -- KEYS[1]   backup list <ns>:queue:backup::<node>::<q>
 -- KEYS[2]   queue list  <ns>:queue:<q>
--- KEYS[3]   queue set   <ns>:queues
--- KEYS[4]   job index   <ns>:nexq:jobs
--- KEYS[5]   the queue's running hash: this node holds no slot of the queue once its jobs are back
+-- KEYS[3]   job index   <ns>:nexq:jobs
+-- KEYS[4]   the queue's running hash: this node holds no slot of the queue once its jobs are back
+-- KEYS[5]   queue set   <ns>:queues (absent in the per-queue key layout: the caller adds the queue)
 -- ARGV[1]   queue name (for the queue set)
 -- ARGV[2]   this node's id
 -- Returns the number of jobs moved. The backup list holds the newest job at its head; moving
 -- head-first to the queue's right end leaves the oldest job next in line, as it was.
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'list')
-nexq_expect_type(KEYS[3], 'set')
-nexq_expect_slots(5)
+if KEYS[5] then nexq_expect_type(KEYS[5], 'set') end
+nexq_expect_type(KEYS[4], 'hash')
 local moved = 0
 local where = 'queued\t' .. ARGV[1]
 while true do
   local job = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
   if not job then break end
-  nexq_index(KEYS[4], nexq_jid_of(job), where)
+  nexq_index(KEYS[3], nexq_jid_of(job), where)
   moved = moved + 1
 end
-if moved > 0 then
-  redis.call('SADD', KEYS[3], ARGV[1])
+if moved > 0 and KEYS[5] then
+  redis.call('SADD', KEYS[5], ARGV[1])
 end
-for i = 5, #KEYS do
-  redis.call('HDEL', KEYS[i], ARGV[2])
-end
+redis.call('HDEL', KEYS[4], ARGV[2])
 return moved

@@ -1,0 +1,79 @@
+// Writing new jobs: enqueue.lua for jobs now and later, enqueue-periodic.lua for a periodic job's tick.
+import type { RedisClient } from './client';
+import type { Keys } from './keys';
+import { formatScore, groupIndexes, queueSet, runScript } from './scripts';
+
+export interface NewJob {
+  queue: string;
+  queueKey: string;
+  json: string;
+  jid: string;
+  /** Epoch seconds to run at; absent for now. */
+  runAt?: number;
+  maxlen?: number;
+  unique?: { lockKey: string; ttl: number };
+}
+
+export class QueuePausedError extends Error {
+  override readonly name = 'QueuePausedError';
+}
+
+export class QueueFullError extends Error {
+  override readonly name = 'QueueFullError';
+}
+
+/**
+ * Writes jobs all or none (all or none per queue in the per-queue key layout, where each queue's
+ * jobs are one call); per job its jid (the holder's on a unique conflict) and whether it conflicted.
+ */
+export async function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+  if (jobs.length === 0) return [];
+  const groups = groupIndexes(jobs, (j) => keys.group(j.queue));
+  const queues = [...new Set(jobs.map((j) => j.queue))];
+  if (groups.size === 1) return enqueueCall(client, keys, jobs, await queueSet(client, keys, queues));
+  // Several calls: a queue paused for input refuses them all before any is written, as one call
+  // would (a pause that lands between this read and the calls refuses its own queue's jobs only).
+  const paused = await Promise.all(queues.map((queue) => client.hget(keys.paused(queue), queue)));
+  const refused = queues.find((_, i) => paused[i] === 'in' || paused[i] === 'all');
+  if (refused !== undefined) throw new QueuePausedError(`enqueue refused: queue ${refused} is paused for input`);
+  const tail = await queueSet(client, keys, queues);
+  const results: Array<{ jid: string; conflict: boolean }> = [];
+  await Promise.all(
+    [...groups.values()].map(async (members) => {
+      const written = await enqueueCall(client, keys, members.map((i) => jobs[i]), tail);
+      written.forEach((result, k) => (results[members[k]] = result));
+    }),
+  );
+  return results;
+}
+
+async function enqueueCall(client: RedisClient, keys: Keys, jobs: NewJob[], tail: string[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+  const first = jobs[0].queue;
+  const scriptKeys = [keys.schedule(first), keys.paused(first), keys.jobIndex(first), ...jobs.flatMap((j) => [j.queueKey, j.unique?.lockKey ?? j.queueKey]), ...tail];
+  const argv: Array<string | number> = [jobs.length];
+  for (const j of jobs) argv.push(j.queue, j.json, j.runAt === undefined ? '' : formatScore(j.runAt), j.maxlen ?? '', j.unique?.ttl ?? '');
+  for (const j of jobs) argv.push(j.jid);
+  try {
+    const result = (await runScript(client, 'enqueue', scriptKeys, argv)) as Array<[string, number]>;
+    return result.map(([jid, conflict]) => ({ jid, conflict: conflict === 1 }));
+  } catch (err) {
+    const message = (err as Error).message;
+    if (message.startsWith('NEXQ_PAUSED ')) throw new QueuePausedError(`enqueue refused: ${message.slice(12)}`);
+    if (message.startsWith('NEXQ_FULL ')) throw new QueueFullError(`enqueue refused: ${message.slice(10)}`);
+    throw err;
+  }
+}
+
+/** What one call of enqueue-periodic.lua did. */
+export type PeriodicOutcome = 'enqueued' | 'already' | 'new-schedule';
+
+/**
+ * Enqueues tick `tick` (epoch seconds) of a periodic job unless it or a later tick was enqueued
+ * already, in one atomic step. `boot`: the node's first call for this schedule, which only records
+ * the tick of a schedule Redis has no state for.
+ */
+export async function enqueuePeriodic(client: RedisClient, keys: Keys, state: string, queueName: string, tick: number, json: string, jid: string, boot: boolean): Promise<PeriodicOutcome> {
+  const scriptKeys = [state, keys.queue(queueName), keys.jobIndex(queueName), ...(await queueSet(client, keys, [queueName]))];
+  const result = (await runScript(client, 'enqueue-periodic', scriptKeys, [tick, json, queueName, boot ? 'boot' : '', jid])) as number;
+  return result === 1 ? 'enqueued' : result === 0 ? 'already' : 'new-schedule';
+}

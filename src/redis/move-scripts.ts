@@ -1,0 +1,114 @@
+// Moving jobs outside a node's fetch-and-settle path: re-hydrating backup lists, due jobs out of
+// the schedule and retry sets (the scheduler, `nexq retry`), bury, clear, delete, and recovering a
+// dead node. Each move is one atomic script call, except where the per-queue key layout puts its
+// two ends in different slots (moveAcrossQueues).
+import type { RedisClient } from './client';
+import { jsonObject } from '../job/json-object';
+import type { JobSet, Keys } from './keys';
+import { formatScore, queueSet, releaseJob, runScript } from './scripts';
+
+/** Puts a whole backup list back into its queue, and drops the node's global-limit count there. */
+export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: string, queue: string): Promise<number> {
+  const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.jobIndex(queue), keys.running(queue), ...(await queueSet(client, keys, [queue]))];
+  return (await runScript(client, 'requeue-backup', scriptKeys, [queue, nodeId])) as number;
+}
+
+export interface DueMove {
+  /** The sorted set it is in: schedule, retry, or (on request) dead. */
+  source: string;
+  /** The queue whose set that is (in the per-queue key layout the set belongs to one queue). */
+  sourceQueue: string;
+  /** The queue it goes into (its `queue` field). */
+  queue: string;
+  raw: string;
+  /** The job as it goes into the queue (with its new enqueued_at). */
+  enqueued: string;
+  jid: string;
+}
+
+/**
+ * Moves one job from a sorted set into its queue; false when it was gone already. In the per-queue
+ * key layout a job bound for another queue than its set's (Sidekiq's `retry_queue`) crosses slots:
+ * see moveAcrossQueues.
+ */
+export async function enqueueDue(client: RedisClient, keys: Keys, m: DueMove, nodeId: string): Promise<boolean> {
+  if (keys.group(m.sourceQueue) !== keys.group(m.queue)) return moveAcrossQueues(client, keys, m, nodeId);
+  const scriptKeys = [m.source, keys.queue(m.queue), keys.jobIndex(m.queue), ...(await queueSet(client, keys, [m.queue]))];
+  return (await runScript(client, 'enqueue-due', scriptKeys, [m.raw, m.enqueued, m.queue, m.jid])) === 1;
+}
+
+/**
+ * A due job whose queue lives in another slot than its set: no script can move it in one step, so
+ * this node takes it into its own backup list of the set's queue first (atomic: of several nodes
+ * one wins), pushes it into its queue, and then drops the backup entry. A crash in between leaves
+ * it in the backup list, which recovery puts back into a queue: never lost, at worst run twice.
+ */
+async function moveAcrossQueues(client: RedisClient, keys: Keys, m: DueMove, nodeId: string): Promise<boolean> {
+  const backup = keys.backup(nodeId, m.sourceQueue);
+  const taken = await runScript(client, 'enqueue-due', [m.source, backup, keys.jobIndex(m.sourceQueue)], [m.raw, m.enqueued, m.sourceQueue, m.jid]);
+  if (taken !== 1) return false;
+  await client.sadd(keys.queues, m.queue);
+  await client.multi().lpush(keys.queue(m.queue), m.enqueued).hset(keys.jobIndex(m.queue), m.jid, `0\tqueued\t${m.queue}`).exec();
+  await runScript(client, 'ack-batch', [keys.jobIndex(m.sourceQueue), backup], [m.enqueued, m.jid]);
+  return true;
+}
+
+/** Moves one unreadable job from `queue`'s schedule or retry set to its dead set, as `entry` with jid `jid`. */
+export async function buryDue(client: RedisClient, keys: Keys, queue: string, source: string, raw: string, entry: string, jid: string, score: number): Promise<boolean> {
+  return (await runScript(client, 'bury-due', [source, keys.dead(queue), keys.jobIndex(queue)], [raw, entry, formatScore(score), jid])) === 1;
+}
+
+/**
+ * Empties a schedule, retry or dead set (each queue's, in the per-queue key layout), forgetting its
+ * jobs in the index and letting go of the unique locks they held; how many entries it held.
+ */
+export async function clearSet(client: RedisClient, keys: Keys, set: JobSet, queues: Iterable<string>): Promise<number> {
+  let total = 0;
+  for (const { key, queue = '' } of keys.jobSets(set, queues)) {
+    const [count, locks] = (await runScript(client, 'clear-set', [key, keys.jobIndex(queue)], [set])) as [number, string[]];
+    for (let i = 0; i < locks.length; i += 2) await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
+    total += count;
+  }
+  return total;
+}
+
+/** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */
+export async function findInList(client: RedisClient, list: string, jid: string): Promise<string | null> {
+  return (await runScript(client, 'find-in-list', [list], [jid])) as string | null;
+}
+
+/**
+ * Deletes a waiting job found at `location` in the index, with the unique lock its `unique_key`
+ * names if the job holds it; false when it had moved meanwhile.
+ */
+export async function deleteJob(client: RedisClient, keys: Keys, queue: string, where: string, raw: string, jid: string, location: string): Promise<boolean> {
+  const uniqueKey = jsonObject(raw)?.unique_key;
+  const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey, queue) : keys.jobIndex(queue);
+  return (await runScript(client, 'delete-job', [where, keys.jobIndex(queue), lockKey], [raw, jid, location])) === 1;
+}
+
+export interface DeadNode {
+  nodes: string;
+  identities: string;
+  processes: string;
+  queuesSet: string;
+  processKey: string;
+  processWorkersKey: string;
+  nodeId: string;
+  identity: string;
+  cutoff: number;
+  /** The dead node's backup lists with their queues, running hashes and job indexes (none: claim only). */
+  backups: Array<{ backup: string; queue: string; running: string; jobIndex: string; name: string }>;
+  /** Running hashes of every limit (queues', classes'), where the dead node's slots are dropped. */
+  runningKeys: string[];
+}
+
+/** Claims a dead node and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
+export async function recoverNode(client: RedisClient, d: DeadNode): Promise<number> {
+  const keys = [
+    d.nodes, d.identities, d.processes, d.queuesSet, d.processKey, d.processWorkersKey,
+    ...d.backups.flatMap((b) => [b.backup, b.queue, b.running, b.jobIndex]), ...d.runningKeys,
+  ];
+  const argv = [d.nodeId, formatScore(d.cutoff), d.identity, d.backups.length, ...d.backups.map((b) => b.name)];
+  return (await runScript(client, 'recover-node', keys, argv)) as number;
+}
