@@ -32,7 +32,7 @@ describe('middleware', () => {
     const broken: Middleware = { name: 'broken', before: () => { throw new Error('middleware refused'); } };
     const nexq = await t.start({ middleware: [broken] });
     await nexq.enqueue('default', 'Record', [t.url, t.out('never'), 1]);
-    const entry = await waitFor(async () => (await t.redis.zrange(t.keys.retry, 0, -1))[0], 5000, 'a retry entry');
+    const entry = await waitFor(async () => (await t.redis.zrange(t.keys.retry('default'), 0, -1))[0], 5000, 'a retry entry');
     expect(JSON.parse(entry)).to.include({ error_message: 'middleware refused' });
     expect(await t.redis.llen(t.out('never'))).to.equal(0);
   });

@@ -40,7 +40,7 @@ describe('Redis ACL users', () => {
     const [record] = await t.waitForRecords(t.out('acl'));
     expect(record.value).to.equal('ok');
     await node.enqueue('default', 'Fail', []);
-    await waitFor(() => t.redis.zcard(t.keys.retry), 5000, 'a failure');
+    await waitFor(() => t.redis.zcard(t.keys.retry('default')), 5000, 'a failure');
     await t.stop(node);
     expect(logs.text()).to.include('redis://nexq:***@127.0.0.1');
     expect(logs.text()).not.to.include('acl-Secret-77');

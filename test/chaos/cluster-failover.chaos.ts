@@ -1,6 +1,6 @@
-// Chaos: two nodes on a Redis Cluster (namespace {<ns>}: every key in one slot) work through
-// 10,000 jobs of 6 queues while the master that owns that slot is killed with -9 and its replica
-// takes over; the killed server then comes back as the new master's replica. With
+// Chaos: two nodes on a Redis Cluster in the per-queue key layout (an untagged namespace: each
+// queue in a slot of its own, the queues spread over the 3 masters) work through 10,000 jobs of 6
+// queues while the master of q1 is killed with -9 and its replica takes over; the killed server then comes back as the new master's replica. With
 // `waitReplicas: 1` every job whose enqueue was confirmed runs, and the nodes and the producer
 // carry on against the new master by themselves. Prints lost / duplicates for the closing notes.
 import { expect } from 'chai';
@@ -30,9 +30,9 @@ describe('chaos: Redis Cluster failover', function () {
     await setup?.stop();
   });
 
-  it("kill -9 of the master of the namespace's slot mid-run: no confirmed job lost, the nodes resume by themselves", async () => {
-    const namespace = `{${t.ns}}`;
-    const keys = new Keys(namespace);
+  it('kill -9 of the master of a queue mid-run: no confirmed job lost, the nodes resume by themselves', async () => {
+    const namespace = t.ns;
+    const keys = new Keys(namespace, 'per-queue');
     const redis = setup.redisOption({ waitReplicas: 1 });
     const done = t.out('done');
     const logs = captureLogs();
@@ -64,7 +64,10 @@ describe('chaos: Redis Cluster failover', function () {
 
     // Mid-run: jobs running, a fifth enqueued, the producer still at it.
     await waitFor(async () => confirmed.size >= JOBS / 5 && (await t.redis.llen(done)) >= JOBS / 20, 60_000, 'a fifth of the jobs enqueued and some run');
-    const victim = await setup.masterOf(keys.queues);
+    const spread = await Promise.all(QUEUES.map((q) => setup.masterOf(keys.queue(q))));
+    expect(new Set(spread).size, 'masters holding the six queues').to.be.at.least(2);
+    const victim = await setup.masterOf(keys.queue('q1'));
+    const onVictim = QUEUES.filter((_, i) => spread[i] === victim);
     const started = Date.now();
     const { promoted } = await setup.killMaster(victim);
     failedOver = true;
@@ -74,12 +77,17 @@ describe('chaos: Redis Cluster failover', function () {
     await setup.rejoin(victim);
     await producing;
 
-    const { duplicates } = await everyConfirmedJobRan(t.redis, done, confirmed, 180_000);
+    const { duplicates } = await everyConfirmedJobRan(t.redis, done, confirmed, 120_000, async (missing) => {
+      const places = await Promise.all(missing.map(async (jid) => `${jid}: ${JSON.stringify(await producer.show(jid).then((s) => s && { state: s.state, queue: s.queue, node: s.node }, (e: Error) => e.message))}`));
+      return `(${places.join('; ')})`;
+    });
     console.log(
-      `      cluster failover (kill -9) ${victim} -> ${promoted} in ${failoverMs} ms: confirmed=${confirmed.size} (after failover ${confirmedAfterFailover.size}) ` +
+      `      cluster failover (kill -9) ${victim} (queues ${onVictim.join(',')}; masters ${spread.join(',')}) -> ${promoted} in ${failoverMs} ms: ` +
+        `confirmed=${confirmed.size} (after failover ${confirmedAfterFailover.size}) ` +
         `ran-before=${ranAtFailover} lost=0 duplicates=${duplicates} refused-jobs=${refusedJobs}`,
     );
-    expect(await setup.masterOf(keys.queues)).to.equal(promoted);
+    expect(await setup.masterOf(keys.queue('q1'))).to.equal(promoted);
+    expect(nodes.every((n) => n.node.ctx.keys.perQueue)).to.equal(true);
     expect(nodes.every((n) => n.node.running), 'both nodes still running').to.equal(true);
     // A duplicate is a job in flight at the failover run again, or one of a refused chunk that had landed.
     expect(duplicates).to.be.at.most(nodes.length * QUEUES.length * CONCURRENCY + refusedJobs);

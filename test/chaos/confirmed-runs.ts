@@ -3,14 +3,24 @@
 import type Redis from 'ioredis';
 import { waitFor } from '../support/node';
 
-/** Waits until each of `confirmed` ran (is in the list `done`); resolves with the duplicate runs. */
-export async function everyConfirmedJobRan(redis: Redis, done: string, confirmed: Set<string>, timeoutMs: number): Promise<{ duplicates: number }> {
+/**
+ * Waits until each of `confirmed` ran (is in the list `done`); resolves with the duplicate runs.
+ * On a timeout, `explain` says where the first missing jobs are.
+ */
+export async function everyConfirmedJobRan(
+  redis: Redis,
+  done: string,
+  confirmed: Set<string>,
+  timeoutMs: number,
+  explain: (missing: string[]) => Promise<string> = async () => '',
+): Promise<{ duplicates: number }> {
   const lost = async () => {
     const ran = new Set(await redis.lrange(done, 0, -1));
     return [...confirmed].filter((jid) => !ran.has(jid));
   };
   await waitFor(async () => (await lost()).length === 0, timeoutMs, 'every confirmed job to run').catch(async (err) => {
-    throw new Error(`${err.message}: ${(await lost()).length} of ${confirmed.size} missing`);
+    const missing = await lost();
+    throw new Error(`${err.message}: ${missing.length} of ${confirmed.size} missing ${await explain(missing.slice(0, 10))}`);
   });
   const runs = await redis.lrange(done, 0, -1);
   return { duplicates: runs.length - new Set(runs).size };

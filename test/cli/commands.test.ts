@@ -31,7 +31,7 @@ describe('nexq admin commands', () => {
   async function failedJob(options: Record<string, unknown>, set: 'retry' | 'dead'): Promise<string> {
     const node = await t.start();
     const jid = await node.enqueueResult('default', 'Fail', ['it broke'], options as never).then((r) => r.jid);
-    await waitFor(async () => (await t.redis.zcard(set === 'retry' ? t.keys.retry : t.keys.dead)) === 1, 10_000, `the job in ${set}`);
+    await waitFor(async () => (await t.redis.zcard(set === 'retry' ? t.keys.retry('default') : t.keys.dead('default'))) === 1, 10_000, `the job in ${set}`);
     await t.stop(node);
     return jid;
   }
@@ -53,7 +53,7 @@ describe('nexq admin commands', () => {
   it('enqueue --in and --at go to the schedule set, which scheduled lists with ISO times', async () => {
     const later = (await ok(['enqueue', 'mail', 'Later', '--in', '3600'])).trim();
     const at = (await ok(['enqueue', 'mail', 'At', '[]', '--at', '2099-01-02T03:04:05Z'])).trim();
-    expect(await t.redis.zcard(t.keys.schedule)).to.equal(2);
+    expect(await t.redis.zcard(t.keys.schedule('mail'))).to.equal(2);
     const listed = await json(['scheduled']);
     expect(listed.map((j: { jid: string }) => j.jid)).to.deep.equal([later, at]);
     expect(listed[1]).to.include({ class: 'At', queue: 'mail', at: '2099-01-02T03:04:05.000Z' });
@@ -92,7 +92,7 @@ describe('nexq admin commands', () => {
     expect(entry.at).to.match(/^\d{4}-\d\d-\d\dT/);
     expect(await ok(['retries'])).to.include('BoomError: it broke');
     expect((await ok(['retry', jid])).trim()).to.equal(`${jid} moved to queue default`);
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
     const [raw] = await t.redis.lrange(t.keys.queue('default'), 0, -1);
     const job = JSON.parse(raw);
     expect(job).to.include({ jid, error_class: 'BoomError' });
@@ -108,20 +108,20 @@ describe('nexq admin commands', () => {
     expect(shown.split('\n')[0]).to.match(new RegExp(`^${jid}: dead \\(at \\d{4}-`));
     expect(shown).to.include('BoomError: it broke');
     const [found] = await json(['show', jid]);
-    expect(found).to.include({ where: 'dead', key: t.keys.dead });
+    expect(found).to.include({ where: 'dead', key: t.keys.dead('default') });
     expect(found.job).to.include({ jid, class: 'Fail' });
     expect((await json(['retry', jid]))[0]).to.include({ jid, queue: 'default', from: 'dead' });
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(0);
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
   });
 
   it('retry --all moves every job of the retry set', async () => {
     const now = Date.now() / 1000;
     for (const [i, queue] of ['a', 'b', 'a'].entries()) {
-      await t.redis.zadd(t.keys.retry, now + 1000, JSON.stringify({ class: 'X', args: [i], jid: `j${i}`, queue, retry_count: 1, error_class: 'E', error_message: 'm' }));
+      await t.redis.zadd(t.keys.retry('default'), now + 1000, JSON.stringify({ class: 'X', args: [i], jid: `j${i}`, queue, retry_count: 1, error_class: 'E', error_message: 'm' }));
     }
     expect(await json(['retry', '--all'])).to.have.length(3);
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
     expect(await t.redis.llen(t.keys.queue('a'))).to.equal(2);
     expect(await t.redis.llen(t.keys.queue('b'))).to.equal(1);
     expect((await t.redis.smembers(t.keys.queues)).sort()).to.deep.equal(['a', 'b']);
@@ -131,7 +131,7 @@ describe('nexq admin commands', () => {
     const jid = (await ok(['enqueue', 'default', 'Later', '--in', '600'])).trim();
     const keep = (await ok(['enqueue', 'default', 'Keep', '--in', '600'])).trim();
     expect(await json(['delete', jid])).to.deep.equal({ jid, deleted_from: ['schedule'] });
-    const left = await t.redis.zrange(t.keys.schedule, 0, -1);
+    const left = await t.redis.zrange(t.keys.schedule('default'), 0, -1);
     expect(left).to.have.length(1);
     expect(JSON.parse(left[0]).jid).to.equal(keep);
     expectUsage(await cli(['delete', jid]), /^nexq: no job .* in the schedule, retry or dead set$/, 1);
@@ -162,8 +162,8 @@ describe('nexq admin commands', () => {
     await ok(['enqueue', 'default', 'B']);
     await ok(['enqueue', 'mail', 'C']);
     await ok(['enqueue', 'mail', 'D', '--in', '600']);
-    await t.redis.zadd(t.keys.retry, 1, '{"jid":"r","class":"R","args":[],"queue":"default"}');
-    await t.redis.zadd(t.keys.dead, 1, '{"jid":"d1","class":"D","args":[],"queue":"default"}', 2, '{"jid":"d2","class":"D","args":[],"queue":"default"}');
+    await t.redis.zadd(t.keys.retry('default'), 1, '{"jid":"r","class":"R","args":[],"queue":"default"}');
+    await t.redis.zadd(t.keys.dead('default'), 1, '{"jid":"d1","class":"D","args":[],"queue":"default"}', 2, '{"jid":"d2","class":"D","args":[],"queue":"default"}');
     await t.redis.sadd(t.keys.processes, 'host:1:abc');
     expect(await json(['stats'])).to.deep.equal({
       processed: 12,
@@ -198,12 +198,12 @@ describe('nexq admin commands', () => {
 
   it('pause and resume are reflected in <ns>:nexq:paused', async () => {
     expect((await ok(['pause', 'default', '--mode', 'in'])).trim()).to.equal('queue default paused (in)');
-    expect(await t.redis.hget(t.keys.paused, 'default')).to.equal('in');
+    expect(await t.redis.hget(t.keys.paused('default'), 'default')).to.equal('in');
     const paused = await json(['pause', 'mail']);
     expect(paused).to.deep.equal({ queue: 'mail', mode: 'all', paused: { default: 'in', mail: 'all' } });
     expectUsage(await cli(['enqueue', 'default', 'Foo']), /^nexq: enqueue refused: /, 1);
     expect((await ok(['resume', 'default'])).trim()).to.equal('queue default resumed');
-    expect(await t.redis.hget(t.keys.paused, 'default')).to.equal(null);
+    expect(await t.redis.hget(t.keys.paused('default'), 'default')).to.equal(null);
     expect(await json(['resume', 'nothing'])).to.deep.equal({ queue: 'nothing', was_paused: null, paused: { mail: 'all' } });
   });
 

@@ -35,15 +35,28 @@ describe('the redis option', () => {
     expect(refused({ waitTimeout: 60_000 })).to.throw(ConfigError, /waitTimeout/);
   });
 
-  it('checks cluster seeds, and requires a namespace with a hash tag in cluster mode', () => {
+  it('checks cluster seeds, and picks the key layout from the namespace in cluster mode', () => {
     const cluster = [{ host: 'h', port: 7000 }];
     expect(refused({ cluster: [{ host: 'h' }] })).to.throw(ConfigError, /redis\.cluster\[0\]\.port/);
     expect(refused({ cluster, db: 2 })).to.throw(ConfigError, /redis\.db must be 0 with redis\.cluster/);
-    for (const namespace of ['exq', '', '{}exq', 'exq{', 'a}b{']) {
-      expect(() => resolveConfig({ redis: { cluster }, namespace }), namespace).to.throw(ConfigError, /namespace must be a namespace with a hash tag, like "\{exq\}", with redis\.cluster: .*Sidekiq's '' namespace/);
+    // A tagged namespace: every key in that tag's slot, Exq's names kept.
+    for (const namespace of ['{exq}', 'app:{jobs}', '{t}1']) expect(resolveConfig({ redis: { cluster }, namespace })).to.include({ namespace, keyLayout: 'shared' });
+    // An untagged one: each queue in a slot of its own.
+    expect(resolveConfig({ redis: { cluster }, namespace: 'exq' }).keyLayout).to.equal('per-queue');
+    for (const namespace of ['', '{}exq', 'exq{', 'a}b{']) {
+      expect(() => resolveConfig({ redis: { cluster }, namespace }), namespace).to.throw(ConfigError, /namespace must be a non-empty namespace without braces with the per-queue key layout/);
     }
-    for (const namespace of ['{exq}', 'app:{jobs}', '{t}1']) expect(resolveConfig({ redis: { cluster }, namespace }).namespace).to.equal(namespace);
-    expect(resolveConfig({ redis: 'redis://h', namespace: 'exq' }).namespace).to.equal('exq'); // no tag needed without a cluster
+    expect(() => resolveConfig({ redis: { cluster }, namespace: 'exq', keyLayout: 'shared' })).to.throw(ConfigError, /namespace must be a namespace with a hash tag, like "\{exq\}", with redis\.cluster and keyLayout "shared".*Sidekiq's '' namespace/);
+    expect(resolveConfig({ redis: 'redis://h', namespace: 'exq' }).keyLayout).to.equal('shared'); // no cluster: Exq's layout
+    expect(resolveConfig({ redis: 'redis://h', namespace: 'exq', keyLayout: 'per-queue' }).keyLayout).to.equal('per-queue');
+  });
+
+  it('refuses what the per-queue key layout cannot do: class limits, braces in queue names', () => {
+    const perQueue = { redis: 'redis://h', namespace: 'exq', keyLayout: 'per-queue' as const };
+    expect(() => resolveConfig({ ...perQueue, classConcurrency: { Report: 1 } })).to.throw(ConfigError, /classConcurrency must be no class limits with the per-queue key layout/);
+    expect(() => resolveConfig({ ...perQueue, queues: ['a', 'b{1}'] })).to.throw(ConfigError, /queues must be queue names without braces/);
+    expect(() => resolveConfig({ ...perQueue, periodic: [{ cron: '@daily', queue: 'x}', class: 'C' }] })).to.throw(ConfigError, /queues must be queue names without braces/);
+    expect(() => resolveConfig({ ...perQueue, keyLayout: 'sideways' as never })).to.throw(ConfigError, /keyLayout must be one of auto, shared, per-queue/);
   });
 
   it('never shows a password in an error or in the target it logs', () => {
@@ -76,7 +89,7 @@ describe('the redis option', () => {
 
   it('reads cluster seeds as host:port or URLs, taking credentials from a URL', () => {
     const args = parseArgs(['--redis-cluster', 'redis://app:pw-3@10.0.0.1:7000,10.0.0.2:7001', '--namespace', '{exq}'], new Set());
-    expect(() => startConfig(parseArgs(['--redis-cluster', '10.0.0.1:7000'], new Set()), {})).to.throw(ConfigError, /namespace .*must be a namespace with a hash tag/);
+    expect(resolveConfig(startConfig(parseArgs(['--redis-cluster', '10.0.0.1:7000'], new Set()), {})).keyLayout).to.equal('per-queue');
     expect(startConfig(args, {}).redis).to.deep.equal({ cluster: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }], username: 'app', password: 'pw-3' });
   });
 

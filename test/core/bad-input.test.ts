@@ -15,7 +15,7 @@ describe('unknown and hostile job classes', () => {
     const out = t.out('after');
     const node = await t.start();
     const jid = await node.enqueue('default', 'NoSuchJob', []);
-    const [job] = await entries(t, t.keys.retry, 1);
+    const [job] = await entries(t, t.keys.retry('default'), 1);
     expect(job).to.include({ jid, error_class: 'UnknownJobClassError' });
     expect(job.error_message).to.contain('NoSuchJob').and.to.contain('no handler is registered');
     await node.enqueue('default', 'Record', [t.url, out, 'still here']);
@@ -27,7 +27,7 @@ describe('unknown and hostile job classes', () => {
       const out = t.out('hostile');
       const node = await t.start();
       const jid = await node.enqueue('default', className, [t.url, out, 'loaded!']);
-      const [job] = await entries(t, t.keys.retry, 1);
+      const [job] = await entries(t, t.keys.retry('default'), 1);
       expect(job).to.include({ jid, class: className, error_class: 'UnknownJobClassError' });
       expect(job.error_message).to.contain('not a valid class name');
       expect(await t.redis.llen(out)).to.equal(0);
@@ -37,7 +37,7 @@ describe('unknown and hostile job classes', () => {
   it('does not resolve names of Object.prototype members such as toString', async () => {
     const node = await t.start();
     await node.enqueue('default', 'toString', []);
-    const [job] = await entries(t, t.keys.retry, 1);
+    const [job] = await entries(t, t.keys.retry('default'), 1);
     expect(job).to.include({ error_class: 'UnknownJobClassError' });
     expect(job.error_message).to.contain('no handler is registered');
   });
@@ -59,7 +59,7 @@ describe('malformed payloads in a queue', () => {
     it(`moves ${what} to the dead set as MalformedJobError with the reason`, async () => {
       await t.start({ nodeId: 'm' });
       await t.redis.lpush(t.keys.queue('default'), raw);
-      const [entry] = await entries(t, t.keys.dead, 1);
+      const [entry] = await entries(t, t.keys.dead('default'), 1);
       expect(entry).to.include({ error_class: 'MalformedJobError', retry: false });
       expect(entry.error_message).to.contain(reason);
       expect(entry.jid).to.be.a('string').that.is.not.empty;
@@ -71,7 +71,7 @@ describe('malformed payloads in a queue', () => {
   it('keeps the unreadable text in the dead entry', async () => {
     await t.start();
     await t.redis.lpush(t.keys.queue('default'), 'definitely not json');
-    const [entry] = await entries(t, t.keys.dead, 1);
+    const [entry] = await entries(t, t.keys.dead('default'), 1);
     expect(entry.args).to.deep.equal(['definitely not json']);
   });
 
@@ -82,7 +82,7 @@ describe('malformed payloads in a queue', () => {
     await t.redis.lpush(t.keys.queue('default'), good(1), '{oops', good(2), '[]', good(3), '{"class":"Record"}', good(4));
     await t.waitForRecords(out, 4);
     expect((await t.records(out)).map((r) => r.value)).to.deep.equal([1, 2, 3, 4]);
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(3);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(3);
     expect(node.node.running).to.equal(true);
     await node.enqueue('default', 'Record', [t.url, out, 5]);
     await t.waitForRecords(out, 5);
@@ -94,22 +94,22 @@ describe('malformed entries in the schedule and retry sets', () => {
 
   it('moves an unreadable due entry to the dead set instead of retrying it forever', async () => {
     await t.start();
-    await t.redis.zadd(t.keys.schedule, 1, 'garbage');
-    await t.redis.zadd(t.keys.retry, 1, '{"class":"Record","args":[],"jid":"no-queue"}');
-    const dead = await entries(t, t.keys.dead, 2);
+    await t.redis.zadd(t.keys.schedule('default'), 1, 'garbage');
+    await t.redis.zadd(t.keys.retry('default'), 1, '{"class":"Record","args":[],"jid":"no-queue"}');
+    const dead = await entries(t, t.keys.dead('default'), 2);
     expect(dead.map((e) => e.error_class)).to.deep.equal(['MalformedJobError', 'MalformedJobError']);
     expect(dead.map((e) => e.error_message).join(' ')).to.contain('"queue"');
-    expect(await t.redis.zcard(t.keys.schedule)).to.equal(0);
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.schedule('default'))).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it('keeps moving good due jobs next to a bad one', async () => {
     const out = t.out('due');
     await t.start();
     const good = JSON.stringify({ class: 'Record', args: [t.url, out, 'due'], jid: 'due-1', queue: 'default' });
-    await t.redis.zadd(t.keys.schedule, 1, '[1]', 2, good);
+    await t.redis.zadd(t.keys.schedule('default'), 1, '[1]', 2, good);
     const [record] = await t.waitForRecords(out);
     expect(record.value).to.equal('due');
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(1);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(1);
   });
 });

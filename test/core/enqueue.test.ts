@@ -60,7 +60,7 @@ describe('enqueueing', () => {
     expect(queued.map((j) => j.jid)).to.deep.equal([jids[0]]);
     expect(JSON.parse((await t.redis.lrange(t.keys.queue('other'), 0, -1))[0]).jid).to.equal('third');
 
-    const scheduled = await t.redis.zrange(t.keys.schedule, 0, -1, 'WITHSCORES');
+    const scheduled = await t.redis.zrange(t.keys.schedule('default'), 0, -1, 'WITHSCORES');
     expect(JSON.parse(scheduled[0]).jid).to.equal(jids[1]);
     expect(Number(scheduled[1])).to.be.within(before + 59, nowSeconds() + 61);
     expect(JSON.parse(scheduled[2]).jid).to.equal(jids[3]);

@@ -4,7 +4,7 @@ import type { Nexq } from '../../src/nexq';
 import { NodeTest, useNodes, waitFor } from '../support/node';
 
 async function failure(t: NodeTest): Promise<any> {
-  const raw = await waitFor(async () => (await t.redis.zrange(t.keys.retry, 0, -1))[0], 8000, 'a failed job in the retry set');
+  const raw = await waitFor(async () => (await t.redis.zrange(t.keys.retry('default'), 0, -1))[0], 8000, 'a failed job in the retry set');
   return JSON.parse(raw);
 }
 
@@ -86,7 +86,7 @@ describe('handler failures', () => {
     const node = await t.start({ threads: 1, jobTimeout: 1000, queues: [{ name: 'default', concurrency: 3 }] });
     await node.enqueueAll([1, 2, 3].map((n) => ({ queue: 'default', class: 'Record', args: [t.url, out, n, 500] })));
     await t.waitForRecords(out, 3, 8000);
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it('counts a job that failed in its thread as a failure in the stats', async () => {

@@ -37,7 +37,7 @@ describe('fuzzing a queue with malformed payloads', () => {
     for (let i = 0; i < payloads.length; i += 50) await t.redis.lpush(t.keys.queue('default'), ...payloads.slice(i, i + 50));
     const settled = async () => {
       const [runs, retry, dead, queued, backup] = await Promise.all([
-        t.redis.llen(out), t.redis.zcard(t.keys.retry), t.redis.zcard(t.keys.dead),
+        t.redis.llen(out), t.redis.zcard(t.keys.retry('default')), t.redis.zcard(t.keys.dead('default')),
         t.redis.llen(t.keys.queue('default')), t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default')),
       ]);
       return queued === 0 && backup === 0 && runs + retry + dead === payloads.length && { runs, retry, dead };
@@ -46,7 +46,7 @@ describe('fuzzing a queue with malformed payloads', () => {
     const ran = new Set(await t.redis.lrange(out, 0, -1));
     for (let i = 1; i <= 20; i++) expect(ran.has(`good-${i}`), `good-${i} ran`).to.equal(true);
     expect(counts.dead).to.be.at.least(garbage.length - 60); // most mutations are unreadable
-    for (const entry of await t.redis.zrange(t.keys.dead, 0, -1)) {
+    for (const entry of await t.redis.zrange(t.keys.dead('default'), 0, -1)) {
       const parsed = JSON.parse(entry);
       expect(parsed.error_class, entry.slice(0, 200)).to.be.a('string');
       expect(parsed.error_message, entry.slice(0, 200)).to.be.a('string').that.is.not.empty;

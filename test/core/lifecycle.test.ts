@@ -1,6 +1,6 @@
 // The core lifecycle on one node: fetch order, slots, and jobs cut off by a stop or a crash.
 import { expect } from 'chai';
-import { useNodes, waitFor } from '../support/node';
+import { TEST_KEY_LAYOUT, useNodes, waitFor } from '../support/node';
 
 describe('job lifecycle on one node', () => {
   const t = useNodes();
@@ -60,8 +60,8 @@ describe('job lifecycle on one node', () => {
     const left = await t.redis.lrange(backup, 0, -1);
     expect(left).to.have.length(1);
     expect(JSON.parse(left[0]).jid).to.equal(jid);
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(0);
 
     await t.start({ nodeId: 'cutter' });
     const [record] = await t.waitForRecords(out, 1, 8000);
@@ -99,7 +99,8 @@ describe('job lifecycle on one node', () => {
     expect(await t.redis.exists(t.keys.backup('crashed', 'elsewhere'))).to.equal(0);
   });
 
-  it('finds its backup lists on boot when the namespace holds glob characters', async () => {
+  it('finds its backup lists on boot when the namespace holds glob characters', async function () {
+    if (TEST_KEY_LAYOUT === 'per-queue') this.skip(); // it writes the shared layout's key names itself
     const ns = `${t.ns}[x]`;
     const raw = JSON.stringify({ class: 'Record', args: [], jid: 'glob-1', queue: 'elsewhere' });
     await t.redis.lpush(`${ns}:queue:backup::crashed::elsewhere`, raw);

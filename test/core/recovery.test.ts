@@ -1,7 +1,8 @@
 // Dead-node recovery, leaving the node list on stop, and reclaiming jobs a lost fetch reply stranded.
 import { expect } from 'chai';
 import { Keys } from '../../src/redis/keys';
-import { defineScripts, recoverNode } from '../../src/redis/scripts';
+import { defineScripts } from '../../src/redis/scripts';
+import { recoverNode } from '../../src/redis/move-scripts';
 import { useNodes, waitFor, sleep } from '../support/node';
 
 const FAST = { heartbeatInterval: 1, nodeTimeout: 3, nodeCheckInterval: 1 };
@@ -45,8 +46,7 @@ describe('dead-node recovery', () => {
       nodes: keys.nodes, identities: keys.nodeIdentities, processes: keys.processes, queuesSet: keys.queues,
       processKey: keys.process('ghost-ident'), processWorkersKey: keys.processWorkers('ghost-ident'),
       nodeId: 'ghost', identity: 'ghost-ident', cutoff: Date.now() / 1000 - 30,
-      jobIndex: keys.jobIndex,
-      backups: [{ backup: keys.backup('ghost', 'default'), queue: keys.queue('default'), running: keys.running('default'), name: 'default' }],
+      backups: [{ backup: keys.backup('ghost', 'default'), queue: keys.queue('default'), running: keys.running('default'), jobIndex: keys.jobIndex('default'), name: 'default' }],
       runningKeys: [],
     });
     const results = await Promise.all([claim(), claim(), claim()]);
@@ -93,16 +93,16 @@ describe('jobs stranded by a failed fetch', () => {
   it('puts backup entries no worker holds back in their queue once Redis answers again', async () => {
     // A batch of [unreadable, good]: burying the first fails while the dead set holds a string,
     // the poll fails, and the good job sits in the backup list with no worker.
-    await t.redis.set(t.keys.dead, 'not a sorted set');
+    await t.redis.set(t.keys.dead('default'), 'not a sorted set');
     await t.start({ nodeId: 'n1', queues: [{ name: 'default', concurrency: 5 }] });
     const good = JSON.stringify({ class: 'Record', args: [t.url, t.out('stranded'), 'good'], jid: 'good', queue: 'default' });
     await t.redis.lpush(t.keys.queue('default'), '{unreadable', good);
     await waitFor(async () => (await t.redis.llen(t.keys.queue('default'))) === 0, 5000, 'a failing poll to take both');
     expect(await t.redis.llen(t.out('stranded'))).to.equal(0);
-    await t.redis.del(t.keys.dead);
+    await t.redis.del(t.keys.dead('default'));
     const [record] = await t.waitForRecords(t.out('stranded'), 1, 8000);
     expect(record.value).to.equal('good');
-    await waitFor(async () => (await t.redis.zcard(t.keys.dead)) === 1, 5000, 'the unreadable job buried');
+    await waitFor(async () => (await t.redis.zcard(t.keys.dead('default'))) === 1, 5000, 'the unreadable job buried');
     await waitFor(async () => (await t.redis.llen(t.keys.backup('n1', 'default'))) === 0, 5000, 'an empty backup list');
   });
 });
@@ -140,7 +140,7 @@ describe('review fixes', () => {
   it('gives a failed job without a queue field its queue, so its retry is not buried as unreadable', async () => {
     await t.start({ queues: ['q'] });
     await t.redis.lpush(t.keys.queue('q'), JSON.stringify({ class: 'Fail', args: [], jid: 'noq', retry: 3 }));
-    const entry = await waitFor(async () => (await t.redis.zrange(t.keys.retry, 0, -1))[0], 5000, 'the retry entry');
+    const entry = await waitFor(async () => (await t.redis.zrange(t.keys.retry('q'), 0, -1))[0], 5000, 'the retry entry');
     expect(JSON.parse(entry)).to.include({ queue: 'q', error_class: 'BoomError' });
   });
 

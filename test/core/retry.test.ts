@@ -33,7 +33,7 @@ describe('failed jobs (exq dialect)', () => {
     const node = await t.start({ nodeId: 'n1' });
     const before = nowSeconds();
     const jid = await node.enqueue('default', 'Fail', ['kaboom']);
-    const { raw, job, score } = await onlyEntry(t, t.keys.retry);
+    const { raw, job, score } = await onlyEntry(t, t.keys.retry('default'));
     const after = nowSeconds();
     expect(job).to.include({ jid, class: 'Fail', retry_count: 1, error_class: 'BoomError', error_message: 'kaboom' });
     expect(raw).to.match(/"failed_at":\d+\.\d+/);
@@ -49,7 +49,7 @@ describe('failed jobs (exq dialect)', () => {
       '{"class":"Fail","args":["x"],"jid":"raw-1","queue":"default","retry":true,' +
       '"custom":{"a":[1,2]},"created_at":1700000000.0,"big":12345678901234567890,"enqueued_at":1700000000.5}';
     await pushRaw(t, raw);
-    const { raw: filed } = await onlyEntry(t, t.keys.retry);
+    const { raw: filed } = await onlyEntry(t, t.keys.retry('default'));
     for (const part of ['"custom":{"a":[1,2]}', '"created_at":1700000000.0', '"big":12345678901234567890', '"enqueued_at":1700000000.5', '"args":["x"]']) {
       expect(filed).to.contain(part);
     }
@@ -59,7 +59,7 @@ describe('failed jobs (exq dialect)', () => {
     await t.start();
     await pushRaw(t, '{"class":"Fail","args":[],"jid":"again","queue":"default","retry":5,"retry_count":2,"failed_at":1700000000.0}');
     const before = nowSeconds();
-    const { raw, job, score } = await onlyEntry(t, t.keys.retry);
+    const { raw, job, score } = await onlyEntry(t, t.keys.retry('default'));
     expect(job.retry_count).to.equal(3);
     expect(raw).to.contain('"failed_at":1700000000.0');
     expect(job.retried_at).to.be.at.least(before);
@@ -69,43 +69,43 @@ describe('failed jobs (exq dialect)', () => {
   it('moves a job with retry: 0 to the dead set on its first failure', async () => {
     const node = await t.start();
     const jid = await node.enqueue('default', 'Fail', [], { retry: 0 });
-    const { job } = await onlyEntry(t, t.keys.dead);
+    const { job } = await onlyEntry(t, t.keys.dead('default'));
     expect(job).to.include({ jid, error_class: 'BoomError', retry_count: 1 });
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it('moves a job that has used all its retries to the dead set', async () => {
     await t.start();
     await pushRaw(t, '{"class":"Fail","args":[],"jid":"spent","queue":"default","retry":2,"retry_count":2}');
-    const { job } = await onlyEntry(t, t.keys.dead);
+    const { job } = await onlyEntry(t, t.keys.dead('default'));
     expect(job).to.include({ jid: 'spent', retry_count: 3 });
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it('still retries a job that has one retry left', async () => {
     await t.start();
     await pushRaw(t, '{"class":"Fail","args":[],"jid":"one-left","queue":"default","retry":2,"retry_count":1}');
-    const { job } = await onlyEntry(t, t.keys.retry);
+    const { job } = await onlyEntry(t, t.keys.retry('default'));
     expect(job).to.include({ jid: 'one-left', retry_count: 2 });
   });
 
   it('moves a job with retry: false to the dead set', async () => {
     const node = await t.start();
     const jid = await node.enqueue('default', 'Fail', [], { retry: false });
-    const { job } = await onlyEntry(t, t.keys.dead);
+    const { job } = await onlyEntry(t, t.keys.dead('default'));
     expect(job).to.include({ jid, retry: false, error_class: 'BoomError' });
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it('runs a retried job again once it is due, and the handler sees its retry count', async () => {
     const out = t.out('failonce');
     const node = await t.start({ nodeId: 'n1' });
     const jid = await node.enqueue('default', 'FailOnce', [t.url, out]);
-    const { raw } = await onlyEntry(t, t.keys.retry);
-    expect(await t.redis.zadd(t.keys.retry, 'XX', 'CH', 0, raw)).to.equal(1);
+    const { raw } = await onlyEntry(t, t.keys.retry('default'));
+    expect(await t.redis.zadd(t.keys.retry('default'), 'XX', 'CH', 0, raw)).to.equal(1);
     const [record] = await t.waitForRecords(out);
     expect(record).to.include({ jid, retryCount: 1 });
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
     await waitFor(async () => (await t.redis.llen(t.keys.backup('n1', 'default'))) === 0, 2000, 'an empty backup list');
   });
 });

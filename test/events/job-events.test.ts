@@ -38,14 +38,14 @@ describe('job events', () => {
     expect(retry.name).to.equal('job:retry');
     const retried = retry.payload as JobEventMap['job:retry'];
     expect(retried).to.deep.include({ jid, retryCount: 1, error: { class: 'BoomError', message: 'kaput' } });
-    const [, score] = await t.redis.zrange(t.keys.retry, 0, -1, 'WITHSCORES');
+    const [, score] = await t.redis.zrange(t.keys.retry('default'), 0, -1, 'WITHSCORES');
     expect(retried.nextRetryAt.getTime()).to.be.closeTo(Number(score) * 1000, 1);
     // Run the retry now: its second failure is its last.
-    await t.redis.zadd(t.keys.retry, '0', (await t.redis.zrange(t.keys.retry, 0, 0))[0]);
+    await t.redis.zadd(t.keys.retry('default'), '0', (await t.redis.zrange(t.keys.retry('default'), 0, 0))[0]);
     await waitFor(() => heard.length === 4, 10_000, 'second failure and death');
     expect(heard.slice(2).map((h) => h.name)).to.deep.equal(['job:failure', 'job:dead']);
     expect(heard[3].payload).to.deep.include({ jid, retryCount: 2, error: { class: 'BoomError', message: 'kaput' } });
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(1);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(1);
   });
 
   it('tells an expired job as dead', async () => {

@@ -37,8 +37,8 @@ describe('cancelling a running job', () => {
     const records = await t.waitForRecords(t.out('others'), 3, 10_000);
     expect(records.map((r) => r.jid).sort()).to.deep.equal([...others].sort());
     expect(records.every((r) => r.retryCount === undefined || r.retryCount === 0)).to.equal(true);
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(1);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(1);
   });
 
   it('cancels a job that runs with a timeout (on a thread of its own)', async () => {
@@ -62,7 +62,7 @@ describe('cancelling a running job', () => {
     const node = await t.start();
     const jid = await node.enqueue('default', 'Spin', [], { atMostOnce: true });
     // Off its backup list, its index entry says it is taken by this node.
-    await waitFor(async () => (await t.redis.hget(t.keys.jobIndex, jid))?.includes('\ttaken\t'), 5000, 'the job taken');
+    await waitFor(async () => (await t.redis.hget(t.keys.jobIndex('default'), jid))?.includes('\ttaken\t'), 5000, 'the job taken');
     expect(await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))).to.equal(0);
     expect(await node.cancel(jid)).to.equal(true);
     expect((await node.show(jid))!.job).to.include({ error_class: 'JobCancelledError' });

@@ -1,6 +1,6 @@
 // Disque's job options and queue pausing, and drain.
 import { expect } from 'chai';
-import { QueueFullError, QueuePausedError } from '../../src/redis/scripts';
+import { QueueFullError, QueuePausedError } from '../../src/redis/enqueue-scripts';
 import { useNodes, waitFor, sleep } from '../support/node';
 
 describe('pausing queues across nodes', () => {
@@ -45,7 +45,7 @@ describe("Disque's job options", () => {
     await producer.enqueue('default', 'Record', [t.url, t.out('ttl'), 1], { ttl: 0.2 });
     await sleep(400);
     await t.start();
-    const [entry] = await waitFor(async () => { const d = await t.redis.zrange(t.keys.dead, 0, -1); return d.length > 0 && d; }, 5000, 'the expired job in dead');
+    const [entry] = await waitFor(async () => { const d = await t.redis.zrange(t.keys.dead('default'), 0, -1); return d.length > 0 && d; }, 5000, 'the expired job in dead');
     expect(JSON.parse(entry)).to.include({ error_message: 'expired', error_class: 'JobExpiredError' });
     expect(await t.redis.llen(t.out('ttl'))).to.equal(0);
   });
@@ -53,7 +53,7 @@ describe("Disque's job options", () => {
   it('delays a job by `delay` seconds through the schedule', async () => {
     const node = await t.start();
     await node.enqueue('default', 'Record', [t.url, t.out('delay'), 1], { delay: 1 });
-    expect(await t.redis.zcard(t.keys.schedule)).to.equal(1);
+    expect(await t.redis.zcard(t.keys.schedule('default'))).to.equal(1);
     await t.waitForRecords(t.out('delay'), 1, 5000);
   });
 
@@ -70,8 +70,8 @@ describe("Disque's job options", () => {
   it('never retries an at-most-once job: a failure goes to dead', async () => {
     const node = await t.start();
     await node.enqueue('default', 'Fail', [], { atMostOnce: true });
-    await waitFor(() => t.redis.zcard(t.keys.dead), 5000, 'the failure in dead');
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    await waitFor(() => t.redis.zcard(t.keys.dead('default')), 5000, 'the failure in dead');
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it('never re-runs an at-most-once job cut off by a stop', async () => {

@@ -21,7 +21,7 @@ describe('a queue limit across all nodes', () => {
   it('gives back the slots of failed jobs too', async () => {
     const node = await t.start(limited);
     await node.enqueueAll(Array.from({ length: 3 }, () => ({ queue: 'default', class: 'Fail', args: [] })));
-    await waitFor(async () => (await t.redis.zcard(t.keys.retry)) === 3, 8000, 'three failures');
+    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 3, 8000, 'three failures');
     expect(await t.redis.hvals(t.keys.running('default'))).to.deep.equal([]);
   });
 
@@ -62,7 +62,7 @@ describe('a queue limit across all nodes', () => {
       // As a fetch leaves an at-most-once job: in the backup list, indexed as running here.
       const raw = JSON.stringify({ class: 'Record', args: [], jid, queue: 'q', at_most_once: true });
       await t.redis.lpush(backup, raw);
-      await t.redis.hset(ctx.keys.jobIndex, jid, `1\trunning\tq\t${nodeId}`);
+      await t.redis.hset(ctx.keys.jobIndex('q'), jid, `1\trunning\tq\t${nodeId}`);
       return new Settlement(ctx, { raw, job: decodeJob(raw), queue: 'q' }, backup);
     };
     const failing = await plant('amo-fail');
@@ -79,9 +79,9 @@ describe('a queue limit across all nodes', () => {
     await failing.fail({ class: 'BoomError', message: 'boom' }, true);
     await succeeding.finishTaken();
     await succeeding.finishTaken();
-    expect(await t.redis.zcard(ctx.keys.dead)).to.equal(1);
+    expect(await t.redis.zcard(ctx.keys.dead('q'))).to.equal(1);
     expect(await t.redis.hget(ctx.keys.running('q'), nodeId)).to.equal('1');
-    expect(await t.redis.hexists(ctx.keys.jobIndex, 'amo-ok')).to.equal(0);
+    expect(await t.redis.hexists(ctx.keys.jobIndex('q'), 'amo-ok')).to.equal(0);
     expect((await node.show('amo-fail'))!.state).to.equal('dead');
   });
 });

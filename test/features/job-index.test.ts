@@ -11,8 +11,8 @@ describe('jobs by jid (the job index)', () => {
   async function expectIndexInStep(node: Nexq): Promise<void> {
     // One MULTI reads the index and every place a job can be as of one instant.
     const backups = await t.redis.keys(`${t.ns}:queue:backup::*`);
-    const tx = t.redis.multi().hgetall(t.keys.jobIndex).lrange(t.keys.queue('default'), 0, -1);
-    for (const key of [t.keys.schedule, t.keys.retry, t.keys.dead]) tx.zrange(key, 0, -1);
+    const tx = t.redis.multi().hgetall(t.keys.jobIndex('default')).lrange(t.keys.queue('default'), 0, -1);
+    for (const key of [t.keys.schedule('default'), t.keys.retry('default'), t.keys.dead('default')]) tx.zrange(key, 0, -1);
     for (const key of backups) tx.lrange(key, 0, -1);
     const [[, index], ...places] = (await tx.exec())! as Array<[Error | null, any]>;
     const held = places.flatMap(([, members]) => members as string[]).map((raw) => JSON.parse(raw).jid);
@@ -21,7 +21,7 @@ describe('jobs by jid (the job index)', () => {
       expect(parseEntry(entry), `index entry ${jid} -> ${JSON.stringify(entry)}`).to.not.equal(undefined);
       const shown = await node.show(jid);
       // A job may have moved on since the snapshot; one still there is where its entry said.
-      if (shown && (await t.redis.hget(t.keys.jobIndex, jid)) === entry) expect(shown.state).to.equal(parseEntry(entry)!.state);
+      if (shown && (await t.redis.hget(t.keys.jobIndex('default'), jid)) === entry) expect(shown.state).to.equal(parseEntry(entry)!.state);
     }
   }
 
@@ -63,7 +63,7 @@ describe('jobs by jid (the job index)', () => {
     const nacked = await node.enqueue('default', 'Nack', [t.url, t.out('nack'), 2]);
     await t.waitForRecords(t.out('done'), 1);
     await t.waitForRecords(t.out('nack'), 1);
-    await waitFor(async () => (await t.redis.hlen(t.keys.jobIndex)) === 0, 5000, 'the index emptied');
+    await waitFor(async () => (await t.redis.hlen(t.keys.jobIndex('default'))) === 0, 5000, 'the index emptied');
     expect(await node.show(done)).to.equal(undefined);
     expect(await node.show(nacked)).to.equal(undefined);
 
@@ -113,8 +113,8 @@ describe('jobs by jid (the job index)', () => {
     ]);
     await t.waitForRecords(t.out('ok'), 5);
     await t.waitForRecords(t.out('nack'), 1);
-    await waitFor(async () => (await t.redis.zcard(t.keys.retry)) === 3 && (await t.redis.zcard(t.keys.dead)) === 2, 5000, 'failures filed');
-    await waitFor(async () => (await t.redis.hlen(t.keys.jobIndex)) === 6, 5000, 'acks landed');
+    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 3 && (await t.redis.zcard(t.keys.dead('default'))) === 2, 5000, 'failures filed');
+    await waitFor(async () => (await t.redis.hlen(t.keys.jobIndex('default'))) === 6, 5000, 'acks landed');
     await expectIndexInStep(node);
   });
 
@@ -125,9 +125,9 @@ describe('jobs by jid (the job index)', () => {
       jids.push(await node.enqueue('default', 'Fail', [], { retry: 0 }));
       await waitFor(async () => (await node.show(jids[i]))?.state === 'dead', 5000, `dead job ${i}`);
     }
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(2);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(2);
     expect(await node.show(jids[0])).to.equal(undefined);
-    expect(await t.redis.hexists(t.keys.jobIndex, jids[0])).to.equal(0);
+    expect(await t.redis.hexists(t.keys.jobIndex('default'), jids[0])).to.equal(0);
     await expectIndexInStep(node);
   });
 
@@ -144,7 +144,7 @@ describe('jobs by jid (the job index)', () => {
     expect(await node.deleteJob(queued)).to.equal(false);
     expect(await node.deleteJob('no-such-jid')).to.equal(false);
     expect((await t.redis.lrange(t.keys.queue('default'), 0, -1)).map((r) => JSON.parse(r).jid)).to.deep.equal([kept]);
-    expect(await t.redis.zcard(t.keys.schedule)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.schedule('default'))).to.equal(0);
     // The unique lock went with the deleted job: the same job can be enqueued again.
     expect((await node.enqueueResult('default', 'Record', [t.url, t.out('u'), 1], { unique: { for: 3600 } })).conflict).to.equal(false);
 
@@ -157,21 +157,21 @@ describe('jobs by jid (the job index)', () => {
     const dead = await node.enqueue('default', 'Fail', [], { retry: 0 });
     await waitFor(async () => (await node.show(dead))?.state === 'dead', 5000, 'the job dead');
     expect(await node.deleteJob(dead)).to.equal(true);
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(0);
     await expectIndexInStep(node);
   });
 
   it('moves jobs as usual when the index key is broken: the index only describes, it never blocks', async () => {
-    await t.redis.set(t.keys.jobIndex, 'not a hash');
+    await t.redis.set(t.keys.jobIndex('default'), 'not a hash');
     const node = await t.start();
     await node.enqueueAll([
       ...Array.from({ length: 3 }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, t.out('ok'), i] })),
       { queue: 'default', class: 'Fail', args: [], options: { retry: 0 } },
     ]);
     await t.waitForRecords(t.out('ok'), 3);
-    await waitFor(async () => (await t.redis.zcard(t.keys.dead)) === 1, 5000, 'the failure filed');
+    await waitFor(async () => (await t.redis.zcard(t.keys.dead('default'))) === 1, 5000, 'the failure filed');
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(0);
-    expect(await t.redis.get(t.keys.jobIndex)).to.equal('not a hash');
+    expect(await t.redis.get(t.keys.jobIndex('default'))).to.equal('not a hash');
   });
 
   it('empties a set, forgetting its jobs and letting go of their unique locks', async () => {
@@ -181,8 +181,8 @@ describe('jobs by jid (the job index)', () => {
     await node.enqueueIn('default', 3600, 'Record', [t.url, t.out('u'), 2]);
     const kept = await node.enqueue('default', 'Sleep', [60_000]);
     expect(await deleteAll(node.node.ctx, 'schedule')).to.equal(2);
-    expect(await t.redis.zcard(t.keys.schedule)).to.equal(0);
-    expect(Object.keys(await t.redis.hgetall(t.keys.jobIndex))).to.deep.equal([kept]);
+    expect(await t.redis.zcard(t.keys.schedule('default'))).to.equal(0);
+    expect(Object.keys(await t.redis.hgetall(t.keys.jobIndex('default')))).to.deep.equal([kept]);
     const again = await node.enqueueResult('default', 'Record', [t.url, t.out('u'), 1], unique);
     expect(again.conflict).to.equal(false);
   });

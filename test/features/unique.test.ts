@@ -36,7 +36,7 @@ describe('unique jobs', () => {
   it("keeps the lock of a failed job until it succeeds", async () => {
     const node = await t.start();
     await node.enqueueResult('default', 'Fail', [], { unique: { for: 60 } });
-    await waitFor(() => t.redis.zcard(t.keys.retry), 5000, 'the failure');
+    await waitFor(() => t.redis.zcard(t.keys.retry('default')), 5000, 'the failure');
     expect((await node.enqueueResult('default', 'Fail', [], { unique: { for: 60 } })).conflict).to.equal(true);
   });
 

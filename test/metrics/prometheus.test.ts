@@ -46,7 +46,7 @@ describe('Prometheus metrics', () => {
     for (const n of [1, 2, 3]) await node.enqueue('default', 'Record', [t.url, t.out('ok'), n]);
     await node.enqueue('default', 'Fail', ['to retry']);
     await node.enqueue('default', 'Fail', ['to dead'], { retry: 0 });
-    await waitFor(async () => (await t.redis.zcard(t.keys.retry)) === 1 && (await t.redis.zcard(t.keys.dead)) === 1, 10_000, 'the failures filed');
+    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 1 && (await t.redis.zcard(t.keys.dead('default'))) === 1, 10_000, 'the failures filed');
     await node.drain();
     // A queue nobody serves, whose oldest job was enqueued 100 s ago.
     const old = JSON.stringify({ class: 'Record', args: [], jid: 'old-1', queue: 'backlog', enqueued_at: Date.now() / 1000 - 100 });
@@ -89,7 +89,7 @@ describe('Prometheus metrics', () => {
   it('labels a class without a handler as (unknown), so payloads cannot make up label values', async () => {
     const node = await t.start({ metrics: { port: 0 }, maxRetries: 0 });
     await node.enqueue('default', 'NoSuchClass123', []);
-    await waitFor(async () => (await t.redis.zcard(t.keys.dead)) === 1, 10_000, 'the dead job');
+    await waitFor(async () => (await t.redis.zcard(t.keys.dead('default'))) === 1, 10_000, 'the dead job');
     await node.drain();
     const { body } = await get(portOf(node));
     expect(sample(body, 'nexq_jobs_failed_total', { class: '(unknown)' })).to.equal(1);
@@ -123,7 +123,7 @@ describe('Prometheus metrics', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       await node.enqueue('default', 'Fail', ['x'], { retry: 0 });
-      await waitFor(async () => (await t.redis.zcard(t.keys.dead)) === 1, 10_000, 'the dead job');
+      await waitFor(async () => (await t.redis.zcard(t.keys.dead('default'))) === 1, 10_000, 'the dead job');
       await node.drain();
       const { body } = await get((server.address() as AddressInfo).port, '/anything');
       expect(sample(body, 'nexq_jobs_failed_total', { class: 'Fail' })).to.equal(1);

@@ -11,7 +11,8 @@ import { ActorNames } from '../../src/node-context';
 import { parseCron } from '../../src/periodic/cron';
 import { periodicId, periodicJid } from '../../src/periodic/schedule';
 import { Keys } from '../../src/redis/keys';
-import { defineScripts, enqueuePeriodic } from '../../src/redis/scripts';
+import { defineScripts } from '../../src/redis/scripts';
+import { enqueuePeriodic } from '../../src/redis/enqueue-scripts';
 import { sharedRedis } from '../support/global-hooks';
 import { sleep, useNodes, waitFor } from '../support/node';
 
@@ -48,7 +49,7 @@ describe('periodic jobs', () => {
       const redis = defineScripts(t.redis.duplicate());
       try {
         const { keys } = t;
-        const state = keys.periodic('s');
+        const state = keys.periodic('s', 'q');
         const run = (tick: number, boot = false) => enqueuePeriodic(redis, keys, state, 'q', tick, `{"jid":"periodic-s-${tick}"}`, `periodic-s-${tick}`, boot);
 
         expect(await run(100, true)).to.equal('new-schedule');
@@ -74,10 +75,10 @@ describe('periodic jobs', () => {
       const clients = Array.from({ length: 12 }, () => defineScripts(t.redis.duplicate()));
       try {
         const { keys } = t;
-        await t.redis.set(keys.periodic('race'), '0');
+        await t.redis.set(keys.periodic('race', 'q'), '0');
         for (const tick of [1, 2, 3]) {
           const outcomes = await Promise.all(
-            clients.map((c) => enqueuePeriodic(c, keys, keys.periodic('race'), 'q', tick, `{"jid":"periodic-race-${tick}"}`, `periodic-race-${tick}`, false)),
+            clients.map((c) => enqueuePeriodic(c, keys, keys.periodic('race', 'q'), 'q', tick, `{"jid":"periodic-race-${tick}"}`, `periodic-race-${tick}`, false)),
           );
           expect(outcomes.filter((o) => o === 'enqueued')).to.have.length(1);
         }
@@ -91,8 +92,8 @@ describe('periodic jobs', () => {
       const redis = defineScripts(t.redis.duplicate());
       try {
         const { keys } = t;
-        await t.redis.lpush(keys.periodic('broken'), 'x');
-        const err = await enqueuePeriodic(redis, keys, keys.periodic('broken'), 'q', 5, '{}', 'x', false).catch((e: Error) => e);
+        await t.redis.lpush(keys.periodic('broken', 'q'), 'x');
+        const err = await enqueuePeriodic(redis, keys, keys.periodic('broken', 'q'), 'q', 5, '{}', 'x', false).catch((e: Error) => e);
         expect(err).to.be.instanceOf(Error);
         expect((err as Error).message).to.match(/WRONGTYPE/);
         expect(await t.redis.llen(keys.queue('q'))).to.equal(0);
@@ -115,7 +116,7 @@ describe('periodic jobs', () => {
     const ticks = jids.map((jid) => tickOf(jid, 'every-second')).sort((x, y) => x - y);
     expect(ticks.length).to.be.at.least(4);
     expectConsecutive(ticks, 'ticks');
-    expect(Number(await t.redis.get(t.keys.periodic('every-second')))).to.equal(ticks[ticks.length - 1]);
+    expect(Number(await t.redis.get(t.keys.periodic('every-second', 'default')))).to.equal(ticks[ticks.length - 1]);
     // Tally's list holds each job that ran: no job ran twice either.
     const ran = await t.redis.lrange(out, 0, -1);
     expect(new Set(ran).size).to.equal(ran.length);
@@ -149,7 +150,7 @@ describe('periodic jobs', () => {
     const first = await t.start({ periodic });
     await waitFor(async () => (await t.redis.llen(out)) >= 2, 10_000, '2 ticks run');
     await t.stop(first);
-    const lastBeforeStop = Number(await t.redis.get(t.keys.periodic('gap')));
+    const lastBeforeStop = Number(await t.redis.get(t.keys.periodic('gap', 'default')));
 
     await sleep(3500);
     // Start early in a second, so the nodes boot well before the next tick: the catch-up tick is
@@ -178,7 +179,7 @@ describe('periodic jobs', () => {
     const periodic: PeriodicSpec[] = [{ name: 'daily', cron: '@daily', queue: 'default', class: 'Tally', args: [t.url, out] }];
     const cron = parseCron('@daily');
     const today = cron.previous(Date.now() / 1000);
-    await t.redis.set(t.keys.periodic('daily'), String(today - 5 * 86400));
+    await t.redis.set(t.keys.periodic('daily', 'default'), String(today - 5 * 86400));
     await Promise.all([t.start({ periodic }), t.start({ periodic })]);
     await waitFor(() => t.redis.llen(out), 5000, 'the catch-up job run');
     await sleep(300);
@@ -186,7 +187,7 @@ describe('periodic jobs', () => {
     const jids = await allJids(out);
     expect(jids[0]).to.equal(periodicJid('daily', today));
     expect(jids).to.have.length(todayNow === today ? 1 : 2);
-    expect(Number(await t.redis.get(t.keys.periodic('daily')))).to.equal(todayNow);
+    expect(Number(await t.redis.get(t.keys.periodic('daily', 'default')))).to.equal(todayNow);
   });
 
   it('starts a schedule new to Redis with its next tick, without running the one before the boot', async () => {
@@ -196,9 +197,9 @@ describe('periodic jobs', () => {
     expect(id).to.match(/^[0-9a-f]{12}$/);
     const today = parseCron('@daily').previous(Date.now() / 1000);
     await t.start({ periodic });
-    await waitFor(() => t.redis.get(t.keys.periodic(id)), 5000, 'the schedule state');
+    await waitFor(() => t.redis.get(t.keys.periodic(id, periodic[0].queue)), 5000, 'the schedule state');
     await sleep(300);
-    expect(Number(await t.redis.get(t.keys.periodic(id)))).to.equal(today);
+    expect(Number(await t.redis.get(t.keys.periodic(id, periodic[0].queue)))).to.equal(today);
     expect(await allJids(out)).to.deep.equal([]);
   });
 
@@ -209,7 +210,7 @@ describe('periodic jobs', () => {
     const sink = new PassThrough();
     sink.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
     const logger = winston.createLogger({ level: 'warn', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] });
-    await t.redis.lpush(t.keys.periodic('broken'), 'not a tick');
+    await t.redis.lpush(t.keys.periodic('broken', 'default'), 'not a tick');
     const periodic: PeriodicSpec[] = [{ name: 'broken', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] }];
     const node = await t.start({ periodic, logger });
     await waitFor(() => lines.filter((l) => /periodic broken: enqueuing.*WRONGTYPE/.test(l)).length >= 3, 8000, '3 logged failures');
@@ -218,7 +219,7 @@ describe('periodic jobs', () => {
     expect(lines.join('')).to.not.match(/exited|restarted|gave up/);
     expect(await t.redis.llen(out)).to.equal(0);
 
-    await t.redis.del(t.keys.periodic('broken'));
+    await t.redis.del(t.keys.periodic('broken', 'default'));
     await waitFor(async () => (await t.redis.llen(out)) >= 2, 8000, '2 ticks run');
     expect(node.node.running).to.equal(true);
   });
@@ -230,7 +231,7 @@ describe('periodic jobs', () => {
     expect(producer.node.ctx.registry.whereis(ActorNames.periodic)).to.equal(undefined);
     expect(plain.node.ctx.registry.whereis(ActorNames.periodic)).to.equal(undefined);
     await sleep(1200);
-    expect(await t.redis.exists(t.keys.periodic('none'))).to.equal(0);
+    expect(await t.redis.exists(t.keys.periodic('none', 'default'))).to.equal(0);
   });
 
   it('writes the job as any producer does, with the tick in its jid', async () => {
@@ -301,8 +302,8 @@ describe('periodic config', () => {
   });
 
   it('keys a schedule by name, or by a hash that is the same on every node', () => {
-    expect(new Keys('exq').periodic('nightly')).to.equal('exq:nexq:periodic:nightly');
-    expect(new Keys('').periodic('nightly')).to.equal('nexq:periodic:nightly');
+    expect(new Keys('exq').periodic('nightly', 'q')).to.equal('exq:nexq:periodic:nightly');
+    expect(new Keys('').periodic('nightly', 'q')).to.equal('nexq:periodic:nightly');
     const spec = { cron: '0  9 * * *', queue: 'q', class: 'C', args: [1] };
     expect(periodicId(spec)).to.equal(periodicId({ ...spec, cron: '0 9 * * *' }));
     expect(periodicId(spec)).to.not.equal(periodicId({ ...spec, args: [2] }));

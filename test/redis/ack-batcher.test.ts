@@ -21,17 +21,17 @@ describe('AckBatcher', () => {
     const job = (n: number) => JSON.stringify({ jid: `j${n}`, class: 'X', args: [n] });
     const backup = keys.backup('n1', 'default');
     await redis.rpush(backup, job(1), job(2), job(3));
-    await redis.hset(keys.jobIndex, 'j1', '1\trunning\tdefault\tn1', 'j2', '1\trunning\tdefault\tn1', 'j3', '1\trunning\tdefault\tn1');
+    await redis.hset(keys.jobIndex('default'), 'j1', '1\trunning\tdefault\tn1', 'j2', '1\trunning\tdefault\tn1', 'j3', '1\trunning\tdefault\tn1');
     // Script calls: EVALSHA, or EVAL when Redis did not have the script yet.
     const scriptCalls = async () => [...(await redis.info('commandstats')).matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
     const before = await scriptCalls();
     const batcher = new AckBatcher(redis, keys);
-    const results = await Promise.all([batcher.ack(backup, job(1), 'j1'), batcher.ack(backup, job(2), 'j2'), batcher.ack(backup, job(9), 'j9')]);
+    const results = await Promise.all([batcher.ack('default', backup, job(1), 'j1'), batcher.ack('default', backup, job(2), 'j2'), batcher.ack('default', backup, job(9), 'j9')]);
     const after = await scriptCalls();
     expect(results).to.deep.equal([true, true, false]);
     expect(after - before).to.equal(1);
     expect(await redis.lrange(backup, 0, -1)).to.deep.equal([job(3)]);
-    expect(await redis.hkeys(keys.jobIndex)).to.deep.equal(['j3']);
+    expect(await redis.hkeys(keys.jobIndex('default'))).to.deep.equal(['j3']);
   });
 
   it('fails only the ack whose backup key is broken', async () => {
@@ -40,7 +40,7 @@ describe('AckBatcher', () => {
     await redis.rpush(good, '{"jid":"a"}');
     await redis.set(broken, 'not a list');
     const batcher = new AckBatcher(redis, keys);
-    const [ok, failed] = await Promise.allSettled([batcher.ack(good, '{"jid":"a"}', 'a'), batcher.ack(broken, '{"jid":"b"}', 'b')]);
+    const [ok, failed] = await Promise.allSettled([batcher.ack('good', good, '{"jid":"a"}', 'a'), batcher.ack('broken', broken, '{"jid":"b"}', 'b')]);
     expect(ok).to.deep.equal({ status: 'fulfilled', value: true });
     expect(failed.status).to.equal('rejected');
     expect(String((failed as PromiseRejectedResult).reason.message)).to.match(/WRONGTYPE/);

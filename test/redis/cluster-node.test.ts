@@ -1,6 +1,7 @@
-// nexq on a Redis Cluster (issue #9, step 1): the namespace carries a hash tag, so every key is in
-// one slot and the scripts run unchanged; a node refuses an untagged namespace; enqueue, run,
-// cancel, the idle node's blocking wait, the SCAN for backup lists and the replica check of
+// nexq on a Redis Cluster (issue #9). With a tagged namespace every key is in one slot and the
+// scripts run unchanged; with an untagged one (the per-queue key layout) each queue has a slot of
+// its own and the queues spread over the masters. Enqueue, run, retry, dead, show, cancel, the idle
+// node's blocking wait, the SCAN for backup lists, dead-node recovery and the replica check of
 // waitReplicas all work through the cluster client. The fixtures record into the shared single Redis.
 import { expect } from 'chai';
 import type { Cluster } from 'ioredis';
@@ -11,6 +12,7 @@ import { BlockingFetch } from '../../src/redis/blocking-fetch';
 import { keySlot, serverOf } from '../../src/redis/client';
 import { connectCluster, missingReplicas } from '../../src/redis/connection';
 import { Keys } from '../../src/redis/keys';
+import { readStats } from '../../src/admin/stats';
 import { askRedis } from '../support/redis-server';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { RedisClusterSetup } from '../support/redis-cluster';
@@ -36,13 +38,41 @@ describe('a nexq node on a Redis Cluster', function () {
   const tagged = () => `{${t.ns}}`;
   const start = (options: Parameters<typeof t.start>[0] = {}) => t.start({ redis: setup.redisOption(), namespace: tagged(), ...options });
 
-  it('refuses to start with a namespace that has no hash tag, naming namespace', async () => {
-    for (const namespace of ['exq', '']) {
-      const refused = await Nexq.start({ redis: setup.redisOption(), namespace }).then(() => 'started', (err) => err);
-      expect(refused).to.be.instanceOf(ConfigError);
-      expect((refused as ConfigError).key).to.equal('namespace');
-      expect((refused as Error).message).to.match(/hash tag.*Sidekiq's '' namespace .*cannot be used in cluster mode/);
-    }
+  it("refuses to start with Sidekiq's '' namespace, naming namespace", async () => {
+    const refused = await Nexq.start({ redis: setup.redisOption(), namespace: '' }).then(() => 'started', (err) => err);
+    expect(refused).to.be.instanceOf(ConfigError);
+    expect((refused as ConfigError).key).to.equal('namespace');
+    expect((refused as Error).message).to.match(/non-empty namespace without braces with the per-queue key layout/);
+  });
+
+  it('spreads the queues of an untagged namespace over the masters, and runs, retries, buries and shows their jobs', async () => {
+    const queues = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'];
+    const node = await t.start({ redis: setup.redisOption(), namespace: t.ns, queues });
+    expect(node.node.ctx.keys.layout).to.equal('per-queue');
+    const keys = new Keys(t.ns, 'per-queue');
+    const masters = new Set(await Promise.all(queues.map((q) => setup.masterOf(keys.queue(q)))));
+    expect(masters.size, 'masters holding the six queues').to.be.at.least(2);
+    const jids = await node.enqueueAll(Array.from({ length: 120 }, (_, i) => ({ queue: queues[i % 6], class: 'Tally', args: [t.url, t.out('done')] })));
+    await waitFor(async () => (await t.redis.llen(t.out('done'))) === jids.length, 20_000, 'every job to run');
+    expect(new Set(await t.redis.lrange(t.out('done'), 0, -1))).to.deep.equal(new Set(jids));
+    // Failures land in their own queue's sets, on that queue's master; show finds them there.
+    const dead = await node.enqueue('q2', 'Fail', ['x'], { retry: 0 });
+    const retried = await node.enqueue('q5', 'Fail', ['y'], { retry: 3 });
+    await waitFor(async () => (await client.zcard(keys.dead('q2'))) === 1 && (await client.zcard(keys.retry('q5'))) === 1, 10_000, 'a dead and a retry entry');
+    expect((await node.show(dead))?.state).to.equal('dead');
+    expect((await node.show(retried))?.state).to.equal('retry');
+    expect((await readStats(node.node.ctx)).dead).to.equal(1);
+  });
+
+  it("recovers a dead node's backup lists on every master (per-queue key layout)", async () => {
+    const keys = new Keys(t.ns, 'per-queue');
+    await client.zadd(keys.nodes, String(Date.now() / 1000 - 600), 'ghost');
+    const queues = ['r1', 'r2', 'r3', 'r4'];
+    for (const q of queues) await client.rpush(keys.backup('ghost', q), JSON.stringify({ class: 'Tally', jid: `ghost-${q}`, queue: q, args: [t.url, t.out('back')] }));
+    expect((await backupQueuesOf(client, keys, 'ghost')).sort()).to.deep.equal(queues);
+    await t.start({ redis: setup.redisOption(), namespace: t.ns, queues, nodeCheckInterval: 1 });
+    await waitFor(async () => (await t.redis.llen(t.out('back'))) === queues.length, 20_000, "the ghost's jobs to run");
+    expect(await backupQueuesOf(client, keys, 'ghost')).to.deep.equal([]);
   });
 
   it('computes the slot of a key as the cluster does', async () => {

@@ -3,7 +3,7 @@
 import Redis from 'ioredis';
 import winston from 'winston';
 import { Nexq, NexqStartOptions } from '../../src/nexq';
-import { Keys } from '../../src/redis/keys';
+import { KeyLayout, Keys } from '../../src/redis/keys';
 import { freshNamespace, sharedRedis } from './global-hooks';
 import { fixturesJobs } from './paths';
 
@@ -23,6 +23,12 @@ export async function waitFor<T>(predicate: () => T | Promise<T>, timeoutMs = 50
     await sleep(10);
   }
 }
+
+/**
+ * NEXQ_TEST_KEY_LAYOUT=per-queue runs the node tests in the per-queue key layout (the one a Redis
+ * Cluster gets), on the one test server: every script call then checks that its keys share a slot.
+ */
+export const TEST_KEY_LAYOUT: KeyLayout = process.env.NEXQ_TEST_KEY_LAYOUT === 'per-queue' ? 'per-queue' : 'shared';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,7 +70,8 @@ export function useNodes(defaults: { url?: () => string; namespace?: string; flu
   beforeEach(async () => {
     const url = defaults.url ? defaults.url() : sharedRedis().url;
     const ns = defaults.namespace ?? freshNamespace();
-    state = { url, ns, keys: new Keys(ns), redis: new Redis(url) };
+    const layout = ns === '' || /[{}]/.test(ns) ? 'shared' : TEST_KEY_LAYOUT;
+    state = { url, ns, keys: new Keys(ns, layout), redis: new Redis(url) };
     if (defaults.flushFirst) await state.redis.flushdb();
   });
 
@@ -101,6 +108,7 @@ export function useNodes(defaults: { url?: () => string; namespace?: string; flu
         pollTimeout: 20,
         schedulerPollTimeout: 50,
         threads: 2,
+        ...(current().keys.perQueue ? { keyLayout: 'per-queue' as const } : {}),
         // Nodes log bad input at error level on purpose; NEXQ_TEST_LOGS=1 shows it.
         ...(process.env.NEXQ_TEST_LOGS ? {} : { logger: winston.createLogger({ silent: true }) }),
         ...options,

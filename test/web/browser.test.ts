@@ -48,7 +48,7 @@ describe('web dashboard in Chromium', function () {
     await b.page.locator('#message', { hasText: '1 job(s) moved to their queues' }).waitFor();
     await b.page.locator(`tr[data-jid="${jid}"]`).waitFor({ state: 'detached' });
     await b.page.locator(`tr[data-jid="${other}"]`).waitFor();
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(1);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(1);
   });
 
   it('deletes the selected retries in bulk and keeps the others', async () => {
@@ -66,12 +66,12 @@ describe('web dashboard in Chromium', function () {
     await b.page.locator('#message', { hasText: '2 job(s) deleted' }).waitFor();
     await b.page.locator(`tr[data-jid="${a}"]`).waitFor({ state: 'detached' });
     await b.page.locator(`tr[data-jid="${keep}"]`).waitFor();
-    const left = await t.redis.zrange(t.keys.retry, 0, -1);
+    const left = await t.redis.zrange(t.keys.retry('default'), 0, -1);
     expect(left.map((raw) => JSON.parse(raw).jid)).to.deep.equal([keep]);
     // One more, by its own Delete button.
     await b.page.locator(`tr[data-jid="${keep}"] button.delete`).click();
     await b.page.locator('p.empty', { hasText: 'No job waits for a retry.' }).waitFor();
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it('pausing a queue from the page stops the node processing it until it is resumed', async () => {
@@ -83,7 +83,7 @@ describe('web dashboard in Chromium', function () {
     await row.locator('select.pause-mode').selectOption('out');
     await row.locator('button.pause').click();
     await row.locator('.badge.paused', { hasText: 'paused (out)' }).waitFor();
-    expect(await t.redis.hgetall(t.keys.paused)).to.deep.equal({ default: 'out' });
+    expect(await t.redis.hgetall(t.keys.paused('default'))).to.deep.equal({ default: 'out' });
     // Enqueues still go in; nothing is fetched while paused (the node polls every 20 ms).
     const jid = await nexq.enqueue('default', 'Record', [t.url, t.out('held'), 1]);
     await sleep(500);
@@ -95,7 +95,7 @@ describe('web dashboard in Chromium', function () {
     const [record] = await t.waitForRecords(t.out('held'));
     expect(record).to.include({ jid });
     await row.locator('.badge.active').waitFor();
-    expect(await t.redis.hgetall(t.keys.paused)).to.deep.equal({});
+    expect(await t.redis.hgetall(t.keys.paused('default'))).to.deep.equal({});
   });
 
   it('finds a job by jid from the search box and shows its page', async () => {

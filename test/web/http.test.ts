@@ -136,14 +136,14 @@ describe('web dashboard over HTTP', () => {
     expect(foreignOrigin.status).to.equal(403);
     const formPost = await fetch(new URL(retry, url), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `jids=${jid}` });
     expect(formPost.status).to.equal(403);
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(1);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(1);
     expect(await t.redis.llen(t.keys.queue('parked'))).to.equal(0);
     expect((await call(url, retry, { method: 'PUT', action: true, body: { jids: [jid] } })).status).to.equal(405);
     expect((await call(url, retry, { method: 'POST', action: true, body: { jids: 'nope' } })).status).to.equal(400);
     const done = await call(url, retry, { method: 'POST', action: true, body: { jids: [jid] } });
     expect(done.status).to.equal(200);
     expect(done.body.results).to.deep.equal([{ jid, from: 'dead', queue: 'parked' }]);
-    expect(await t.redis.zcard(t.keys.dead)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(0);
     expect(JSON.parse((await t.redis.lindex(t.keys.queue('parked'), 0))!).jid).to.equal(jid);
   });
 
@@ -151,15 +151,15 @@ describe('web dashboard over HTTP', () => {
     const { url } = await startWebNode(t);
     expect((await call(url, '/api/queues/mail/pause', { method: 'POST', action: true, body: { mode: 'sideways' } })).status).to.equal(400);
     expect((await call(url, '/api/queues/mail/pause', { method: 'POST', action: true, body: { mode: 'out' } })).status).to.equal(200);
-    expect(await t.redis.hgetall(t.keys.paused)).to.deep.equal({ mail: 'out' });
+    expect(await t.redis.hgetall(t.keys.paused('mail'))).to.deep.equal({ mail: 'out' });
     expect((await call(url, '/api/queues')).body).to.deep.include({ queue: 'mail', size: 0, latency: 0, paused: 'out' });
     expect((await call(url, '/api/queues/mail/resume', { method: 'POST', action: true })).status).to.equal(200);
-    expect(await t.redis.hgetall(t.keys.paused)).to.deep.equal({});
+    expect(await t.redis.hgetall(t.keys.paused('mail'))).to.deep.equal({});
     await addToSet(t, 'retry', 'default', 'Fail', [], Date.now() / 1000 + 3600);
     await addToSet(t, 'retry', 'default', 'Fail', [], Date.now() / 1000 + 3600);
     const emptied = await call(url, '/api/sets/retry/delete', { method: 'POST', action: true, body: { all: true } });
     expect(emptied.body).to.deep.equal({ set: 'retry', deleted: 2 });
-    expect(await t.redis.zcard(t.keys.retry)).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
 
   it("serves the node's Prometheus metrics on /metrics, a handler it is given, or 404 without one", async () => {

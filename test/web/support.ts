@@ -43,6 +43,6 @@ export function payload(queue: string, className: string, args: unknown[], extra
 export async function addToSet(t: NodeTest, set: 'schedule' | 'retry' | 'dead', queue: string, className: string, args: unknown[], score = Date.now() / 1000): Promise<string> {
   const failure = set === 'schedule' ? {} : { error_class: 'BoomError', error_message: 'boom', failed_at: Date.now() / 1000, retry_count: 3 };
   const { jid, raw } = payload(queue, className, args, failure);
-  await t.redis.zadd(t.keys[set], String(score), raw);
+  await t.redis.zadd(t.keys.jobSet(set, 'default'), String(score), raw);
   return jid;
 }
