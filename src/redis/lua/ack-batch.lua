@@ -6,14 +6,18 @@
 -- ARGV[2i]   its jid ('' when unreadable)
 -- Returns per job 1 when acked, 0 when it was no longer in its backup list, or the error of a
 -- broken backup key (that job alone; the others are acked).
-local results = {}
+local results, done = {}, {}
 for i = 1, #KEYS - 1 do
   local removed = redis.pcall('LREM', KEYS[1 + i], 1, ARGV[2 * i - 1])
   if type(removed) == 'table' then
     results[i] = removed.err
   else
-    if removed == 1 then nexq_forget(KEYS[1], ARGV[2 * i]) end
+    if removed == 1 and ARGV[2 * i] ~= '' then done[#done + 1] = ARGV[2 * i] end
     results[i] = removed
   end
+end
+-- The acked jobs leave the index in one HDEL per thousand (one command per batch, not per job).
+for first = 1, #done, 1000 do
+  redis.pcall('HDEL', KEYS[1], unpack(done, first, math.min(first + 999, #done)))
 end
 return results
