@@ -81,6 +81,21 @@ describe('per-queue key layout', () => {
     await waitFor(async () => (await t.redis.hlen(k.jobIndex('alpha'))) + (await t.redis.hlen(k.jobIndex('beta'))) === 0, 5000, 'both indexes empty');
   });
 
+  it('runs a cross-queue retry in its own queue when its destination is broken, never losing it', async () => {
+    const node = await start();
+    const out = t.out('fallback');
+    const k = keys();
+    await t.redis.set(k.queue('beta'), 'not a list');
+    const raw = JSON.stringify({ class: 'Record', args: [t.url, out, 'fallback'], jid: 'cross-2', queue: 'beta', retry: true, retry_count: 1 });
+    await t.redis.sadd(k.queues, 'alpha');
+    await t.redis.zadd(k.retry('alpha'), String(Date.now() / 1000 - 1), raw);
+    const [ran] = await t.waitForRecords(out, 1);
+    expect(ran.jid).to.equal('cross-2'); // run from alpha, its set's queue
+    expect(await t.redis.type(k.queue('beta'))).to.equal('string');
+    expect(await t.redis.zcard(k.retry('alpha'))).to.equal(0);
+    await waitFor(async () => (await t.redis.llen(k.backup(node.node.ctx.config.nodeId, 'alpha'))) === 0, 5000, 'an empty backup list');
+  });
+
   it('holds a unique lock within its queue', async () => {
     const node = await start({ mode: 'enqueuer' });
     const unique = { for: 60, key: 'same' };
