@@ -13,27 +13,44 @@
 -- Every job written is indexed by jid (queued or schedule).
 -- Returns per job { jid, conflict }: conflict 1 when a unique lock was held, with the holder's jid.
 -- Refusals (paused for input, queue full) fail the whole call before anything is written.
+-- The writes are grouped: one LPUSH per queue (values in job order, as one LPUSH each would leave
+-- them), one ZADD, one SADD and one HSET of the index, each per thousand values.
 local n = tonumber(ARGV[1])
 local queueSet = KEYS[4 + 2 * n]
 if queueSet then nexq_expect_type(queueSet, 'set') end
 nexq_expect_type(KEYS[1], 'zset')
-local added = {}
+-- Each distinct queue is checked once: paused, its key's type, MAXLEN against all its jobs here.
+local pausedOf, added = {}, {}
 for i = 1, n do
   local base = 2 + 5 * (i - 1)
   local queue, queueKey, maxlen = ARGV[base], KEYS[2 + 2 * i], ARGV[base + 3]
-  local paused = redis.call('HGET', KEYS[2], queue)
+  if pausedOf[queue] == nil then pausedOf[queue] = redis.call('HGET', KEYS[2], queue) or false end
+  local paused = pausedOf[queue]
   if paused == 'in' or paused == 'all' then
     return redis.error_reply('NEXQ_PAUSED queue ' .. queue .. ' is paused for input')
   end
   if ARGV[base + 2] == '' then
-    nexq_expect_type(queueKey, 'list')
-    added[queueKey] = (added[queueKey] or 0) + 1
+    if added[queueKey] == nil then
+      nexq_expect_type(queueKey, 'list')
+      added[queueKey] = 0
+    end
+    added[queueKey] = added[queueKey] + 1
     if maxlen ~= '' and redis.call('LLEN', queueKey) + added[queueKey] > tonumber(maxlen) then
       return redis.error_reply('NEXQ_FULL queue ' .. queue .. ' already holds ' .. maxlen .. ' job(s) (maxlen)')
     end
   end
 end
+
+-- Runs `command key v1 v2 ...` over `values` a thousand at a time (unpack has a limit).
+local function in_chunks(command, key, values, protected)
+  local call = protected and redis.pcall or redis.call
+  for first = 1, #values, 1000 do
+    call(command, key, unpack(values, first, math.min(first + 999, #values)))
+  end
+end
+
 local result = {}
+local pushes, pushOrder, scheduled, names, seen, indexed = {}, {}, {}, {}, {}, {}
 for i = 1, n do
   local base = 2 + 5 * (i - 1)
   local queue, json, score, lockSeconds = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 4]
@@ -48,15 +65,34 @@ for i = 1, n do
     end
   end
   if conflict == 0 then
+    local location
     if score == '' then
-      if queueSet then redis.call('SADD', queueSet, queue) end
-      redis.call('LPUSH', KEYS[2 + 2 * i], json)
-      nexq_index_new(KEYS[3], jid, 'queued\t' .. queue)
+      local queueKey = KEYS[2 + 2 * i]
+      if not pushes[queueKey] then
+        pushes[queueKey] = {}
+        pushOrder[#pushOrder + 1] = queueKey
+      end
+      table.insert(pushes[queueKey], json)
+      if not seen[queue] then
+        seen[queue] = true
+        names[#names + 1] = queue
+      end
+      location = 'queued\t' .. queue
     else
-      redis.call('ZADD', KEYS[1], score, json)
-      nexq_index_new(KEYS[3], jid, 'schedule\t' .. score)
+      scheduled[#scheduled + 1] = score
+      scheduled[#scheduled + 1] = json
+      location = 'schedule\t' .. score
+    end
+    if jid and jid ~= '' then
+      indexed[#indexed + 1] = jid
+      indexed[#indexed + 1] = '0\t' .. location
     end
   end
   result[i] = { jid, conflict }
 end
+if queueSet and #names > 0 then in_chunks('SADD', queueSet, names) end
+for _, queueKey in ipairs(pushOrder) do in_chunks('LPUSH', queueKey, pushes[queueKey]) end
+if #scheduled > 0 then in_chunks('ZADD', KEYS[1], scheduled) end
+-- The index only describes where jobs are: a broken index key must not fail the enqueue.
+if #indexed > 0 then in_chunks('HSET', KEYS[3], indexed, true) end
 return result
