@@ -1,5 +1,6 @@
 // One running nexq node: the resources its actors share (Redis client, thread pool, work table,
 // handler registry) and its supervision tree. Opens them in order and closes them in reverse.
+import { Cluster } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from './actor';
@@ -49,7 +50,8 @@ export class NexqNode {
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
     const redis = connectTarget(resolved.redis);
-    if (resolved.keyLayout === 'per-queue') checkSlotsOn(redis);
+    // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
+    if (resolved.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
     // ioredis reconnects by itself; say why the link dropped, once per outage (its messages hold
     // no credentials), and when it is back.
     let outage: string | undefined;
