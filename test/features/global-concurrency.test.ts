@@ -18,6 +18,22 @@ describe('a queue limit across all nodes', () => {
     await waitFor(async () => (await t.redis.hvals(t.keys.running('default'))).length === 0, 5000, 'every slot given back');
   });
 
+  it("leaves a queue whose running hash holds a non-integer count for this node, and serves the others", async () => {
+    const out = t.out('bad-count');
+    const node = await t.start({ queues: [{ name: 'default', concurrency: 5, globalConcurrency: 2 }, 'other'] });
+    const { ctx } = node.node;
+    await waitFor(() => ctx.rehydrated, 5000, 'the boot re-hydration');
+    await t.redis.hset(t.keys.running('default'), ctx.config.nodeId, 'x');
+    await node.enqueue('default', 'Record', [t.url, out, 'limited']);
+    await node.enqueue('other', 'Record', [t.url, out, 'other']);
+    expect((await t.waitForRecords(out, 1)).map((r) => r.value)).to.deep.equal(['other']);
+    // Checked before anything moved: the job waits in its queue, not in a backup list.
+    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
+    expect(await t.redis.llen(t.keys.backup(ctx.config.nodeId, 'default'))).to.equal(0);
+    await t.redis.hdel(t.keys.running('default'), ctx.config.nodeId);
+    expect((await t.waitForRecords(out, 2)).map((r) => r.value).sort()).to.deep.equal(['limited', 'other']);
+  });
+
   it('gives back the slots of failed jobs too', async () => {
     const node = await t.start(limited);
     await node.enqueueAll(Array.from({ length: 3 }, () => ({ queue: 'default', class: 'Fail', args: [] })));

@@ -32,11 +32,19 @@ local function rpush_all(key, values)
   end
 end
 
+-- The jobs a running hash counts on every node, or nil and why it cannot be used. This node's own
+-- count must be an integer: the HINCRBY after the move would fail half way otherwise.
 local function used(hash)
-  local counts = redis.pcall('HVALS', hash)
-  if counts.err then return nil, counts.err end
+  local fields = redis.pcall('HGETALL', hash)
+  if fields.err then return nil, fields.err end
   local total = 0
-  for _, count in ipairs(counts) do total = total + (tonumber(count) or 0) end
+  for k = 1, #fields, 2 do
+    local count = tonumber(fields[k + 1])
+    if fields[k] == node and not (count and count == math.floor(count)) then
+      return nil, 'NEXQ_BADCOUNT ' .. hash .. ' holds ' .. fields[k + 1] .. ' for this node, not an integer'
+    end
+    total = total + (count or 0)
+  end
   return total
 end
 
