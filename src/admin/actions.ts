@@ -37,7 +37,7 @@ export async function moveToQueue(ctx: AdminContext, found: Found): Promise<stri
   const enqueued = rewriteMembers(found.raw, { enqueued_at: stamp });
   const jid = String(jsonObject(found.raw)?.jid ?? '');
   const move = { source: found.key, sourceQueue: found.queue ?? '', queue, raw: found.raw, enqueued, jid };
-  return (await enqueueDue(redis, keys, move, ctx.config.nodeId)) ? queue : undefined;
+  return (await enqueueDue(redis, keys, move)) ? queue : undefined;
 }
 
 /** Moves the job `jid` from the first of `sets` holding it to its queue. */

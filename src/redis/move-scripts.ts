@@ -1,11 +1,12 @@
 // Moving jobs outside a node's fetch-and-settle path: re-hydrating backup lists, due jobs out of
 // the schedule and retry sets (the scheduler, `nexq retry`), bury, clear, delete, and recovering a
 // dead node. Each move is one atomic script call, except where the per-queue key layout puts its
-// two ends in different slots (moveAcrossQueues).
+// two ends in different slots (./cross-queue-move.ts).
 import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
-import { formatScore, queueSet, releaseJob, requeueJob, runScript } from './scripts';
+import { formatScore, queueSet, releaseJob, runScript } from './scripts';
+import { moveAcrossQueues } from './cross-queue-move';
 
 /** Puts a whole backup list back into its queue, and drops the node's global-limit count there. */
 export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: string, queue: string): Promise<number> {
@@ -24,6 +25,8 @@ export interface DueMove {
   /** The job as it goes into the queue (with its new enqueued_at). */
   enqueued: string;
   jid: string;
+  /** Only if scored at or before this (the scheduler: now); any score when absent (on request). */
+  dueBy?: number;
 }
 
 /**
@@ -31,43 +34,10 @@ export interface DueMove {
  * key layout a job bound for another queue than its set's (Sidekiq's `retry_queue`) crosses slots:
  * see moveAcrossQueues.
  */
-export async function enqueueDue(client: RedisClient, keys: Keys, m: DueMove, nodeId: string): Promise<boolean> {
-  if (keys.group(m.sourceQueue) !== keys.group(m.queue)) return moveAcrossQueues(client, keys, m, nodeId);
+export async function enqueueDue(client: RedisClient, keys: Keys, m: DueMove): Promise<boolean> {
+  if (keys.group(m.sourceQueue) !== keys.group(m.queue)) return moveAcrossQueues(client, keys, m);
   const scriptKeys = [m.source, keys.queue(m.queue), keys.jobIndex(m.queue), ...(await queueSet(client, keys, [m.queue]))];
   return (await runScript(client, 'enqueue-due', scriptKeys, [m.raw, m.enqueued, m.queue, m.jid])) === 1;
-}
-
-/**
- * A due job whose queue lives in another slot than its set: no script can move it in one step, so
- * this node takes it into its own backup list of the set's queue first (atomic: of several nodes
- * one wins), pushes it into its queue, and then drops the backup entry. If the push fails, the job
- * goes from the backup list into the set's queue instead (it runs there); a crash in between
- * leaves it in the backup list, which recovery requeues. Never lost, at worst run twice.
- */
-async function moveAcrossQueues(client: RedisClient, keys: Keys, m: DueMove, nodeId: string): Promise<boolean> {
-  const backup = keys.backup(nodeId, m.sourceQueue);
-  const taken = await runScript(client, 'enqueue-due', [m.source, backup, keys.jobIndex(m.sourceQueue)], [m.raw, m.enqueued, m.sourceQueue, m.jid]);
-  if (taken !== 1) return false;
-  try {
-    await client.sadd(keys.queues, m.queue);
-    const replies = await client.multi().lpush(keys.queue(m.queue), m.enqueued).hset(keys.jobIndex(m.queue), m.jid, `0\tqueued\t${m.queue}`).exec();
-    const failed = replies?.find(([err]) => err)?.[0];
-    if (!replies || failed) throw failed ?? new Error(`the push into queue ${m.queue} was aborted`);
-  } catch (err) {
-    const back = { backup, queueKey: keys.queue(m.sourceQueue), queue: m.sourceQueue, raw: m.enqueued, end: 'back' as const, jid: m.jid };
-    await requeueJob(client, keys.jobIndex(m.sourceQueue), back, { slots: [], nodeId: '' });
-    throw err;
-  }
-  // Pushed: only the backup entry is left to drop. Tried again, as it would run twice otherwise.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await runScript(client, 'ack-batch', [keys.jobIndex(m.sourceQueue), backup], [m.enqueued, m.jid]);
-      return true;
-    } catch (err) {
-      if (attempt >= 3) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    }
-  }
 }
 
 /** Moves one unreadable job from `queue`'s schedule or retry set to its dead set, as `entry` with jid `jid`. */

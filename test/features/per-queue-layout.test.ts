@@ -11,6 +11,9 @@ import type { NodeReaper } from '../../src/actors/node-reaper';
 import { ActorNames } from '../../src/node-context';
 import { readStats } from '../../src/admin/stats';
 import { setJobs } from '../../src/admin/listing';
+import { retryAll } from '../../src/admin/actions';
+import { LEASE_SECONDS } from '../../src/redis/cross-queue-move';
+import { PartialEnqueueError } from '../../src/redis/enqueue-scripts';
 import { useNodes, waitFor } from '../support/node';
 
 const QUEUES = ['alpha', 'beta', 'gamma'];
@@ -81,19 +84,57 @@ describe('per-queue key layout', () => {
     await waitFor(async () => (await t.redis.hlen(k.jobIndex('alpha'))) + (await t.redis.hlen(k.jobIndex('beta'))) === 0, 5000, 'both indexes empty');
   });
 
-  it('runs a cross-queue retry in its own queue when its destination is broken, never losing it', async () => {
-    const node = await start();
-    const out = t.out('fallback');
+  it('keeps a cross-queue retry leased in its set while its destination is broken, and moves it once repaired', async () => {
+    const node = await start({ queues: ['beta'] });
+    const out = t.out('leased');
     const k = keys();
     await t.redis.set(k.queue('beta'), 'not a list');
-    const raw = JSON.stringify({ class: 'Record', args: [t.url, out, 'fallback'], jid: 'cross-2', queue: 'beta', retry: true, retry_count: 1 });
+    const raw = JSON.stringify({ class: 'Record', args: [t.url, out, 'leased'], jid: 'cross-2', queue: 'beta', retry: true, retry_count: 1 });
     await t.redis.sadd(k.queues, 'alpha');
     await t.redis.zadd(k.retry('alpha'), String(Date.now() / 1000 - 1), raw);
+    // The push failed: the job stays in its set, due again when the lease ends.
+    const leasedTo = await waitFor(async () => {
+      const score = Number(await t.redis.zscore(k.retry('alpha'), raw));
+      return score > Date.now() / 1000 + LEASE_SECONDS / 2 && score;
+    }, 5000, 'the lease');
+    expect(leasedTo).to.be.above(0);
+    expect(await t.redis.llen(k.backup(node.node.ctx.config.nodeId, 'alpha'))).to.equal(0);
+    // Repaired, and the lease ended (set back rather than waited for): it moves and runs once.
+    await t.redis.del(k.queue('beta'));
+    await t.redis.zadd(k.retry('alpha'), 'XX', String(Date.now() / 1000 - 1), raw);
     const [ran] = await t.waitForRecords(out, 1);
-    expect(ran.jid).to.equal('cross-2'); // run from alpha, its set's queue
-    expect(await t.redis.type(k.queue('beta'))).to.equal('string');
+    expect(ran).to.include({ jid: 'cross-2', queue: 'beta' });
     expect(await t.redis.zcard(k.retry('alpha'))).to.equal(0);
-    await waitFor(async () => (await t.redis.llen(k.backup(node.node.ctx.config.nodeId, 'alpha'))) === 0, 5000, 'an empty backup list');
+  });
+
+  it('carries a unique lock across with a cross-queue retry, keeping the delivery count', async () => {
+    const node = await start({ mode: 'enqueuer' });
+    const k = keys();
+    const raw = JSON.stringify({ class: 'Record', args: [], jid: 'cross-3', queue: 'beta', retry: true, retry_count: 1, unique_key: 'u1', unique_until: 'success' });
+    await t.redis.set(k.uniqueLock('u1', 'alpha'), 'cross-3', 'EX', 600);
+    await t.redis.hset(k.jobIndex('alpha'), 'cross-3', `4\tretry\t${Date.now() / 1000 - 1}`);
+    await t.redis.zadd(k.retry('alpha'), String(Date.now() / 1000 - 1), raw);
+    expect(await retryAll(node.node.ctx, 'retry')).to.deep.equal([{ jid: 'cross-3', queue: 'beta' }]);
+    expect(await t.redis.get(k.uniqueLock('u1', 'alpha'))).to.equal(null);
+    expect(await t.redis.get(k.uniqueLock('u1', 'beta'))).to.equal('cross-3');
+    expect(await t.redis.pttl(k.uniqueLock('u1', 'beta'))).to.be.within(1, 600_000);
+    expect(await t.redis.hget(k.jobIndex('beta'), 'cross-3')).to.equal('4\tqueued\tbeta');
+    expect(await t.redis.hexists(k.jobIndex('alpha'), 'cross-3')).to.equal(0);
+  });
+
+  it('says which jobs of an enqueueAll were written when one queue refuses its own', async () => {
+    const node = await start({ mode: 'enqueuer' });
+    const k = keys();
+    await node.enqueue('beta', 'Record', []);
+    const err = await node
+      .enqueueAll([{ queue: 'alpha', class: 'Record', args: [] }, { queue: 'beta', class: 'Record', args: [], options: { maxlen: 1 } }])
+      .catch((e: Error) => e);
+    expect(err).to.be.instanceOf(PartialEnqueueError);
+    const { written } = err as PartialEnqueueError;
+    expect(written[1]).to.equal(undefined);
+    expect(await t.redis.lrange(k.queue('alpha'), 0, -1)).to.have.length(1);
+    expect(JSON.parse((await t.redis.lrange(k.queue('alpha'), 0, -1))[0]).jid).to.equal(written[0]!.jid);
+    expect(await t.redis.llen(k.queue('beta'))).to.equal(1);
   });
 
   it('holds a unique lock within its queue', async () => {
@@ -149,8 +190,8 @@ describe('per-queue key layout', () => {
     await t.redis.rpush(k.backup('vanished', 'gamma'), JSON.stringify({ class: 'Record', jid: 'v-1', queue: 'gamma', args: [] }));
     const survivor = await start({ nodeId: 'survivor', queues: ['delta'], nodeCheckInterval: 3600 }); // no round of its own
     const reaper = survivor.node.ctx.registry.lookup<NodeReaper>(ActorNames.nodeReaper);
-    expect(await reaper.recoverDeadNodes()).to.equal(0); // first sighting: it may be a node starting up
-    expect(await reaper.recoverDeadNodes()).to.equal(1);
+    expect(await reaper.sweepOrphans()).to.equal(0); // first sighting: it may be a node starting up
+    expect(await reaper.sweepOrphans()).to.equal(1);
     expect(await t.redis.lrange(k.queue('gamma'), 0, -1)).to.have.length(1);
   });
 
