@@ -22,9 +22,13 @@ import { ActorNames } from '../node-context';
 /** Dead nodes handled per round; the rest wait for the next round. */
 export const NODES_PER_ROUND = 20;
 
+/** Per-queue key layout: rounds between two sweeps for orphaned backup lists when nothing was claimed. */
+export const SWEEP_EVERY = 6;
+
 export class NodeReaper extends TickingActor {
   /** Per-queue key layout: nodes with backup lists that were not in the beat set at the last sweep. */
   private absentBefore = new Set<string>();
+  private roundsSinceSweep = 0;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.nodeReaper, registry: ctx.registry, logger: ctx.logger, what: 'dead-node check' });
@@ -54,10 +58,17 @@ export class NodeReaper extends TickingActor {
       const moved = await this.recover(nodeId, cutoff);
       if (moved < 0) continue;
       claimed.add(nodeId);
+      // Per-queue layout: the claim dropped none of its limit slots (other slots), including those
+      // of at-most-once jobs it ran off its backup lists.
+      if (keys.perQueue) await dropNodeSlots(redis, config, keys, nodeId);
       total += moved;
       logger.warn(`node ${nodeId} stopped beating; ${keys.perQueue ? 'claimed it' : `re-enqueued its ${moved} unfinished job(s)`}`, { actor: this.name });
     }
-    if (keys.perQueue) total += await this.sweepOrphans(claimed);
+    // The sweep SCANs every master: after a claim, and every SWEEP_EVERY rounds otherwise.
+    if (keys.perQueue && (claimed.size > 0 || ++this.roundsSinceSweep >= SWEEP_EVERY)) {
+      this.roundsSinceSweep = 0;
+      total += await this.sweepOrphans(claimed);
+    }
     return total;
   }
 
@@ -92,7 +103,7 @@ export class NodeReaper extends TickingActor {
    * set is read after the lists are found, and a node must be missing twice: a node that just
    * started may fetch before its first beat lands.
    */
-  private async sweepOrphans(claimed: Set<string>): Promise<number> {
+  async sweepOrphans(claimed: Set<string> = new Set()): Promise<number> {
     const { keys, redis, config, logger } = this.ctx;
     const lists = await allBackups(redis, keys);
     const alive = new Set(await redis.zrange(keys.nodes, 0, -1));
