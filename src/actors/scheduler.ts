@@ -36,19 +36,28 @@ export class Scheduler extends TickingActor {
   /** Moves every job due by now; returns how many were moved to queues. */
   async enqueueDueJobs(): Promise<number> {
     const { keys, redis, config } = this.ctx;
-    let moved = 0;
-    // One schedule and one retry set, or in the per-queue key layout one of each per known queue.
+    // One schedule and one retry set, or in the per-queue key layout one of each per known queue:
+    // read together, and a set that fails (its master away, a broken job) fails alone.
     const queues = keys.perQueue ? [...config.queues.map((q) => q.name), ...(await redis.smembers(keys.queues))] : [];
     const sources = [...keys.jobSets('schedule', queues), ...keys.jobSets('retry', queues)];
-    for (const { key: source, queue: sourceQueue = '' } of sources) {
-      for (;;) {
-        const due = await redis.zrangebyscore(source, '-inf', formatScore(nowSeconds()), 'LIMIT', 0, SCHEDULER_BATCH);
-        const results = await Promise.all(due.map((raw) => this.move(source, sourceQueue, raw)));
-        moved += results.filter(Boolean).length;
-        if (due.length < SCHEDULER_BATCH) break;
-      }
+    const outcomes = await Promise.allSettled(sources.map(({ key, queue = '' }) => this.drainSet(key, queue)));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed && outcomes.length === 1) throw failed.reason;
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.status === 'rejected') this.ctx.logger.warn(`moving due jobs of ${sources[i].key} failed: ${(outcome.reason as Error).message}`, { actor: this.name });
     }
-    return moved;
+    return outcomes.reduce((sum, o) => sum + (o.status === 'fulfilled' ? o.value : 0), 0);
+  }
+
+  /** Moves the due jobs of one set; how many went to their queues. */
+  private async drainSet(source: string, sourceQueue: string): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const due = await this.ctx.redis.zrangebyscore(source, '-inf', formatScore(nowSeconds()), 'LIMIT', 0, SCHEDULER_BATCH);
+      const results = await Promise.all(due.map((raw) => this.move(source, sourceQueue, raw)));
+      moved += results.filter(Boolean).length;
+      if (due.length < SCHEDULER_BATCH) return moved;
+    }
   }
 
   private async move(source: string, sourceQueue: string, raw: string): Promise<boolean> {
@@ -58,6 +67,7 @@ export class Scheduler extends TickingActor {
     try {
       const job = decodeJob(raw);
       if (!isQueueName(job.queue)) throw new MalformedJobError('job has no valid "queue" to be enqueued into');
+      keys.queue(job.queue); // a name the key layout cannot hold (a brace, per-queue) is refused here
       queue = job.queue;
       jid = job.jid;
     } catch (err) {
@@ -70,6 +80,6 @@ export class Scheduler extends TickingActor {
     }
     // Like Sidekiq's scheduler, stamp the time it entered its queue; every other byte stays.
     const enqueued = rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.ctx.config.timestamps) });
-    return enqueueDue(redis, keys, { source, sourceQueue, queue, raw, enqueued, jid }, this.ctx.config.nodeId);
+    return enqueueDue(redis, keys, { source, sourceQueue, queue, raw, enqueued, jid, dueBy: nowSeconds() });
   }
 }
