@@ -36,6 +36,9 @@ export function resolveKeyLayout(options: NexqOptions, queueNames: string[]): Ke
   if (Object.keys(options.classConcurrency).length > 0) {
     throw new ConfigError('classConcurrency', 'no class limits with the per-queue key layout (a limit across queues needs them in one slot)', options.classConcurrency);
   }
+  if (options.nodeId !== undefined && /[{}]/.test(options.nodeId)) {
+    throw new ConfigError('nodeId', 'a node id without braces with the per-queue key layout (a brace would move the hash tag of its backup lists)', options.nodeId);
+  }
   const braced = queueNames.find((name) => /[{}]/.test(name));
   if (braced !== undefined) throw new ConfigError('queues', 'queue names without braces with the per-queue key layout (a queue name is its hash tag)', braced);
   return layout;

@@ -172,8 +172,10 @@ export class Nexq {
   /** Starts serving `queue` on this node (Exq's subscribe). */
   async subscribe(queue: string, concurrency?: number): Promise<void> {
     // Checked here: a bad name thrown inside the manager's call would crash it and lose every
-    // subscription made at run time. Throws ConfigError.
+    // subscription made at run time. Throws ConfigError, or KeyLayoutError for a name the
+    // per-queue key layout cannot hold.
     resolveQueue({ name: queue, concurrency }, 1, 'queue');
+    this.node.ctx.keys.queue(queue);
     await this.managerCall({ type: 'subscribe', queue, concurrency });
   }
 
