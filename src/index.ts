@@ -2,7 +2,7 @@
 export { Nexq } from './nexq';
 export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
 export type { EnqueueResult } from './actors/enqueuer';
-export { QueueFullError, QueuePausedError } from './redis/enqueue-scripts';
+export { PartialEnqueueError, QueueFullError, QueuePausedError } from './redis/enqueue-scripts';
 export { UnconfirmedWriteError } from './redis/wait-replicas';
 export type { MetricsServerSpec, NexqConfig, NexqOptions, QueueSpec } from '../config/defaults';
 export type { HostPort, NexqRedisOptions, RedisTarget } from '../config/redis-options';

@@ -37,14 +37,33 @@ export async function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[
   const refused = queues.find((_, i) => paused[i] === 'in' || paused[i] === 'all');
   if (refused !== undefined) throw new QueuePausedError(`enqueue refused: queue ${refused} is paused for input`);
   const tail = await queueSet(client, keys, queues);
-  const results: Array<{ jid: string; conflict: boolean }> = [];
-  await Promise.all(
+  const results: Array<{ jid: string; conflict: boolean } | undefined> = jobs.map(() => undefined);
+  const outcomes = await Promise.allSettled(
     [...groups.values()].map(async (members) => {
       const written = await enqueueCall(client, keys, members.map((i) => jobs[i]), tail);
       written.forEach((result, k) => (results[members[k]] = result));
     }),
   );
-  return results;
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (!failed) return results as Array<{ jid: string; conflict: boolean }>;
+  if (results.every((r) => r === undefined)) throw failed.reason;
+  throw new PartialEnqueueError(failed.reason as Error, results);
+}
+
+/**
+ * Per-queue key layout: some queues' jobs of one enqueueAll were written and others were not
+ * (one call per queue). `written` holds, per job, its result or undefined when it was not written,
+ * so a caller can retry the rest without writing the others twice.
+ */
+export class PartialEnqueueError extends Error {
+  override readonly name = 'PartialEnqueueError';
+
+  constructor(
+    override readonly cause: Error,
+    readonly written: Array<{ jid: string; conflict: boolean } | undefined>,
+  ) {
+    super(`enqueue partly written: ${written.filter(Boolean).length} of ${written.length} job(s); the others failed: ${cause.message}`);
+  }
 }
 
 async function enqueueCall(client: RedisClient, keys: Keys, jobs: NewJob[], tail: string[]): Promise<Array<{ jid: string; conflict: boolean }>> {
