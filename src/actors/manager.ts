@@ -10,6 +10,9 @@
 //  4. Poll again at once after getting work, `pollTimeout` after an empty poll, when a full queue
 //     frees a slot, and back off after a Redis error.
 //  5. Bury payloads it cannot read in the dead set with the reason (never a crash loop).
+//  5b. Put back backup entries no worker holds: after a failed fetch, and every
+//     RECLAIM_INTERVAL_MS anyway (a fetch a client re-sent after a lost reply, as a cluster client
+//     does when a master drops its connection, ran twice and reported only once).
 //  6. Subscribe and unsubscribe queues at run time.
 import { v4 as uuidv4 } from 'uuid';
 import { Actor } from '../actor';
@@ -47,6 +50,9 @@ type Info =
 /** How long one blocking wait of an idle node lasts; regular polls go on meanwhile. */
 export const IDLE_WAIT_SECONDS = 2;
 
+/** The longest a backup entry no worker holds waits before it goes back to its queue. */
+export const RECLAIM_INTERVAL_MS = 10_000;
+
 export class Manager extends Actor<ManagerCall, never, Info> {
   private queues: ResolvedQueue[];
   private readonly pipeline: MiddlewarePipeline;
@@ -54,6 +60,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private pollQueued = false;
   private waitingForSlots = false;
   private reclaimNeeded = false;
+  private lastReclaimAt = Date.now();
   /** Queues whose keys Redis refused (e.g. WRONGTYPE), left out of fetches until then. */
   private readonly brokenUntil = new Map<string, number>();
   private readonly idleWait: BlockingFetch;
@@ -123,7 +130,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.pollQueued = false;
     try {
       if (!this.ctx.rehydrated) await this.rehydrate();
-      if (this.reclaimNeeded) await this.reclaimUnworked();
+      if (this.reclaimNeeded || Date.now() - this.lastReclaimAt >= RECLAIM_INTERVAL_MS) await this.reclaimUnworked();
       const got = await this.fetchAndDispatch();
       if (got > 0) this.pollNow();
       else if (!this.waitingForSlots) {
@@ -204,7 +211,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async reclaimUnworked(): Promise<void> {
     const { keys, config, redis } = this.ctx;
     const inFlight = this.ctx.workers!.inFlight;
-    for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
+    // The queues it serves are looked at by key, not only through SCAN: mid-failover a cluster
+    // client may not list a just-promoted master yet, and SCAN would miss the lists it holds.
+    const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
+    for (const queue of queues) {
       const backup = keys.backup(config.nodeId, queue);
       if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
       const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
@@ -218,6 +228,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if (unclaimed.length) this.ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor: this.name });
     }
     this.reclaimNeeded = false;
+    this.lastReclaimAt = Date.now();
   }
 
   private async requeue(queue: string): Promise<void> {
