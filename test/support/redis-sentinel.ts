@@ -140,10 +140,12 @@ export class SentinelSetup {
       return (await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0])) === 'master';
     }, 30_000, `the sentinels to promote port ${to}`);
     await beforeRejoin?.();
+    // Sentinel turns a restarted old master into a replica only after it has seen it report its
+    // old role for a while (INFO rounds); on a loaded 2-core machine that took over 30 s once.
     await waitFor(async () => {
       await sleep(50);
       return this.replicaInSync(from);
-    }, 30_000, `port ${from} to rejoin as a replica of ${to}`);
+    }, 90_000, `port ${from} to rejoin as a replica of ${to}`);
     return { from, to };
   }
 
