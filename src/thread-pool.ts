@@ -36,7 +36,7 @@ export class ThreadPool {
   private readonly starting = new Map<number, () => void>();
   /** Jobs handed over in a batch, by task id, waiting for their outcome. */
   private readonly running = new Map<number, (outcome: JobOutcome) => void>();
-  /** Jobs collected this turn of the event loop, to go to the threads together. */
+  /** Jobs collected since the last flush, to go to the threads together. */
   private pending: Array<JobTask & { id: number }> = [];
   private flushScheduled = false;
   private nextId = 1;
@@ -105,8 +105,11 @@ export class ThreadPool {
   }
 
   /**
-   * Jobs without a timeout are collected for one turn of the event loop and handed to the threads
-   * in batches, split evenly across them: one piscina task per batch instead of per job.
+   * Jobs without a timeout are collected and handed to the threads in batches, split evenly across
+   * them: one piscina task per batch instead of per job. The batch closes on `process.nextTick`:
+   * a fetch's jobs all reach here within the microtasks that follow its reply, and a tick queued
+   * from a microtask runs once those are all done, so it collects the whole fetch without waiting
+   * for the event loop's next check phase (setImmediate), which would first poll for I/O.
    */
   private runBatched(task: JobTask, handle?: CancelHandle): Promise<JobOutcome> {
     const id = this.nextId++;
@@ -116,7 +119,7 @@ export class ThreadPool {
       this.pending.push({ ...task, id });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.flush());
+        process.nextTick(() => this.flush());
       }
     });
   }

@@ -7,8 +7,9 @@
 //     count of jobs per queue into this node's backup lists (reliable fetch: a job is always in a
 //     queue or a backup list, never in flight between them).
 //  3. Start one ephemeral JobWorker per job under the job-workers supervisor, taking its slot.
-//  4. Poll again at once after getting work, `pollTimeout` after an empty poll, when a full queue
-//     frees a slot, and back off after a Redis error.
+//  4. Poll again at once after getting work (unless that fetch emptied the queues it read),
+//     `pollTimeout` after an empty poll, when a full queue frees a slot, and back off after a
+//     Redis error; an idle node also blocks on a queue and polls when a job arrives.
 //  5. Bury payloads it cannot read in the dead set with the reason (never a crash loop).
 //  5b. Put back backup entries no worker holds: after a failed fetch, and every
 //     RECLAIM_INTERVAL_MS anyway (a fetch a client re-sent after a lost reply, as a cluster client
@@ -47,6 +48,9 @@ type Info =
   | { type: 'slot_freed'; queue: string }
   | { type: 'woken' };
 
+/** Most jobs fetch.lua moves from one queue in one call (its MOST). */
+const FETCH_MOST = 1000;
+
 /** How long one blocking wait of an idle node lasts; regular polls go on meanwhile. */
 export const IDLE_WAIT_SECONDS = 2;
 
@@ -66,6 +70,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly idleWait: BlockingFetch;
   private waiting = false;
   private readonly classes: ClassLimit[];
+  /**
+   * The last fetch emptied every queue it read: each gave fewer jobs than asked for, and nothing
+   * but its length limited it (no limit across nodes, no class limit, no node-wide cap). Fetching
+   * again at once would find nothing, so the manager goes straight to its idle wait.
+   */
+  private drained = false;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
@@ -132,9 +142,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if (!this.ctx.rehydrated) await this.rehydrate();
       if (this.reclaimNeeded || Date.now() - this.lastReclaimAt >= RECLAIM_INTERVAL_MS) await this.reclaimUnworked();
       const got = await this.fetchAndDispatch();
-      if (got > 0) this.pollNow();
+      if (got > 0 && !this.drained) this.pollNow();
       else if (!this.waitingForSlots) {
         this.pollAfter(this.ctx.config.pollTimeout);
+        // Jobs just fetched reach their threads on this turn's ticks (ThreadPool): let that
+        // hand-off go first, ahead of the idle wait's round trips to Redis.
+        if (got > 0) await new Promise((resolve) => setImmediate(resolve));
         await this.waitForWork();
       }
     } catch (err) {
@@ -262,6 +275,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     // A call that failed may have moved jobs before its reply was lost: look for them before the next fetch.
     if (fetched.unsure) this.reclaimNeeded = true;
     for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
+    this.drained = capLeft === undefined && this.classes.length === 0 && fetched.errors.length === 0 &&
+      fetchQueues.every((q, i) => q.globalLimit === undefined && fetched.jobs[i].length < Math.min(q.count, FETCH_MOST));
     let count = 0;
     for (let i = 0; i < ready.length; i++) {
       for (const raw of fetched.jobs[i]) {

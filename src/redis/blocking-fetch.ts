@@ -6,18 +6,45 @@
 // leaves nothing behind.
 import { duplicateClient, RedisClient } from './client';
 
+/** A wait not answered this long after its own timeout is given up (its connection went silent). */
+const ANSWER_GRACE_MS = 3000;
+
 export class BlockingFetch {
   private connection?: RedisClient;
 
   constructor(private readonly redis: RedisClient) {}
 
-  /** Resolves when `queueKey` holds a job, or after `seconds` (with null). */
-  async wait(queueKey: string, seconds: number): Promise<string | null> {
+  /**
+   * Resolves when `queueKey` holds a job, or after `seconds` (with null). Fails when its
+   * connection closes or it has no answer well after `seconds`: a command in flight when a
+   * connection drops is never answered (it is not sent again), and a wait that never settles
+   * would keep the node from ever waiting again.
+   */
+  wait(queueKey: string, seconds: number): Promise<string | null> {
     if (!this.connection) {
       this.connection = duplicateClient(this.redis, { commandTimeout: undefined, enableAutoPipelining: false });
       this.connection.on('error', () => {}); // the shared connection's errors are logged already
     }
-    return this.connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds);
+    const connection = this.connection;
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        connection.off('close', closed);
+      };
+      const closed = () => {
+        done();
+        reject(new Error('the blocking connection closed'));
+      };
+      const timer = setTimeout(() => {
+        if (this.connection === connection) this.close();
+        closed();
+      }, seconds * 1000 + ANSWER_GRACE_MS);
+      connection.once('close', closed);
+      connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds).then(
+        (value) => (done(), resolve(value)),
+        (err: Error) => (done(), reject(err)),
+      );
+    });
   }
 
   /** Drops the connection; a wait in progress fails. */

@@ -17,19 +17,24 @@ describe('AckBatcher', () => {
 
   afterEach(() => redis.quit());
 
-  it('acks the jobs of one turn in one call, each resolving on its own, and forgets them in the index', async () => {
+  it('acks the jobs of one turn in one call, each resolving on its own, and forgets them in the index in one command', async () => {
     const job = (n: number) => JSON.stringify({ jid: `j${n}`, class: 'X', args: [n] });
     const backup = keys.backup('n1', 'default');
     await redis.rpush(backup, job(1), job(2), job(3));
     await redis.hset(keys.jobIndex('default'), 'j1', '1\trunning\tdefault\tn1', 'j2', '1\trunning\tdefault\tn1', 'j3', '1\trunning\tdefault\tn1');
     // Script calls: EVALSHA, or EVAL when Redis did not have the script yet.
-    const scriptCalls = async () => [...(await redis.info('commandstats')).matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    const calls = async (pattern: RegExp) => [...(await redis.info('commandstats')).matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
+    const scriptCalls = () => calls(/cmdstat_eval(?:sha)?:calls=(\d+)/g);
+    const hdelCalls = () => calls(/cmdstat_hdel:calls=(\d+)/g);
     const before = await scriptCalls();
+    const hdelsBefore = await hdelCalls();
     const batcher = new AckBatcher(redis, keys);
     const results = await Promise.all([batcher.ack('default', backup, job(1), 'j1'), batcher.ack('default', backup, job(2), 'j2'), batcher.ack('default', backup, job(9), 'j9')]);
     const after = await scriptCalls();
     expect(results).to.deep.equal([true, true, false]);
     expect(after - before).to.equal(1);
+    // The acked jobs leave the index in one HDEL for the batch, not one each.
+    expect((await hdelCalls()) - hdelsBefore).to.equal(1);
     expect(await redis.lrange(backup, 0, -1)).to.deep.equal([job(3)]);
     expect(await redis.hkeys(keys.jobIndex('default'))).to.deep.equal(['j3']);
   });
