@@ -3,6 +3,7 @@
 // without keys (SCAN, INFO) must run to see nexq's keys.
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { hashTagOf } from '../../config/redis-options';
+import { failUnansweredOnClose } from './unanswered';
 
 export type RedisClient = Redis | Cluster;
 
@@ -10,8 +11,9 @@ const SLOTS = 16384;
 
 /** A new connection of the same kind and to the same place, with `overrides` on each server connection. */
 export function duplicateClient(client: RedisClient, overrides: Partial<RedisOptions>): RedisClient {
-  if (client instanceof Cluster) return client.duplicate([], { redisOptions: { ...client.options.redisOptions, ...overrides } });
-  return client.duplicate(overrides);
+  const copy = client instanceof Cluster ? client.duplicate([], { redisOptions: { ...client.options.redisOptions, ...overrides } }) : client.duplicate(overrides);
+  failUnansweredOnClose(copy);
+  return copy;
 }
 
 /** CRC16-CCITT (XMODEM), the checksum Redis Cluster hashes keys with. */

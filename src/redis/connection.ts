@@ -7,6 +7,7 @@ import { redactRedisUrl } from '../logger';
 import { RedisClient, serverOf } from './client';
 import { defineScripts, Scripted, ScriptedRedis } from './scripts';
 import { confirmWrites } from './wait-replicas';
+import { failUnansweredOnClose } from './unanswered';
 
 export const RECONNECT_MAX_DELAY_MS = 2000;
 export const COMMAND_TIMEOUT_MS = 10_000;
@@ -56,6 +57,7 @@ export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scri
   };
   const fields = { ...ioredisOptions(options), ...base };
   const client = options.url ? new Redis(options.url, fields) : new Redis(fields);
+  failUnansweredOnClose(client);
   if (options.waitReplicas) confirmWrites(client, options.waitReplicas, options.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS);
   return defineScripts(client);
 }
@@ -77,6 +79,7 @@ export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] 
     // Reads from masters only: a replica may not have the latest write yet.
     scaleReads: 'master',
   });
+  failUnansweredOnClose(cluster);
   if (target.waitReplicas) {
     const replicas = target.waitReplicas;
     const timeout = target.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS;

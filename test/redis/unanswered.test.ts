@@ -1,0 +1,32 @@
+// A command in flight when its connection closes fails at once with a message that says it may
+// have run, instead of hanging until the command timeout (ioredis drops it at the reconnect when
+// it is not to be sent again). Checks the ioredis internals src/redis/unanswered.ts relies on.
+import { expect } from 'chai';
+import Redis from 'ioredis';
+import { connectTarget } from '../../src/redis/connection';
+import { UNANSWERED_MESSAGE } from '../../src/redis/unanswered';
+import { sharedRedis } from '../support/global-hooks';
+import { waitFor } from '../support/node';
+
+describe('commands a closed connection never answered', () => {
+  it('fail with the "may or may not have run" error, and the client goes on after reconnecting', async () => {
+    const client = connectTarget(sharedRedis().url);
+    client.on('error', () => {});
+    const admin = new Redis(sharedRedis().url);
+    try {
+      await client.connect();
+      const id = await client.client('ID');
+      const key = `unanswered:${id}`;
+      // A blocking command Redis will not answer for 15 s, longer than the 10 s command timeout:
+      // only the close can end it with this message.
+      const pending = client.blpop(key, 15).then(() => 'answered', (err: Error) => err.message);
+      await waitFor(async () => /cmd=blpop/.test(String(await admin.client('LIST'))), 5000, 'the BLPOP to block');
+      await admin.client('KILL', 'ID', String(id));
+      expect(await pending).to.equal(UNANSWERED_MESSAGE);
+      expect(await client.ping()).to.equal('PONG');
+    } finally {
+      client.disconnect();
+      admin.disconnect();
+    }
+  });
+});
