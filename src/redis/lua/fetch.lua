@@ -14,7 +14,8 @@
 -- errors is an array of { i, message } for queues whose keys could not be used (e.g. WRONGTYPE),
 -- i = 0 for a class's running hash (its jobs are left in their queues until it is repaired).
 -- The script is atomic, so a job is always in the queue or in the backup list, never neither; a
--- broken key of one queue fails that queue alone (checked before anything moves), never the others.
+-- broken key of one queue fails that queue alone (nothing of it moves), never the others. Jobs are
+-- popped with LMPOP on Redis >= 7.0 and read then trimmed on 6.2 (same result, one command more).
 -- A queue paused for output is skipped; a global limit counts every node's running jobs. A job
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first.
 -- Every job moved is indexed as running here with its delivery count raised (two commands per
@@ -98,6 +99,64 @@ local function index(moved, where)
   redis.pcall('HSET', KEYS[2], unpack(fields))
 end
 
+-- Jobs come from the consumer (right) end, and go onto the backup list as one RPOPLPUSH per job
+-- would leave them (the oldest deepest). Each taker returns the jobs moved, oldest first, or {} and
+-- why nothing moved: a broken backup key moves nothing.
+
+-- Reads up to `wanted` of the oldest jobs, pushes them, then trims them off the queue (push before
+-- trim: if the backup key is broken the push fails and nothing has moved). Redis 6.2's way.
+local function take_by_range(queue, backup, wanted)
+  local window = redis.pcall('LRANGE', queue, -wanted, -1)
+  if window.err then return {}, window.err end
+  local moved = {}
+  for k = #window, 1, -1 do moved[#moved + 1] = window[k] end
+  if #moved == 0 then return moved end
+  local pushed = redis.pcall('LPUSH', backup, unpack(moved))
+  if type(pushed) == 'table' then return {}, pushed.err end
+  redis.call('LTRIM', queue, 0, -(#moved + 1))
+  return moved
+end
+
+-- Pops up to `wanted` of the oldest jobs in one LMPOP (Redis >= 7.0) and pushes them; if the push
+-- fails they go back to the queue's consumer end in their order, so nothing has moved. Where LMPOP
+-- fails for any reason but the queue's type (Redis 6.2 has no LMPOP), reads and trims instead.
+local function take_oldest(queue, backup, wanted)
+  local popped = redis.pcall('LMPOP', 1, queue, 'RIGHT', 'COUNT', wanted)
+  if not popped then return {} end
+  if popped.err then
+    if string.sub(popped.err, 1, 9) == 'WRONGTYPE' then return {}, popped.err end
+    return take_by_range(queue, backup, wanted)
+  end
+  local moved = popped[2]
+  local pushed = redis.pcall('LPUSH', backup, unpack(moved))
+  if type(pushed) == 'table' then
+    local back = {}
+    for k = #moved, 1, -1 do back[#back + 1] = moved[k] end
+    rpush_all(queue, back)
+    return {}, pushed.err
+  end
+  return moved
+end
+
+-- With class limits: reads a window of the oldest jobs, takes those whose classes have room, and
+-- puts the ones left behind back in their order.
+local function take_window(queue, backup, wanted)
+  local window = redis.pcall('LRANGE', queue, -math.min(wanted * 4 + 16, WINDOW), -1)
+  if window.err then return {}, window.err end
+  if #window == 0 then return {} end
+  local moved, skipped = pick(window, wanted)
+  local pushed = #moved > 0 and redis.pcall('LPUSH', backup, unpack(moved)) or 0
+  if type(pushed) == 'table' then
+    for _, class in pairs(classes) do class.free, class.taken = class.free + class.taken, 0 end
+    return {}, pushed.err
+  end
+  if #moved > 0 then
+    redis.call('LTRIM', queue, 0, -(#window + 1))
+    rpush_all(queue, skipped)
+  end
+  return moved
+end
+
 for i = 1, n do
   local queue, backup, running = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
   local wanted, name, limit = math.min(tonumber(ARGV[3 * i + 1]), MOST, cap or MOST), ARGV[3 * i + 2], ARGV[3 * i + 3]
@@ -117,30 +176,13 @@ for i = 1, n do
     wanted = math.min(wanted, tonumber(limit) - total)
   end
   if wanted > 0 then
-    -- Jobs come from the consumer (right) end, and go onto the backup list as one RPOPLPUSH per
-    -- job would leave them (the oldest deepest). Push before trim: if the backup key is broken the
-    -- push fails and nothing has moved. With class limits, a window of the oldest jobs is read,
-    -- and the ones left behind are put back in their order.
-    local window = redis.pcall('LRANGE', queue, limitedClasses and -math.min(wanted * 4 + 16, WINDOW) or -wanted, -1)
-    if type(window) == 'table' and window.err then
-      errors[#errors + 1] = { i, window.err }
-    elseif #window > 0 then
-      local skipped = {}
-      if limitedClasses then
-        moved, skipped = pick(window, wanted)
-      else
-        for k = #window, 1, -1 do moved[#moved + 1] = window[k] end
-      end
-      local pushed = #moved > 0 and redis.pcall('LPUSH', backup, unpack(moved)) or 0
-      if type(pushed) == 'table' and pushed.err then
-        errors[#errors + 1] = { i, pushed.err }
-        moved = {}
-        for _, class in pairs(classes) do class.free, class.taken = class.free + class.taken, 0 end
-      elseif #moved > 0 then
-        redis.call('LTRIM', queue, 0, -(#window + 1))
-        rpush_all(queue, skipped)
-      end
+    local why
+    if limitedClasses then
+      moved, why = take_window(queue, backup, wanted)
+    else
+      moved, why = take_oldest(queue, backup, wanted)
     end
+    if why then errors[#errors + 1] = { i, why } end
   end
   if limit ~= '' and #moved > 0 then
     redis.call('HINCRBY', running, node, #moved)
