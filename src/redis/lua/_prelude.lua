@@ -82,3 +82,10 @@ local function nexq_release_slots(first, node)
     end
   end
 end
+
+-- RPUSHes `values` onto `key` a thousand at a time, so any number of them fits through unpack.
+local function nexq_rpush_all(key, values)
+  for first = 1, #values, 1000 do
+    redis.call('RPUSH', key, unpack(values, first, math.min(first + 999, #values)))
+  end
+end

@@ -6,17 +6,73 @@
 -- ARGV[2i]   its jid ('' when unreadable)
 -- Returns per job 1 when acked, 0 when it was no longer in its backup list, or the error of a
 -- broken backup key (that job alone; the others are acked).
+-- Three or more jobs of one backup list leave it in two or three commands, whatever their number:
+-- the fetch pushes new jobs at the list's head, so the jobs acked are mostly among its oldest
+-- entries (its tail). A window of the tail is read, the acked jobs in it are cut out and the
+-- others after the first cut pushed back in their order. Jobs not in the window, and the jobs of
+-- a list with only one or two acks, are taken off with one LREM each.
 local results, done = {}, {}
-for i = 1, #KEYS - 1 do
+
+-- Takes job i off its backup list with LREM (the occurrence nearest the head, as any would do).
+local function remove_one(i)
   local removed = redis.pcall('LREM', KEYS[1 + i], 1, ARGV[2 * i - 1])
-  if type(removed) == 'table' then
-    results[i] = removed.err
-  else
-    if removed == 1 and ARGV[2 * i] ~= '' then done[#done + 1] = ARGV[2 * i] end
-    results[i] = removed
-  end
+  results[i] = type(removed) == 'table' and removed.err or removed
 end
+
+-- Cuts the jobs `members` (indexes into KEYS/ARGV) out of the tail of the backup list `key`;
+-- returns those that were not in the window read.
+local function cut_from_tail(key, members)
+  local window = redis.pcall('LRANGE', key, -(4 * #members + 16), -1)
+  if window.err then
+    for _, i in ipairs(members) do results[i] = window.err end
+    return {}
+  end
+  local wanted, cut = {}, {}
+  for _, i in ipairs(members) do wanted[ARGV[2 * i - 1]] = (wanted[ARGV[2 * i - 1]] or 0) + 1 end
+  local first, kept = nil, {}
+  for p, raw in ipairs(window) do
+    if (wanted[raw] or 0) > 0 then
+      wanted[raw], cut[raw] = wanted[raw] - 1, (cut[raw] or 0) + 1
+      first = first or p
+    elseif first then
+      kept[#kept + 1] = raw
+    end
+  end
+  if first then
+    -- Keeps everything before the first cut (nothing when it is the list's first entry).
+    redis.call('LTRIM', key, 0, -(#window - first + 2))
+    nexq_rpush_all(key, kept)
+  end
+  local rest = {}
+  for _, i in ipairs(members) do
+    local raw = ARGV[2 * i - 1]
+    if (cut[raw] or 0) > 0 then
+      cut[raw], results[i] = cut[raw] - 1, 1
+    else
+      rest[#rest + 1] = i
+    end
+  end
+  return rest
+end
+
+-- The jobs of each backup list, in the order given.
+local lists, keys = {}, {}
+for i = 1, #KEYS - 1 do
+  local key = KEYS[1 + i]
+  if not lists[key] then lists[key], keys[#keys + 1] = {}, key end
+  local members = lists[key]
+  members[#members + 1] = i
+end
+for _, key in ipairs(keys) do
+  local rest = lists[key]
+  if #rest >= 3 then rest = cut_from_tail(key, rest) end
+  for _, i in ipairs(rest) do remove_one(i) end
+end
+
 -- The acked jobs leave the index in one HDEL per thousand (one command per batch, not per job).
+for i = 1, #KEYS - 1 do
+  if results[i] == 1 and ARGV[2 * i] ~= '' then done[#done + 1] = ARGV[2 * i] end
+end
 for first = 1, #done, 1000 do
   redis.pcall('HDEL', KEYS[1], unpack(done, first, math.min(first + 999, #done)))
 end

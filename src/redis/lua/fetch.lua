@@ -26,13 +26,6 @@ local jobs, errors = {}, {}
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
 local MOST, WINDOW = 1000, 2000
 
--- RPUSH in chunks, so any number of values fits through unpack.
-local function rpush_all(key, values)
-  for first = 1, #values, MOST do
-    redis.call('RPUSH', key, unpack(values, first, math.min(first + MOST - 1, #values)))
-  end
-end
-
 -- The jobs a running hash counts on every node, or nil and why it cannot be used. This node's own
 -- count must be an integer: the HINCRBY after the move would fail half way otherwise.
 local function used(hash)
@@ -132,7 +125,7 @@ local function take_oldest(queue, backup, wanted)
   if type(pushed) == 'table' then
     local back = {}
     for k = #moved, 1, -1 do back[#back + 1] = moved[k] end
-    rpush_all(queue, back)
+    nexq_rpush_all(queue, back)
     return {}, pushed.err
   end
   return moved
@@ -152,7 +145,7 @@ local function take_window(queue, backup, wanted)
   end
   if #moved > 0 then
     redis.call('LTRIM', queue, 0, -(#window + 1))
-    rpush_all(queue, skipped)
+    nexq_rpush_all(queue, skipped)
   end
   return moved
 end
