@@ -22,7 +22,7 @@ import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { decodeJob, FetchedJob } from '../job/job';
 import { MiddlewarePipeline } from '../middleware';
 import { BlockingFetch } from '../redis/blocking-fetch';
-import { ClassLimit, Fetched, fetchJobs, FetchQueue } from '../redis/scripts';
+import { ClassLimit, Fetched, fetchJobs, FetchQueue, ScriptedRedis } from '../redis/scripts';
 import { classLimits } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
@@ -78,6 +78,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** After a failed wait the node only polls until then (no tight loop of failing waits). */
   private noWaitUntil = 0;
   private readonly classes: ClassLimit[];
+  private readonly confirmsWrites: boolean;
   /**
    * The last fetch emptied every queue it read: each gave fewer jobs than asked for, and nothing
    * but its length limited it (no limit across nodes, no class limit, no node-wide cap). Fetching
@@ -91,6 +92,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
     this.idleWait = new BlockingFetch(ctx.redis);
     this.classes = classLimits(ctx.config, ctx.keys);
+    this.confirmsWrites = typeof ctx.config.redis !== 'string' && (ctx.config.redis.waitReplicas ?? 0) > 0;
   }
 
   /** The queues this node serves, with their concurrency. */
@@ -169,6 +171,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const queue = this.waitingOn;
     this.waitingOn = undefined;
     if (!queue) return this.pollNow();
+    if (!fetched && !error) return this.pollNow(); // a wait without a fetch: a job is there
     if (!fetched) {
       // Its fetch may have run with its reply lost: the jobs it took wait in the backup list.
       this.ctx.logger.warn(`the idle wait failed: ${error?.message}; polling meanwhile`, { actor: this.name });
@@ -211,8 +214,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (await this.ctx.redis.hget(keys.paused(queue.name), queue.name)) return;
     const fetchQueue = this.fetchQueueOf(queue);
     this.waitingOn = fetchQueue;
+    // With waitReplicas a fetch counts once replicas hold it, which the shared connection sees
+    // to: the wait only wakes the manager, and a poll fetches.
+    const fetch = this.confirmsWrites ? undefined : (connection: ScriptedRedis) => fetchJobs(connection, keys, config.nodeId, [fetchQueue], [], capLeft);
     this.idleWait
-      .waitThenFetch(fetchQueue.queueKey, IDLE_WAIT_SECONDS, (connection) => fetchJobs(connection, keys, config.nodeId, [fetchQueue], [], capLeft))
+      .waitThenFetch(fetchQueue.queueKey, IDLE_WAIT_SECONDS, fetch)
       .then(
         (fetched) => this.send({ type: 'woken', fetched }),
         (error: Error) => this.send({ type: 'woken', error }),

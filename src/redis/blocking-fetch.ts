@@ -23,10 +23,11 @@ export class BlockingFetch {
    * Blocks until `queueKey` holds a job or `seconds` pass, then runs `fetch` on the same connection
    * (sent at once, run by Redis as the wait returns) and resolves to its result. Fails when the
    * connection closes or has no answer well after `seconds`; the fetch may then have run.
+   * Without `fetch` it only waits, and resolves to undefined when the wait returns.
    */
-  waitThenFetch<T>(queueKey: string, seconds: number, fetch: (connection: ScriptedRedis) => Promise<T>): Promise<T> {
+  waitThenFetch<T>(queueKey: string, seconds: number, fetch?: (connection: ScriptedRedis) => Promise<T>): Promise<T | undefined> {
     const connection = this.open();
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<T | undefined>((resolve, reject) => {
       let settled = false;
       const settle = (finish: () => void) => {
         if (settled) return;
@@ -44,9 +45,11 @@ export class BlockingFetch {
         settle(() => reject(new Error(`no answer to the idle wait ${seconds * 1000 + ANSWER_GRACE_MS} ms after it was sent`)));
       }, seconds * 1000 + ANSWER_GRACE_MS);
       connection.once('close', closed);
-      // Its outcome shows in the fetch's: a broken queue key fails both, a closed connection both.
-      connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds).catch(() => {});
-      fetch(connection).then(
+      const woken = connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds);
+      // With a fetch, the wait's outcome shows in the fetch's: a broken queue key or a closed
+      // connection fails both.
+      if (fetch) woken.catch(() => {});
+      (fetch ? fetch(connection) : woken.then(() => undefined)).then(
         (value) => settle(() => resolve(value)),
         (err: Error) => settle(() => reject(err)),
       );

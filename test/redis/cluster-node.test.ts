@@ -124,7 +124,7 @@ describe('a nexq node on a Redis Cluster', function () {
       const woken = wait.waitThenFetch(queue.queueKey, 10, (connection) => fetchJobs(connection, keys, 'waiter', [queue]));
       await sleep(200); // let the BLMOVE block
       await client.lpush(queue.queueKey, '{"jid":"j1","class":"C","args":[]}');
-      expect((await woken).jobs).to.deep.equal([['{"jid":"j1","class":"C","args":[]}']]);
+      expect((await woken)!.jobs).to.deep.equal([['{"jid":"j1","class":"C","args":[]}']]);
       expect(await client.llen(queue.queueKey)).to.equal(0);
       expect(await client.lrange(queue.backupKey, 0, -1)).to.deep.equal(['{"jid":"j1","class":"C","args":[]}']);
     } finally {
