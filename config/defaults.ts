@@ -107,6 +107,11 @@ export interface NexqOptions {
   threads: number;
   /** Memory limit of each worker thread, in MB (0: Node's default). */
   threadMaxHeapMb: number;
+  /**
+   * Most MB of the main thread's young generation while the node runs handlers (0: V8's own, up
+   * to 32 MB); see src/young-generation-cap.ts. Process-wide: the smallest of the running nodes'.
+   */
+  maxYoungGenerationMb: number;
   /** Seconds between heartbeats of this node's process entry. */
   heartbeatInterval: number;
   /** Seconds without a beat after which a node is dead and its unfinished jobs are re-enqueued. */
@@ -159,6 +164,7 @@ export function defaults(): NexqOptions {
     jobTimeout: 0,
     threads: Math.max(1, os.availableParallelism()),
     threadMaxHeapMb: 0,
+    maxYoungGenerationMb: 16,
     heartbeatInterval: 5,
     nodeTimeout: 30,
     nodeCheckInterval: 5,

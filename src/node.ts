@@ -84,7 +84,12 @@ export class NexqNode {
           workTable,
           inFlight: new InFlightJobs(),
           handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
-          pool: new ThreadPool({ threads: resolved.threads, maxHeapMb: resolved.threadMaxHeapMb, data: { workTable: workTable.buffer } }),
+          pool: new ThreadPool({
+            threads: resolved.threads,
+            maxHeapMb: resolved.threadMaxHeapMb,
+            mainYoungGenerationMb: resolved.maxYoungGenerationMb,
+            data: { workTable: workTable.buffer },
+          }),
           middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],
           acks: new AckBatcher(redis, ctx.keys),
         };
