@@ -109,7 +109,8 @@ export interface NexqOptions {
   threadMaxHeapMb: number;
   /**
    * Most MB of the main thread's young generation while the node runs handlers (0: V8's own, up
-   * to 32 MB); see src/young-generation-cap.ts. Process-wide: the smallest of the running nodes'.
+   * to 32 MB); V8 doubles it from 2 MB, so other values round up to the next power of two. See
+   * src/young-generation-cap.ts. Process-wide: the smallest of the running nodes'.
    */
   maxYoungGenerationMb: number;
   /** Seconds between heartbeats of this node's process entry. */

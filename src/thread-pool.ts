@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
-import { capYoungGeneration } from './young-generation-cap';
+import { capYoungGeneration, recheckYoungGeneration } from './young-generation-cap';
 
 /** Filled in by `run` while the job is in the pool's hands: stops that job (its thread is terminated). */
 export interface CancelHandle {
@@ -61,7 +61,11 @@ export class ThreadPool {
       workerData: options.data,
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
+    // A thread's start resets V8's flags, the cap's among them: the first threads are online after
+    // their 'online', a replacement once piscina says it was created (it is ready by then).
     this.uncapYoungGeneration = capYoungGeneration(options.mainYoungGenerationMb);
+    for (const thread of this.pool.threads) thread.once('online', recheckYoungGeneration);
+    this.pool.on('workerCreate', recheckYoungGeneration);
     this.pool.on('message', (msg: { type?: string; id?: number; outcome?: JobOutcome }) => {
       if (msg?.type === DONE && msg.id !== undefined) this.settle(msg.id, msg.outcome!);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();

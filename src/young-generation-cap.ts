@@ -4,7 +4,8 @@
 // (`--max-semi-space-size`), but how much it grows by is read at each growth
 // (`--semi-space-growth-factor`): after each scavenge this sets that factor to 1 (no growth) once
 // the new space reached the cap, and back to V8's 2 when V8 shrank it below (after an idle spell).
-// The factor is re-applied each time: starting a worker thread resets V8's flags.
+// The factor is re-applied each time: starting a worker thread resets V8's flags (while the thread
+// boots, before its 'online'), so whoever starts threads calls `recheckYoungGeneration` after.
 //
 // Process-wide: the cap is the smallest asked by the nodes running in this process.
 import { constants, PerformanceObserver } from 'node:perf_hooks';
@@ -22,7 +23,9 @@ export function youngGenerationBytes(): number {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 }
 
-function check(): void {
+/** Applies the cap again now (after something may have reset V8's flags); nothing when none is set. */
+export function recheckYoungGeneration(): void {
+  if (caps.size === 0) return;
   let bytes = Infinity;
   for (const cap of caps) bytes = Math.min(bytes, cap.bytes);
   const atCap = youngGenerationBytes() >= bytes;
@@ -41,14 +44,14 @@ export function capYoungGeneration(mb: number): () => void {
   caps.add(cap);
   if (!observer) {
     observer = new PerformanceObserver((list) => {
-      if (list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)) check();
+      if (list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)) recheckYoungGeneration();
     });
     observer.observe({ entryTypes: ['gc'] });
   }
-  check();
+  recheckYoungGeneration();
   return () => {
     if (!caps.delete(cap)) return;
-    if (caps.size > 0) return check();
+    if (caps.size > 0) return recheckYoungGeneration();
     observer?.disconnect();
     observer = undefined;
     if (capped) v8.setFlagsFromString(V8_GROWTH);

@@ -32,6 +32,16 @@ describe('config validation', () => {
     expect(err.message).to.contain('queues[1].concurrency');
   });
 
+  it('rejects a negative maxYoungGenerationMb, naming it', async () => {
+    const err = await startError({ maxYoungGenerationMb: -1 });
+    expect(err.key).to.equal('maxYoungGenerationMb');
+  });
+
+  it('takes maxYoungGenerationMb 16 by default and 0 (V8 sizes it) when given', () => {
+    expect(resolveConfig({}).maxYoungGenerationMb).to.equal(16);
+    expect(resolveConfig({ maxYoungGenerationMb: 0 }).maxYoungGenerationMb).to.equal(0);
+  });
+
   it('rejects an unknown option, naming it', async () => {
     const err = await startError({ colour: 'blue' });
     expect(err.message).to.contain('colour');
