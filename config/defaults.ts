@@ -113,6 +113,12 @@ export interface NexqOptions {
    * src/young-generation-cap.ts. Process-wide: the smallest of the running nodes'.
    */
   maxYoungGenerationMb: number;
+  /**
+   * MB of young generation each worker thread starts with (0: V8's 2 MB). While the main thread's
+   * is at its cap no thread's grows (V8's growth setting is process-wide), so this is its size
+   * then: raise it for handlers that keep many objects alive across awaits.
+   */
+  threadYoungGenerationMb: number;
   /** Seconds between heartbeats of this node's process entry. */
   heartbeatInterval: number;
   /** Seconds without a beat after which a node is dead and its unfinished jobs are re-enqueued. */
@@ -166,6 +172,7 @@ export function defaults(): NexqOptions {
     threads: Math.max(1, os.availableParallelism()),
     threadMaxHeapMb: 0,
     maxYoungGenerationMb: 16,
+    threadYoungGenerationMb: 4,
     heartbeatInterval: 5,
     nodeTimeout: 30,
     nodeCheckInterval: 5,

@@ -89,6 +89,7 @@ export class NexqNode {
             threads: resolved.threads,
             maxHeapMb: resolved.threadMaxHeapMb,
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
+            threadYoungGenerationMb: resolved.threadYoungGenerationMb,
             data: { workTable: workTable.buffer },
           }),
           middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],

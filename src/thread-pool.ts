@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
-import { capYoungGeneration, recheckYoungGeneration } from './young-generation-cap';
+import { capYoungGeneration, recheckYoungGeneration, sizeThreadYoungGeneration } from './young-generation-cap';
 
 /** Filled in by `run` while the job is in the pool's hands: stops that job (its thread is terminated). */
 export interface CancelHandle {
@@ -24,6 +24,8 @@ export interface ThreadPoolOptions {
   maxHeapMb: number;
   /** Cap of the main thread's young generation while the pool runs, MB (0: none). */
   mainYoungGenerationMb: number;
+  /** Young generation each thread starts with, MB (0: V8's default). */
+  threadYoungGenerationMb: number;
   data: ThreadData;
 }
 
@@ -52,6 +54,7 @@ export class ThreadPool {
   private readonly uncapYoungGeneration: () => void;
 
   constructor(options: ThreadPoolOptions) {
+    sizeThreadYoungGeneration(options.threadYoungGenerationMb);
     this.pool = new Piscina({
       filename: ENTRY,
       minThreads: options.threads,

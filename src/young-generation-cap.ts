@@ -7,7 +7,9 @@
 // The factor is re-applied each time: starting a worker thread resets V8's flags (while the thread
 // boots, before its 'online'), so whoever starts threads calls `recheckYoungGeneration` after.
 //
-// Process-wide: the cap is the smallest asked by the nodes running in this process.
+// The factor is process-wide: while the cap holds, no thread's young generation grows either, so
+// threads start theirs at a size of their own (`sizeThreadYoungGeneration`).
+// Process-wide too: the cap is the smallest asked by the nodes running in this process.
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
@@ -21,6 +23,14 @@ let capped = false;
 /** The new space's size now (both semi-spaces), in bytes. */
 export function youngGenerationBytes(): number {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+}
+
+/**
+ * Worker threads started from now on begin with a young generation of `mb` MB (0: V8's 2 MB),
+ * read by each new thread's heap as it is set up (`--min-semi-space-size`, one semi-space of two).
+ */
+export function sizeThreadYoungGeneration(mb: number): void {
+  if (mb > 0) v8.setFlagsFromString(`--min-semi-space-size=${Math.max(1, Math.round(mb / 2))}`);
 }
 
 /** Applies the cap again now (after something may have reset V8's flags); nothing when none is set. */
