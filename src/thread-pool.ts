@@ -64,8 +64,8 @@ export class ThreadPool {
       workerData: options.data,
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
-    // A thread's start resets V8's flags, the cap's among them: the first threads are online after
-    // their 'online', a replacement once piscina says it was created (it is ready by then).
+    // Setting up a thread's heap undoes the cap's V8 flag: apply it again once each first thread is
+    // online, and once piscina reports a replacement (ready by then).
     this.uncapYoungGeneration = capYoungGeneration(options.mainYoungGenerationMb);
     for (const thread of this.pool.threads) thread.once('online', recheckYoungGeneration);
     this.pool.on('workerCreate', recheckYoungGeneration);

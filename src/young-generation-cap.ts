@@ -4,8 +4,8 @@
 // (`--max-semi-space-size`), but how much it grows by is read at each growth
 // (`--semi-space-growth-factor`): after each scavenge this sets that factor to 1 (no growth) once
 // the new space reached the cap, and back to V8's 2 when V8 shrank it below (after an idle spell).
-// The factor is re-applied each time: starting a worker thread resets V8's flags (while the thread
-// boots, before its 'online'), so whoever starts threads calls `recheckYoungGeneration` after.
+// The factor is re-applied each time: V8 puts it back to 2 as it sets up a new thread's heap (while
+// the thread boots, before its 'online'), so whoever starts threads calls `recheckYoungGeneration` after.
 //
 // The factor is process-wide: while the cap holds, no thread's young generation grows either, so
 // threads start theirs at a size of their own (`sizeThreadYoungGeneration`).
