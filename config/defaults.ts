@@ -107,6 +107,18 @@ export interface NexqOptions {
   threads: number;
   /** Memory limit of each worker thread, in MB (0: Node's default). */
   threadMaxHeapMb: number;
+  /**
+   * Most MB of the main thread's young generation while the node runs handlers (0: V8's own, up
+   * to 32 MB); V8 doubles it from 2 MB, so other values round up to the next power of two. See
+   * src/young-generation-cap.ts. Process-wide: the smallest of the running nodes'.
+   */
+  maxYoungGenerationMb: number;
+  /**
+   * MB of young generation each worker thread starts with (0: V8's 2 MB). While the main thread's
+   * is at its cap no thread's grows (V8's growth setting is process-wide), so this is its size
+   * then: raise it for handlers that keep many objects alive across awaits.
+   */
+  threadYoungGenerationMb: number;
   /** Seconds between heartbeats of this node's process entry. */
   heartbeatInterval: number;
   /** Seconds without a beat after which a node is dead and its unfinished jobs are re-enqueued. */
@@ -159,6 +171,8 @@ export function defaults(): NexqOptions {
     jobTimeout: 0,
     threads: Math.max(1, os.availableParallelism()),
     threadMaxHeapMb: 0,
+    maxYoungGenerationMb: 16,
+    threadYoungGenerationMb: 4,
     heartbeatInterval: 5,
     nodeTimeout: 30,
     nodeCheckInterval: 5,

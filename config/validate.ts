@@ -126,6 +126,8 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   integer(merged, 'jobTimeout', 0);
   integer(merged, 'threads', 1);
   integer(merged, 'threadMaxHeapMb', 0);
+  integer(merged, 'maxYoungGenerationMb', 0);
+  integer(merged, 'threadYoungGenerationMb', 0);
   integer(merged, 'heartbeatInterval', 1);
   integer(merged, 'nodeTimeout', 1);
   integer(merged, 'nodeCheckInterval', 1);

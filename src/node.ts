@@ -12,8 +12,9 @@ import { HandlerRegistry } from './handler-registry';
 import { InFlightJobs } from './in-flight-jobs';
 import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
-import { NodeMetrics } from './metrics/prometheus';
-import { MetricsServer, serveMetrics } from './metrics/server';
+// Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
+import type { NodeMetrics } from './metrics/prometheus';
+import type { MetricsServer } from './metrics/server';
 import type { Middleware } from './middleware';
 import { connectTarget, describeTarget, missingReplicas } from './redis/connection';
 import { AckBatcher } from './redis/ack-batcher';
@@ -24,7 +25,7 @@ import { requeueBackup } from './redis/move-scripts';
 import { dropNodeSlots } from './job/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
-import { WebServer } from './web/server';
+import type { WebServer } from './web/server';
 import { WorkTable } from './work-table';
 import { nodeTree } from '../supervisors/node-tree';
 import type { Supervisor } from '../supervisors/supervisor';
@@ -84,7 +85,13 @@ export class NexqNode {
           workTable,
           inFlight: new InFlightJobs(),
           handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
-          pool: new ThreadPool({ threads: resolved.threads, maxHeapMb: resolved.threadMaxHeapMb, data: { workTable: workTable.buffer } }),
+          pool: new ThreadPool({
+            threads: resolved.threads,
+            maxHeapMb: resolved.threadMaxHeapMb,
+            mainYoungGenerationMb: resolved.maxYoungGenerationMb,
+            threadYoungGenerationMb: resolved.threadYoungGenerationMb,
+            data: { workTable: workTable.buffer },
+          }),
           middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],
           acks: new AckBatcher(redis, ctx.keys),
         };
@@ -108,6 +115,7 @@ export class NexqNode {
     if (resolved.web) {
       // Served once the tree is up. A port that cannot be bound fails the start: the node stops again.
       const { web } = resolved;
+      const { WebServer } = require('./web/server') as typeof import('./web/server');
       node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(async (err) => {
         await node!.stop();
         throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
@@ -121,7 +129,9 @@ export class NexqNode {
 
   /** This node's Prometheus metrics; counting from start with the `metrics` option, else from first use. */
   get metrics(): NodeMetrics {
-    return (this.metricsInstance ??= new NodeMetrics(this.ctx));
+    if (this.metricsInstance) return this.metricsInstance;
+    const { NodeMetrics } = require('./metrics/prometheus') as typeof import('./metrics/prometheus');
+    return (this.metricsInstance = new NodeMetrics(this.ctx));
   }
 
   /** Where the standalone metrics endpoint listens (with `metrics: { port }`). */
@@ -136,6 +146,7 @@ export class NexqNode {
     void this.metrics;
     if (typeof option !== 'object') return;
     try {
+      const { serveMetrics } = require('./metrics/server') as typeof import('./metrics/server');
       this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host);
     } catch (err) {
       await this.stop().catch(() => {});

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
+import { capYoungGeneration, recheckYoungGeneration, sizeThreadYoungGeneration } from './young-generation-cap';
 
 /** Filled in by `run` while the job is in the pool's hands: stops that job (its thread is terminated). */
 export interface CancelHandle {
@@ -21,6 +22,10 @@ export interface ThreadPoolOptions {
   threads: number;
   /** Per-thread heap limit in MB (0: Node's default). */
   maxHeapMb: number;
+  /** Cap of the main thread's young generation while the pool runs, MB (0: none). */
+  mainYoungGenerationMb: number;
+  /** Young generation each thread starts with, MB (0: V8's default). */
+  threadYoungGenerationMb: number;
   data: ThreadData;
 }
 
@@ -46,8 +51,10 @@ export class ThreadPool {
   private readonly cancelWhenStarted = new Set<number>();
   /** Threads this pool terminated to cancel a job; a batch lost with one was interrupted, not failed. */
   private readonly killed = new Set<number>();
+  private readonly uncapYoungGeneration: () => void;
 
   constructor(options: ThreadPoolOptions) {
+    sizeThreadYoungGeneration(options.threadYoungGenerationMb);
     this.pool = new Piscina({
       filename: ENTRY,
       minThreads: options.threads,
@@ -57,6 +64,11 @@ export class ThreadPool {
       workerData: options.data,
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
+    // Setting up a thread's heap undoes the cap's V8 flag: apply it again once each first thread is
+    // online, and once piscina reports a replacement (ready by then).
+    this.uncapYoungGeneration = capYoungGeneration(options.mainYoungGenerationMb);
+    for (const thread of this.pool.threads) thread.once('online', recheckYoungGeneration);
+    this.pool.on('workerCreate', recheckYoungGeneration);
     this.pool.on('message', (msg: { type?: string; id?: number; done?: Array<[number, JobOutcome]> }) => {
       if (msg?.type === DONE && msg.done) for (const [id, outcome] of msg.done) this.settle(id, outcome);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
@@ -184,6 +196,7 @@ export class ThreadPool {
   }
 
   async destroy(): Promise<void> {
+    this.uncapYoungGeneration();
     await this.pool.destroy();
   }
 }

@@ -9,30 +9,28 @@
 //  3. Start one ephemeral JobWorker per job under the job-workers supervisor, taking its slot.
 //  4. Poll again at once after getting work (unless that fetch emptied the queues it read),
 //     `pollTimeout` after an empty poll, when a full queue frees a slot, and back off after a
-//     Redis error; an idle node also blocks on a queue and polls when a job arrives.
+//     Redis error. An idle node also blocks on a queue with the fetch sent right behind the wait
+//     (src/redis/blocking-fetch.ts): the job that wakes it is fetched by Redis as it arrives, and
+//     that queue is left out of the polls until the wait's reply is handled, here in the mailbox.
 //  5. Bury payloads it cannot read in the dead set with the reason (never a crash loop).
 //  5b. Put back backup entries no worker holds: after a failed fetch, and every
 //     RECLAIM_INTERVAL_MS anyway (a fetch a client re-sent after a lost reply, as a cluster client
 //     does when a master drops its connection, ran twice and reported only once).
 //  6. Subscribe and unsubscribe queues at run time.
-import { v4 as uuidv4 } from 'uuid';
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
-import { malformedEntry } from '../job/failure';
 import { decodeJob, FetchedJob } from '../job/job';
-import { jsonObject } from '../job/json-object';
-import { nowSeconds } from '../job/time';
 import { MiddlewarePipeline } from '../middleware';
-import { backupQueuesOf } from '../redis/backups';
 import { BlockingFetch } from '../redis/blocking-fetch';
-import { ClassLimit, failJob, fetchJobs, requeueJob } from '../redis/scripts';
-import { requeueBackup } from '../redis/move-scripts';
-import { classLimits, dropNodeSlots, heldSlots } from '../job/limits';
+import { ClassLimit, Fetched, fetchJobs, FetchQueue, ScriptedRedis } from '../redis/scripts';
+import { classLimits } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
+import { buryUnreadable } from './bury-unreadable';
 import { JobWorker } from './job-worker';
 import { fetchOrder } from './slot-sharing';
+import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from './unworked-backups';
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
@@ -46,13 +44,16 @@ export type ManagerCall =
 type Info =
   | { type: 'poll' }
   | { type: 'slot_freed'; queue: string }
-  | { type: 'woken' };
+  | { type: 'woken'; fetched?: Fetched; error?: Error };
 
 /** Most jobs fetch.lua moves from one queue in one call (its MOST). */
 const FETCH_MOST = 1000;
 
 /** How long one blocking wait of an idle node lasts; regular polls go on meanwhile. */
 export const IDLE_WAIT_SECONDS = 2;
+
+/** After a failed idle wait the node polls, and waits again no sooner than this. */
+const WAIT_RETRY_MS = 1000;
 
 /** The longest a backup entry no worker holds waits before it goes back to its queue. */
 export const RECLAIM_INTERVAL_MS = 10_000;
@@ -68,8 +69,16 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** Queues whose keys Redis refused (e.g. WRONGTYPE), left out of fetches until then. */
   private readonly brokenUntil = new Map<string, number>();
   private readonly idleWait: BlockingFetch;
-  private waiting = false;
+  /**
+   * The queue an idle wait (with its fetch) is out on, and the jobs that fetch may take: its
+   * slots are spoken for and the polls leave it out until the `woken` info is handled. Nor does
+   * anything put its backup entries back meanwhile: the fetch may have moved jobs not dispatched yet.
+   */
+  private waitingOn?: FetchQueue;
+  /** After a failed wait the node only polls until then (no tight loop of failing waits). */
+  private noWaitUntil = 0;
   private readonly classes: ClassLimit[];
+  private readonly confirmsWrites: boolean;
   /**
    * The last fetch emptied every queue it read: each gave fewer jobs than asked for, and nothing
    * but its length limited it (no limit across nodes, no class limit, no node-wide cap). Fetching
@@ -83,6 +92,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
     this.idleWait = new BlockingFetch(ctx.redis);
     this.classes = classLimits(ctx.config, ctx.keys);
+    this.confirmsWrites = typeof ctx.config.redis !== 'string' && (ctx.config.redis.waitReplicas ?? 0) > 0;
   }
 
   /** The queues this node serves, with their concurrency. */
@@ -106,11 +116,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       case 'subscribe': {
         const configured = this.ctx.config.queues.find((q) => q.name === msg.queue);
         const spec = resolveQueue({ ...configured, name: msg.queue, concurrency: msg.concurrency ?? configured?.concurrency }, this.ctx.config.concurrency, 'queue');
-        const wasIdle = this.table.busy(spec.name) === 0;
+        const wasIdle = this.table.busy(spec.name) === 0 && this.waitingOn?.name !== spec.name;
         this.queues = [...this.queues.filter((q) => q.name !== spec.name), spec];
         this.table.add(spec.name, spec.concurrency);
         // Its backup list holds jobs still running here unless the queue is idle on this node.
-        if (wasIdle && this.ctx.rehydrated) await this.requeue(spec.name);
+        if (wasIdle && this.ctx.rehydrated) await requeueOwnBackup(this.ctx, spec.name, this.name);
         this.pollNow();
         return 'ok';
       }
@@ -132,29 +142,53 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if (this.waitingForSlots) this.pollNow();
       return;
     }
-    if (msg.type === 'woken') {
-      this.waiting = false;
-      this.pollNow();
-      return;
-    }
-    this.pollQueued = false;
     try {
+      if (msg.type === 'woken') return await this.woken(msg.fetched, msg.error);
+      this.pollQueued = false;
       if (!this.ctx.rehydrated) await this.rehydrate();
-      if (this.reclaimNeeded || Date.now() - this.lastReclaimAt >= RECLAIM_INTERVAL_MS) await this.reclaimUnworked();
-      const got = await this.fetchAndDispatch();
-      if (got > 0 && !this.drained) this.pollNow();
-      else if (!this.waitingForSlots) {
-        this.pollAfter(this.ctx.config.pollTimeout);
-        // Jobs just fetched reach their threads on this turn's ticks (ThreadPool): let that
-        // hand-off go first, ahead of the idle wait's round trips to Redis.
-        if (got > 0) await new Promise((resolve) => setImmediate(resolve));
-        await this.waitForWork();
-      }
+      await this.reclaimIfDue();
+      await this.afterFetch(await this.fetchAndDispatch());
     } catch (err) {
       this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
       this.reclaimNeeded = true;
       this.pollAfter(this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS);
     }
+  }
+
+  /** What follows a fetch that dispatched `got` jobs: fetch again, or wait for work. */
+  private async afterFetch(got: number): Promise<void> {
+    if (got > 0 && !this.drained) return this.pollNow();
+    if (this.waitingForSlots) return;
+    this.pollAfter(this.ctx.config.pollTimeout);
+    // Jobs just fetched reach their threads on this turn's ticks (ThreadPool): let that
+    // hand-off go first, ahead of the idle wait's round trips to Redis.
+    if (got > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.waitForWork();
+  }
+
+  /** The idle wait answered: dispatch what its fetch took, then go on as after any fetch. */
+  private async woken(fetched: Fetched | undefined, error: Error | undefined): Promise<void> {
+    const queue = this.waitingOn;
+    this.waitingOn = undefined;
+    if (!queue) return this.pollNow();
+    if (!fetched && !error) return this.pollNow(); // a wait without a fetch: a job is there
+    if (!fetched) {
+      // Its fetch may have run with its reply lost: the jobs it took wait in the backup list.
+      this.ctx.logger.warn(`the idle wait failed: ${error?.message}; polling meanwhile`, { actor: this.name });
+      this.reclaimNeeded = true;
+      this.noWaitUntil = Date.now() + WAIT_RETRY_MS;
+      return this.pollNow();
+    }
+    const spec = this.queues.find((q) => q.name === queue.name);
+    if (this.ctx.quiet || !spec || !this.table.isActive(queue.name)) {
+      // Quiet, or the queue was left meanwhile: what the fetch took goes back to its queue.
+      if (fetched.jobs[0].length > 0) await this.reclaim();
+      return this.pollNow();
+    }
+    const got = await this.dispatchFetched([spec], [queue], fetched);
+    this.waitingForSlots = false; // as the poll left it, when the waited queue was the only one open
+    await this.reclaimIfDue();
+    await this.afterFetch(got);
   }
 
   protected override terminate(): void {
@@ -169,15 +203,38 @@ export class Manager extends Actor<ManagerCall, never, Info> {
    * which may start yet, so with class limits the node polls instead.
    */
   private async waitForWork(): Promise<void> {
-    if (this.waiting || this.ctx.quiet || this.classes.length > 0) return;
     const now = Date.now();
+    if (now < this.noWaitUntil) return this.pollAfter(Math.min(this.ctx.config.pollTimeout, this.noWaitUntil - now));
+    if (this.waitingOn || this.ctx.quiet || this.classes.length > 0) return;
+    const { config, keys } = this.ctx;
+    const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
+    if (capLeft !== undefined && capLeft <= 0) return;
     const queue = this.queues.find((q) => q.globalConcurrency === undefined && this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
     if (!queue) return;
-    const { keys } = this.ctx;
     if (await this.ctx.redis.hget(keys.paused(queue.name), queue.name)) return;
-    this.waiting = true;
-    const woken = () => this.send({ type: 'woken' });
-    this.idleWait.wait(keys.queue(queue.name), IDLE_WAIT_SECONDS).then(woken, woken);
+    const fetchQueue = this.fetchQueueOf(queue);
+    this.waitingOn = fetchQueue;
+    // With waitReplicas a fetch counts once replicas hold it, which the shared connection sees
+    // to: the wait only wakes the manager, and a poll fetches.
+    const fetch = this.confirmsWrites ? undefined : (connection: ScriptedRedis) => fetchJobs(connection, keys, config.nodeId, [fetchQueue], [], capLeft);
+    this.idleWait
+      .waitThenFetch(fetchQueue.queueKey, IDLE_WAIT_SECONDS, fetch)
+      .then(
+        (fetched) => this.send({ type: 'woken', fetched }),
+        (error: Error) => this.send({ type: 'woken', error }),
+      );
+  }
+
+  private fetchQueueOf(q: ResolvedQueue): FetchQueue {
+    const { keys, config } = this.ctx;
+    return {
+      name: q.name,
+      queueKey: keys.queue(q.name),
+      backupKey: keys.backup(config.nodeId, q.name),
+      runningKey: keys.running(q.name),
+      count: this.table.free(q.name),
+      globalLimit: q.globalConcurrency,
+    };
   }
 
   /** A worker was killed with its job in the backup list: reclaim before the next fetch. */
@@ -201,53 +258,24 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   /** Puts every backup list of this node back into its queue. */
   private async rehydrate(): Promise<void> {
-    const { keys, config, redis } = this.ctx;
-    const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
-    // Nothing runs here yet: this node holds no slot of an earlier run.
-    await dropNodeSlots(redis, config, keys);
-    for (const queue of queues) {
-      try {
-        await this.requeue(queue);
-      } catch (err) {
-        // One broken key (say, not a list) must not keep the node from serving every other queue.
-        if (!/WRONGTYPE/.test((err as Error).message)) throw err;
-        this.queueFailed(queue, (err as Error).message);
-      }
-    }
+    await rehydrateBackups(this.ctx, this.queues.map((q) => q.name), this.name, (queue, message) => this.queueFailed(queue, message));
     this.ctx.rehydrated = true;
+  }
+
+  /** Reclaims when asked to or every RECLAIM_INTERVAL_MS, never while a wait's fetch may be out. */
+  private async reclaimIfDue(): Promise<void> {
+    if (this.waitingOn) return;
+    if (this.reclaimNeeded || Date.now() - this.lastReclaimAt >= RECLAIM_INTERVAL_MS) await this.reclaim();
   }
 
   /**
    * After a failed poll a fetch may have moved jobs whose reply never came: they sit in a backup
    * list with no worker. Put every backup entry no worker holds back at the head of its queue.
    */
-  private async reclaimUnworked(): Promise<void> {
-    const { keys, config, redis } = this.ctx;
-    const inFlight = this.ctx.workers!.inFlight;
-    // The queues it serves are looked at by key, not only through SCAN: mid-failover a cluster
-    // client may not list a just-promoted master yet, and SCAN would miss the lists it holds.
-    const queues = new Set([...this.queues.map((q) => q.name), ...(await backupQueuesOf(redis, keys, config.nodeId))]);
-    for (const queue of queues) {
-      const backup = keys.backup(config.nodeId, queue);
-      if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
-      const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
-      for (const raw of unclaimed) {
-        // As the fetch read it: the class whose slot it took and the jid it indexed, if any.
-        const job = (jsonObject(raw) ?? {});
-        const held = { slots: heldSlots(config, keys, queue, job.class), nodeId: config.nodeId };
-        const jid = typeof job.jid === 'string' ? job.jid : '';
-        await requeueJob(redis, keys.jobIndex(queue), { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid }, held);
-      }
-      if (unclaimed.length) this.ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor: this.name });
-    }
+  private async reclaim(): Promise<void> {
+    await reclaimUnworked(this.ctx, this.queues.map((q) => q.name), this.name);
     this.reclaimNeeded = false;
     this.lastReclaimAt = Date.now();
-  }
-
-  private async requeue(queue: string): Promise<void> {
-    const { keys, config, redis } = this.ctx;
-    const moved = await requeueBackup(redis, keys, config.nodeId, queue);
-    if (moved > 0) this.ctx.logger.info(`re-enqueued ${moved} unfinished job(s) of queue ${queue} from this node's backup`, { actor: this.name });
   }
 
   private async fetchAndDispatch(): Promise<number> {
@@ -256,30 +284,34 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const now = Date.now();
     // Under a node-wide cap the script takes from the queues in this order until the cap is reached.
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
-    const open = capLeft !== undefined && capLeft <= 0 ? [] : this.queues.filter((q) => this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
+    const open = capLeft !== undefined && capLeft <= 0 ? [] : this.queues.filter((q) => q.name !== this.waitingOn?.name && this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
     const ready = capLeft === undefined ? open : fetchOrder(open);
     // Waiting for a worker to free a slot only makes sense while some queue is merely full.
     const broken = this.queues.some((q) => (this.brokenUntil.get(q.name) ?? 0) > now);
-    this.waitingForSlots = ready.length === 0 && this.queues.length > 0 && !broken;
+    this.waitingForSlots = ready.length === 0 && this.queues.length > 0 && !broken && !this.waitingOn;
     if (ready.length === 0) return 0;
-    const fetchQueues = ready.map((q) => ({
-      name: q.name,
-      queueKey: keys.queue(q.name),
-      backupKey: keys.backup(config.nodeId, q.name),
-      runningKey: keys.running(q.name),
-      count: this.table.free(q.name),
-      globalLimit: q.globalConcurrency,
-    }));
+    const fetchQueues = ready.map((q) => this.fetchQueueOf(q));
     const fetched = await fetchJobs(redis, keys, config.nodeId, fetchQueues, this.classes, capLeft);
+    return this.dispatchFetched(ready, fetchQueues, fetched);
+  }
+
+  /** Starts a worker per job a fetch took (a poll's or an idle wait's); returns how many. */
+  private async dispatchFetched(ready: ResolvedQueue[], fetchQueues: FetchQueue[], fetched: Fetched): Promise<number> {
     for (const [i, message] of fetched.errors) this.queueFailed(ready[i].name, message);
     // A call that failed may have moved jobs before its reply was lost: look for them before the next fetch.
     if (fetched.unsure) this.reclaimNeeded = true;
     for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
-    this.drained = capLeft === undefined && this.classes.length === 0 && fetched.errors.length === 0 &&
+    const capped = this.ctx.config.totalConcurrency > 0;
+    this.drained = !capped && this.classes.length === 0 && fetched.errors.length === 0 &&
       fetchQueues.every((q, i) => q.globalLimit === undefined && fetched.jobs[i].length < Math.min(q.count, FETCH_MOST));
     let count = 0;
     for (let i = 0; i < ready.length; i++) {
       for (const raw of fetched.jobs[i]) {
+        // A queue whose concurrency was lowered while an idle wait was out: the rest go back.
+        if (this.table.free(ready[i].name) <= 0) {
+          this.reclaimNeeded = true;
+          continue;
+        }
         count++;
         await this.dispatch(ready[i].name, fetchQueues[i].backupKey, raw);
       }
@@ -292,7 +324,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     try {
       job = decodeJob(raw);
     } catch (err) {
-      return this.bury(backup, raw, queue, (err as Error).message);
+      return buryUnreadable(this.ctx, backup, raw, queue, (err as Error).message, this.name);
     }
     this.table.take(queue);
     this.ctx.workers!.inFlight.add(queue, raw);
@@ -336,20 +368,4 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     // Whichever manager is running now (this one may have been restarted) hears about it.
     if (wasFull) this.ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'slot_freed', queue });
   }
-
-  private async bury(backup: string, raw: string, queue: string, reason: string): Promise<void> {
-    const { keys, config, redis } = this.ctx;
-    const now = nowSeconds();
-    this.ctx.logger.error(`unreadable job in queue ${queue} moved to dead: ${reason}`, { actor: this.name });
-    const entry = malformedEntry(raw, reason, queue, uuidv4(), now);
-    // JSON the decoder refused (a wrong field type, say) may still name a jid and a class: the
-    // fetch indexed that jid and took that class's slot, so both are used here as it read them.
-    const loose = (jsonObject(raw) ?? {});
-    await failJob(redis, keys.jobIndex(queue), {
-      backup, target: keys.dead(queue), place: 'dead', raw, rewritten: entry, jid: String(jsonObject(entry)?.jid ?? ''), score: now,
-      trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
-      held: { slots: heldSlots(config, keys, queue, loose.class), nodeId: config.nodeId },
-    });
-  }
 }
-

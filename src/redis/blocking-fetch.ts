@@ -1,55 +1,77 @@
-// An idle node's wait for work, on a connection of its own: BLMOVE from a queue onto itself
-// (right end to right end, a rotation that changes nothing) blocks until the queue has a job and
-// then returns at once, so a job enqueued into an idle queue starts without waiting for the next
-// poll. The job never leaves its queue here: the manager's fetch script takes it, with pausing,
-// limits and the job index all honoured, and a wait cut off by a stop or a lost connection
-// leaves nothing behind.
+// An idle node's wait for work, on a connection of its own. BLMOVE from a queue onto itself
+// (right end to right end, a rotation that changes nothing) blocks until the queue has a job, and
+// the fetch script is sent right behind it on the same connection: Redis holds it while the
+// connection is blocked and runs it the moment the wait returns, so the job that wakes an idle
+// node reaches its backup list without another round trip to the node. The fetch is the regular
+// one (pausing, limits and the job index all honoured).
+//
+// A wait cut off (a stop, a lost or silent connection) may have moved jobs whose reply never came:
+// they sit in the node's backup list with no worker, and the caller must reclaim them. A connection
+// that closed is dropped, never reconnected, so nothing queued on it can run after it was given up.
 import { duplicateClient, RedisClient } from './client';
+import { defineScriptsLike, ScriptedRedis } from './scripts';
 
 /** A wait not answered this long after its own timeout is given up (its connection went silent). */
 const ANSWER_GRACE_MS = 3000;
 
 export class BlockingFetch {
-  private connection?: RedisClient;
+  private connection?: ScriptedRedis;
 
   constructor(private readonly redis: RedisClient) {}
 
   /**
-   * Resolves when `queueKey` holds a job, or after `seconds` (with null). Fails when its
-   * connection closes or it has no answer well after `seconds`: a command in flight when a
-   * connection drops is never answered (it is not sent again), and a wait that never settles
-   * would keep the node from ever waiting again.
+   * Blocks until `queueKey` holds a job or `seconds` pass, then runs `fetch` on the same connection
+   * (sent at once, run by Redis as the wait returns) and resolves to its result. Fails when the
+   * connection closes or has no answer well after `seconds`; the fetch may then have run.
+   * Without `fetch` it only waits, and resolves to undefined when the wait returns.
    */
-  wait(queueKey: string, seconds: number): Promise<string | null> {
-    if (!this.connection) {
-      this.connection = duplicateClient(this.redis, { commandTimeout: undefined, enableAutoPipelining: false });
-      this.connection.on('error', () => {}); // the shared connection's errors are logged already
-    }
-    const connection = this.connection;
-    return new Promise((resolve, reject) => {
-      const done = () => {
+  waitThenFetch<T>(queueKey: string, seconds: number, fetch?: (connection: ScriptedRedis) => Promise<T>): Promise<T | undefined> {
+    const connection = this.open();
+    return new Promise<T | undefined>((resolve, reject) => {
+      let settled = false;
+      const settle = (finish: () => void) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         connection.off('close', closed);
+        finish();
       };
       const closed = () => {
-        done();
-        reject(new Error('the blocking connection closed'));
+        this.drop(connection);
+        settle(() => reject(new Error('the blocking connection closed')));
       };
       const timer = setTimeout(() => {
-        if (this.connection === connection) this.close();
-        closed();
+        this.drop(connection);
+        settle(() => reject(new Error(`no answer to the idle wait ${seconds * 1000 + ANSWER_GRACE_MS} ms after it was sent`)));
       }, seconds * 1000 + ANSWER_GRACE_MS);
       connection.once('close', closed);
-      connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds).then(
-        (value) => (done(), resolve(value)),
-        (err: Error) => (done(), reject(err)),
+      const woken = connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds);
+      // With a fetch, the wait's outcome shows in the fetch's: a broken queue key or a closed
+      // connection fails both.
+      if (fetch) woken.catch(() => {});
+      (fetch ? fetch(connection) : woken.then(() => undefined)).then(
+        (value) => settle(() => resolve(value)),
+        (err: Error) => settle(() => reject(err)),
       );
     });
   }
 
   /** Drops the connection; a wait in progress fails. */
   close(): void {
-    this.connection?.disconnect();
-    this.connection = undefined;
+    if (this.connection) this.drop(this.connection);
+  }
+
+  private open(): ScriptedRedis {
+    if (!this.connection) {
+      const connection = duplicateClient(this.redis, { commandTimeout: undefined, enableAutoPipelining: false });
+      connection.on('error', () => {}); // the shared connection's errors are logged already
+      this.connection = defineScriptsLike(this.redis, connection);
+    }
+    return this.connection;
+  }
+
+  private drop(connection: ScriptedRedis): void {
+    if (this.connection === connection) this.connection = undefined;
+    connection.disconnect();
   }
 }

@@ -44,6 +44,12 @@ export function checkSlotsOn(client: RedisClient): void {
   Object.defineProperty(client, CHECK_SLOTS, { value: true, configurable: true });
 }
 
+/** Defines nexq's scripts on `copy` (a duplicate of `source`), with `source`'s slot check if it has one. */
+export function defineScriptsLike<C extends RedisClient>(source: RedisClient, copy: C): Scripted<C> {
+  if ((source as unknown as Record<symbol, boolean>)[CHECK_SLOTS]) checkSlotsOn(copy);
+  return defineScripts(copy);
+}
+
 export class CrossSlotError extends Error {
   override readonly name = 'CrossSlotError';
 }

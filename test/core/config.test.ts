@@ -32,6 +32,21 @@ describe('config validation', () => {
     expect(err.message).to.contain('queues[1].concurrency');
   });
 
+  it('rejects a negative maxYoungGenerationMb, naming it', async () => {
+    const err = await startError({ maxYoungGenerationMb: -1 });
+    expect(err.key).to.equal('maxYoungGenerationMb');
+  });
+
+  it('takes maxYoungGenerationMb 16 and threadYoungGenerationMb 4 by default, 0 (V8 sizes them) when given', () => {
+    expect(resolveConfig({})).to.include({ maxYoungGenerationMb: 16, threadYoungGenerationMb: 4 });
+    expect(resolveConfig({ maxYoungGenerationMb: 0, threadYoungGenerationMb: 0 })).to.include({ maxYoungGenerationMb: 0, threadYoungGenerationMb: 0 });
+  });
+
+  it('rejects a fractional threadYoungGenerationMb, naming it', async () => {
+    const err = await startError({ threadYoungGenerationMb: 2.5 });
+    expect(err.key).to.equal('threadYoungGenerationMb');
+  });
+
   it('rejects an unknown option, naming it', async () => {
     const err = await startError({ colour: 'blue' });
     expect(err.message).to.contain('colour');

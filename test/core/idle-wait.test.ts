@@ -1,4 +1,5 @@
-// An idle node blocks on its queue (src/redis/blocking-fetch.ts) and fetches when a job arrives.
+// An idle node blocks on its queue (src/redis/blocking-fetch.ts), with the fetch sent behind the
+// wait so Redis takes the job the moment it arrives.
 // The wait keeps every guarantee of the regular poll: a quiet node starts nothing, a queue left
 // meanwhile is not served, and a wait whose connection is lost is replaced.
 import { expect } from 'chai';
@@ -28,6 +29,31 @@ describe('idle wait', () => {
     }
     expect((await t.records(t.out('idle'))).map((r) => r.value)).to.deep.equal([1, 2, 3, 4, 5]);
     await waitFor(async () => (await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))) === 0, 5000, 'an empty backup list');
+  });
+
+  it("has the job that wakes it fetched on the wait's own connection, sent behind the wait, not by a later poll", async () => {
+    const node = await t.start(NO_POLLS);
+    const backup = t.keys.backup(node.node.ctx.config.nodeId, 'default');
+    const id = await waitingClient();
+    const clients = (await t.redis.client('LIST')) as string;
+    const waiterAddr = clients.split('\n').find((line) => line.startsWith(`id=${id} `))!.match(/ addr=(\S+)/)![1];
+    const monitor = await t.redis.monitor();
+    const fetchesFrom: string[] = [];
+    const queue = t.keys.queue('default');
+    // A script call naming the queue and this node's backup list is a fetch (an enqueue names no
+    // backup list, an ack no queue).
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (/^eval/i.test(args[0]) && args.includes(backup) && args.includes(queue)) fetchesFrom.push(source);
+    });
+    try {
+      await sleep(100);
+      await node.enqueue(...record(1));
+      await t.waitForRecords(t.out('idle'), 1);
+      await sleep(100);
+    } finally {
+      monitor.disconnect();
+    }
+    expect(fetchesFrom).to.deep.equal([waiterAddr]);
   });
 
   it('does not start a job that arrives after the node went quiet while it waited: it stays in its queue', async () => {

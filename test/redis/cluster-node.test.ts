@@ -11,6 +11,7 @@ import { backupQueuesOf } from '../../src/redis/backups';
 import { BlockingFetch } from '../../src/redis/blocking-fetch';
 import { keySlot, serverOf } from '../../src/redis/client';
 import { connectCluster, missingReplicas } from '../../src/redis/connection';
+import { fetchJobs } from '../../src/redis/scripts';
 import { Keys } from '../../src/redis/keys';
 import { readStats } from '../../src/admin/stats';
 import { askRedis } from '../support/redis-server';
@@ -115,14 +116,17 @@ describe('a nexq node on a Redis Cluster', function () {
     expect(await missingReplicas(client, setup.redisOption({ waitReplicas: 2 }), key)).to.match(/waitReplicas is 2 but the master has 1 replica/);
   });
 
-  it("an idle node's blocking wait, on a duplicate of the cluster client, wakes on a push", async () => {
-    const key = new Keys(tagged()).queue('idle');
+  it("an idle node's blocking wait, on a duplicate of the cluster client, wakes on a push and its fetch takes the job", async () => {
+    const keys = new Keys(tagged());
+    const queue = { name: 'idle', queueKey: keys.queue('idle'), backupKey: keys.backup('waiter', 'idle'), runningKey: keys.running('idle'), count: 5 };
     const wait = new BlockingFetch(client);
     try {
-      const woken = wait.wait(key, 10);
+      const woken = wait.waitThenFetch(queue.queueKey, 10, (connection) => fetchJobs(connection, keys, 'waiter', [queue]));
       await sleep(200); // let the BLMOVE block
-      await client.lpush(key, 'job');
-      expect(await woken).to.equal('job');
+      await client.lpush(queue.queueKey, '{"jid":"j1","class":"C","args":[]}');
+      expect((await woken)!.jobs).to.deep.equal([['{"jid":"j1","class":"C","args":[]}']]);
+      expect(await client.llen(queue.queueKey)).to.equal(0);
+      expect(await client.lrange(queue.backupKey, 0, -1)).to.deep.equal(['{"jid":"j1","class":"C","args":[]}']);
     } finally {
       wait.close();
     }

@@ -119,6 +119,24 @@ describe('redis.waitReplicas', function () {
       replica.freeze(false);
     });
 
+    it('starts no job an idle node took without the replica confirming the fetch; it runs once the replica is back', async () => {
+      const nexq = await t.start({ redis: { url: master.url, waitReplicas: 1, waitTimeout: WAIT_MS } });
+      const out = t.out('idle');
+      // Idle: blocked on its queue (the wait wakes it; with waitReplicas the fetch is a confirmed one).
+      await waitFor(async () => /cmd=blmove/.test((await onMaster.client('LIST')) as string), 5000, 'the idle wait');
+      replica.freeze(true);
+      try {
+        const job = JSON.stringify({ class: 'Record', args: [t.url, out, 'woke'], jid: 'woke', queue: 'default', retry: true });
+        await onMaster.lpush(t.keys.queue('default'), job);
+        await new Promise((resolve) => setTimeout(resolve, WAIT_MS * 4));
+        expect(await t.redis.llen(out)).to.equal(0);
+      } finally {
+        replica.freeze(false);
+      }
+      expect((await t.waitForRecords(out, 1, 15_000)).map((r) => r.value)).to.deep.equal(['woke']);
+      await nexq.drain();
+    });
+
     it('warns at start when the master has fewer replicas than waitReplicas', async () => {
       const logs = captureLogs();
       await t.start({ redis: { url: t.url, waitReplicas: 1, waitTimeout: WAIT_MS }, mode: 'enqueuer', logger: logs.logger });

@@ -104,12 +104,13 @@ export function useNodes(defaults: { url?: () => string; namespace?: string; flu
         namespace: ns,
         queues: ['default'],
         jobsDir: fixturesJobs,
-        logLevel: 'error',
+        logLevel: (process.env.NEXQ_TEST_LOGLEVEL as 'error' | undefined) ?? 'error',
         pollTimeout: 20,
         schedulerPollTimeout: 50,
         threads: 2,
         ...(current().keys.perQueue ? { keyLayout: 'per-queue' as const } : {}),
-        // Nodes log bad input at error level on purpose; NEXQ_TEST_LOGS=1 shows it.
+        // Nodes log bad input at error level on purpose; NEXQ_TEST_LOGS=1 shows it (and
+        // NEXQ_TEST_LOGLEVEL=debug, say, shows more).
         ...(process.env.NEXQ_TEST_LOGS ? {} : { logger: winston.createLogger({ silent: true }) }),
         ...options,
       });
