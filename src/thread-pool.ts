@@ -69,8 +69,8 @@ export class ThreadPool {
     this.uncapYoungGeneration = capYoungGeneration(options.mainYoungGenerationMb);
     for (const thread of this.pool.threads) thread.once('online', recheckYoungGeneration);
     this.pool.on('workerCreate', recheckYoungGeneration);
-    this.pool.on('message', (msg: { type?: string; id?: number; done?: Array<[number, JobOutcome]> }) => {
-      if (msg?.type === DONE && msg.done) for (const [id, outcome] of msg.done) this.settle(id, outcome);
+    this.pool.on('message', (msg: { type?: string; id?: number; outcome?: JobOutcome }) => {
+      if (msg?.type === DONE && msg.id !== undefined) this.settle(msg.id, msg.outcome!);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
       else if (msg?.type === BATCH) this.batchStarted(msg as unknown as { ids: number[]; threadId: number });
     });

@@ -17,7 +17,7 @@ export const STARTED = 'nexq:started';
 /** The message a thread posts as it starts a batch: `{ type: BATCH, ids, threadId }` (to stop one job's thread). */
 export const BATCH = 'nexq:batch';
 
-/** The message a thread posts as jobs of a batch finish: `{ type: DONE, done: [[id, outcome], ...] }`. */
+/** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
 export interface ThrownError {
