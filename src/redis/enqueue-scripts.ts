@@ -28,6 +28,8 @@ export class QueueFullError extends Error {
  */
 export async function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
   if (jobs.length === 0) return [];
+  // The shared key layout: one call, with the queue set among its keys.
+  if (!keys.perQueue) return enqueueCall(client, keys, jobs, [keys.queues]);
   const groups = groupIndexes(jobs, (j) => keys.group(j.queue));
   const queues = [...new Set(jobs.map((j) => j.queue))];
   if (groups.size === 1) return enqueueCall(client, keys, jobs, await queueSet(client, keys, queues));
@@ -68,9 +70,13 @@ export class PartialEnqueueError extends Error {
 
 async function enqueueCall(client: RedisClient, keys: Keys, jobs: NewJob[], tail: string[]): Promise<Array<{ jid: string; conflict: boolean }>> {
   const first = jobs[0].queue;
-  const scriptKeys = [keys.schedule(first), keys.paused(first), keys.jobIndex(first), ...jobs.flatMap((j) => [j.queueKey, j.unique?.lockKey ?? j.queueKey]), ...tail];
+  const scriptKeys = [keys.schedule(first), keys.paused(first), keys.jobIndex(first)];
   const argv: Array<string | number> = [jobs.length];
-  for (const j of jobs) argv.push(j.queue, j.json, j.runAt === undefined ? '' : formatScore(j.runAt), j.maxlen ?? '', j.unique?.ttl ?? '');
+  for (const j of jobs) {
+    scriptKeys.push(j.queueKey, j.unique?.lockKey ?? j.queueKey);
+    argv.push(j.queue, j.json, j.runAt === undefined ? '' : formatScore(j.runAt), j.maxlen ?? '', j.unique?.ttl ?? '');
+  }
+  for (const key of tail) scriptKeys.push(key);
   for (const j of jobs) argv.push(j.jid);
   try {
     const result = (await runScript(client, 'enqueue', scriptKeys, argv)) as Array<[string, number]>;
