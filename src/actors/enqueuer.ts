@@ -42,7 +42,8 @@ export class Enqueuer extends Actor {
       queueKey: keys.queue(queue),
       unique: unique && { lockKey: keys.uniqueLock(unique.key, queue), ttl: unique.ttl },
     }));
-    return enqueueJobs(redis, keys, newJobs);
+    // Awaited, not returned: an async function that returns a promise takes two more turns.
+    return await enqueueJobs(redis, keys, newJobs);
   }
 }
 

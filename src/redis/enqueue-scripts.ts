@@ -26,10 +26,16 @@ export class QueueFullError extends Error {
  * Writes jobs all or none (all or none per queue in the per-queue key layout, where each queue's
  * jobs are one call); per job its jid (the holder's on a unique conflict) and whether it conflicted.
  */
-export async function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
-  if (jobs.length === 0) return [];
-  // The shared key layout: one call, with the queue set among its keys.
+export function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+  if (jobs.length === 0) return Promise.resolve([]);
+  // The shared key layout: one call, with the queue set among its keys (its promise as it is: each
+  // async layer between the reply and the caller costs turns of the microtask queue).
   if (!keys.perQueue) return enqueueCall(client, keys, jobs, [keys.queues]);
+  return enqueueByQueue(client, keys, jobs);
+}
+
+/** The per-queue key layout: one call per queue. */
+async function enqueueByQueue(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
   const groups = groupIndexes(jobs, (j) => keys.group(j.queue));
   const queues = [...new Set(jobs.map((j) => j.queue))];
   if (groups.size === 1) return enqueueCall(client, keys, jobs, await queueSet(client, keys, queues));
