@@ -1,6 +1,7 @@
 // The figures as a Markdown table (measured, and issue 7's targets as a reference column), the
 // CPU profile's top functions, and the problems seen. Figures only: nothing here passes or fails.
 import type { CeilingResult } from './redis-benchmark';
+import type { SerialRoundTrips } from './serial-round-trips';
 import { ProfileSummary, WAITING } from './cpu-profile';
 import type { ProfileResult } from './workloads/profile';
 import type { W1Result } from './workloads/w1-enqueue';
@@ -10,6 +11,7 @@ import type { W4Result } from './workloads/w4-backlog';
 
 export interface BenchResults {
   ceiling?: CeilingResult[];
+  serial?: SerialRoundTrips;
   w1?: W1Result;
   w2?: W2Result[];
   w3?: W3Result;
@@ -34,11 +36,25 @@ function ceilingRows(ceiling: CeilingResult[]): Row[] {
   );
 }
 
-function w1Rows(w1: W1Result): Row[] {
+const micros = (perSec: number) => `${fix(1e6 / perSec, 1)} µs`;
+
+function serialRows(serial: SerialRoundTrips): Row[] {
+  const w = 'ceiling: serial round trips (one ioredis client in the bench process, one awaited at a time)';
   return [
-    [`W1 enqueue, one at a time (${int(w1.jobs)})`, 'jobs/s', int(w1.oneAtATime.jobsPerSec), '≥ 12,000'],
-    [`W1 enqueueAll, ${int(w1.bulk.chunk)} per call`, 'jobs/s', int(w1.bulk.jobsPerSec), '≥ 75,000'],
+    [w, 'PING round trips/s', `${int(serial.pingPerSec)} (${micros(serial.pingPerSec)} each)`, ''],
+    [w, 'EVALSHA round trips/s (a script that returns 1)', `${int(serial.evalshaPerSec)} (${micros(serial.evalshaPerSec)} each)`, ''],
   ];
+}
+
+function w1Rows(w1: W1Result, serial?: SerialRoundTrips): Row[] {
+  const one = `W1 enqueue, one at a time (${int(w1.jobs)})`;
+  const rows: Row[] = [[one, 'jobs/s', int(w1.oneAtATime.jobsPerSec), '≥ 12,000']];
+  if (serial) {
+    const ratio = serial.evalshaPerSec / w1.oneAtATime.jobsPerSec;
+    rows.push([one, 'time per enqueue vs one serial EVALSHA round trip (ceiling)', `${micros(w1.oneAtATime.jobsPerSec)} vs ${micros(serial.evalshaPerSec)}: ${fix(ratio, 2)}×`, '']);
+  }
+  rows.push([`W1 enqueueAll, ${int(w1.bulk.chunk)} per call`, 'jobs/s', int(w1.bulk.jobsPerSec), '≥ 75,000']);
+  return rows;
 }
 
 function commandMix(byCommand: Record<string, number>): string {
@@ -87,7 +103,8 @@ function w4Rows(w4: W4Result): Row[] {
 export function table(results: BenchResults): string {
   const rows: Row[] = [
     ...(results.ceiling ? ceilingRows(results.ceiling) : []),
-    ...(results.w1 ? w1Rows(results.w1) : []),
+    ...(results.serial ? serialRows(results.serial) : []),
+    ...(results.w1 ? w1Rows(results.w1, results.serial) : []),
     ...(results.w2 ?? []).flatMap(w2Rows),
     ...(results.w3 ? w3Rows(results.w3) : []),
     ...(results.w4 ? w4Rows(results.w4) : []),

@@ -8,6 +8,7 @@ import { BenchContext, FULL, NAMESPACE, QUICK } from './context';
 import { Options, parseOptions, USAGE, UsageError, wants } from './options';
 import { runRedisBenchmark } from './redis-benchmark';
 import { BenchRedis } from './redis-server';
+import { measureSerialRoundTrips } from './serial-round-trips';
 import { BenchResults, profileReport, table } from './report';
 import { runProfile } from './workloads/profile';
 import { runW1 } from './workloads/w1-enqueue';
@@ -36,6 +37,8 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   if (wants(options, 'ceiling')) {
     ctx.log('ceiling: redis-benchmark -P 1 and -P 50');
     results.ceiling = await step('ceiling', async () => [await runRedisBenchmark(ctx.server.port, 1), await runRedisBenchmark(ctx.server.port, 50)]);
+    ctx.log('ceiling: serial round trips (awaited PING, EVALSHA) from the bench process');
+    results.serial = await step('serial round trips', () => measureSerialRoundTrips(ctx.server.url, ctx.sizes.enqueue, ctx.sizes.enqueueWarmup));
     await ctx.admin.flushall();
   }
   if (wants(options, 'W1')) results.w1 = await step('W1', () => runW1(ctx));

@@ -10,7 +10,7 @@
 // orders the writes, and serializing it would allow one round trip at a time for the whole node.
 import { Actor } from '../actor';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
-import { enqueueJobs } from '../redis/enqueue-scripts';
+import { enqueueJobs, NewJob } from '../redis/enqueue-scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
@@ -36,14 +36,14 @@ export class Enqueuer extends Actor {
     const jobs = prepareJobs(requests, this.ctx.config.timestamps);
     if (jobs.length === 0) return [];
     const { keys, redis } = this.ctx;
-    return enqueueJobs(
-      redis, keys,
-      jobs.map((job) => ({
-        ...job,
-        queueKey: keys.queue(job.queue),
-        unique: job.unique && { lockKey: keys.uniqueLock(job.unique.key, job.queue), ttl: job.unique.ttl },
-      })),
-    );
+    // Fields named one by one, not spread: a spread copies generically, and this runs per job.
+    const newJobs: NewJob[] = jobs.map(({ queue, jid, json, runAt, maxlen, unique }) => ({
+      queue, jid, json, runAt, maxlen,
+      queueKey: keys.queue(queue),
+      unique: unique && { lockKey: keys.uniqueLock(unique.key, queue), ttl: unique.ttl },
+    }));
+    // Awaited, not returned: an async function that returns a promise takes two more turns.
+    return await enqueueJobs(redis, keys, newJobs);
   }
 }
 

@@ -100,8 +100,9 @@ export function uniqueKeyOf(queue: string, className: string, argsJson: string, 
   return unique.key ?? createHash('sha1').update(`${queue}\0${className}\0${argsJson}`).digest('hex');
 }
 
+const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
+
 function checkDisqueOptions(options: JobOptions): void {
-  const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
   if (options.delay !== undefined && !(typeof options.delay === 'number' && Number.isFinite(options.delay) && options.delay >= 0)) {
     throw new InvalidJobError('delay must be a number of seconds >= 0');
   }

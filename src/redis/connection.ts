@@ -8,6 +8,7 @@ import { RedisClient, serverOf } from './client';
 import { defineScripts, Scripted, ScriptedRedis } from './scripts';
 import { confirmWrites } from './wait-replicas';
 import { failUnansweredOnClose } from './unanswered';
+import { keepCommandTimerList } from './command-timer-list';
 
 export const RECONNECT_MAX_DELAY_MS = 2000;
 export const COMMAND_TIMEOUT_MS = 10_000;
@@ -56,6 +57,7 @@ export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scri
     ...overrides,
   };
   const fields = { ...ioredisOptions(options), ...base };
+  if (fields.commandTimeout !== undefined) keepCommandTimerList(fields.commandTimeout);
   const client = options.url ? new Redis(options.url, fields) : new Redis(fields);
   failUnansweredOnClose(client);
   if (options.waitReplicas) confirmWrites(client, options.waitReplicas, options.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS);
@@ -69,6 +71,7 @@ export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scri
  */
 export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] }, overrides: RedisOptions = {}): Scripted<Cluster> {
   const { lazyConnect = true, ...nodeOptions } = { ...ioredisOptions(target), ...overrides };
+  keepCommandTimerList(COMMAND_TIMEOUT_MS);
   const cluster = new Cluster(target.cluster, {
     redisOptions: { ...nodeOptions, ...POLICY },
     clusterRetryStrategy: backoff,

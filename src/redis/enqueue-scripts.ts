@@ -26,8 +26,16 @@ export class QueueFullError extends Error {
  * Writes jobs all or none (all or none per queue in the per-queue key layout, where each queue's
  * jobs are one call); per job its jid (the holder's on a unique conflict) and whether it conflicted.
  */
-export async function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
-  if (jobs.length === 0) return [];
+export function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+  if (jobs.length === 0) return Promise.resolve([]);
+  // The shared key layout: one call, with the queue set among its keys (its promise as it is: each
+  // async layer between the reply and the caller costs turns of the microtask queue).
+  if (!keys.perQueue) return enqueueCall(client, keys, jobs, [keys.queues]);
+  return enqueueByQueue(client, keys, jobs);
+}
+
+/** The per-queue key layout: one call per queue. */
+async function enqueueByQueue(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
   const groups = groupIndexes(jobs, (j) => keys.group(j.queue));
   const queues = [...new Set(jobs.map((j) => j.queue))];
   if (groups.size === 1) return enqueueCall(client, keys, jobs, await queueSet(client, keys, queues));
@@ -68,9 +76,13 @@ export class PartialEnqueueError extends Error {
 
 async function enqueueCall(client: RedisClient, keys: Keys, jobs: NewJob[], tail: string[]): Promise<Array<{ jid: string; conflict: boolean }>> {
   const first = jobs[0].queue;
-  const scriptKeys = [keys.schedule(first), keys.paused(first), keys.jobIndex(first), ...jobs.flatMap((j) => [j.queueKey, j.unique?.lockKey ?? j.queueKey]), ...tail];
+  const scriptKeys = [keys.schedule(first), keys.paused(first), keys.jobIndex(first)];
   const argv: Array<string | number> = [jobs.length];
-  for (const j of jobs) argv.push(j.queue, j.json, j.runAt === undefined ? '' : formatScore(j.runAt), j.maxlen ?? '', j.unique?.ttl ?? '');
+  for (const j of jobs) {
+    scriptKeys.push(j.queueKey, j.unique?.lockKey ?? j.queueKey);
+    argv.push(j.queue, j.json, j.runAt === undefined ? '' : formatScore(j.runAt), j.maxlen ?? '', j.unique?.ttl ?? '');
+  }
+  for (const key of tail) scriptKeys.push(key);
   for (const j of jobs) argv.push(j.jid);
   try {
     const result = (await runScript(client, 'enqueue', scriptKeys, argv)) as Array<[string, number]>;

@@ -54,6 +54,9 @@ export class CrossSlotError extends Error {
   override readonly name = 'CrossSlotError';
 }
 
+/** Each script's command name on a client, worked out once rather than per call. */
+const COMMAND_NAMES = Object.fromEntries(SCRIPTS.map((script) => [script, commandName(script)])) as Record<ScriptName, string>;
+
 type Runner = (numberOfKeys: number, ...args: Array<string | number>) => Promise<unknown>;
 export function runScript(client: RedisClient, script: ScriptName, keys: string[], argv: Array<string | number>): Promise<unknown> {
   if ((client as unknown as Record<symbol, boolean>)[CHECK_SLOTS] && keys.length > 1) {
@@ -61,8 +64,12 @@ export function runScript(client: RedisClient, script: ScriptName, keys: string[
     const other = keys.find((key) => keySlot(key) !== slot);
     if (other !== undefined) return Promise.reject(new CrossSlotError(`${script}: keys ${JSON.stringify(keys[0])} and ${JSON.stringify(other)} are in different cluster slots`));
   }
-  const runner = (client as unknown as Record<string, Runner>)[commandName(script)];
-  return runner.call(client, keys.length, ...keys, ...argv);
+  const runner = (client as unknown as Record<string, Runner>)[COMMAND_NAMES[script]];
+  // One array of the arguments, applied, rather than two spreads into a call.
+  const args: Array<string | number> = [keys.length];
+  for (const key of keys) args.push(key);
+  for (const arg of argv) args.push(arg);
+  return (runner as (...args: Array<string | number>) => Promise<unknown>).apply(client, args);
 }
 
 export interface Fetched {

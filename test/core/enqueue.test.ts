@@ -113,6 +113,44 @@ describe('enqueueing', () => {
   });
 });
 
+describe('enqueueing into keys of the wrong type', () => {
+  const t = useNodes();
+
+  async function keysNow(): Promise<string[]> {
+    return (await t.redis.keys(`${t.ns}:*`)).sort();
+  }
+
+  it('refuses one job whose queue key holds another type with a clear error, writing nothing', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    await t.redis.set(t.keys.queue('default'), 'not a list');
+    const before = await keysNow();
+    const err = await rejection(producer.enqueue('default', 'Record', [1]));
+    expect(String(err)).to.contain(`WRONGTYPE nexq: ${t.keys.queue('default')} holds a string, not a list`);
+    expect(await keysNow()).to.deep.equal(before);
+    expect(await t.redis.get(t.keys.queue('default'))).to.equal('not a list');
+  });
+
+  it('refuses one job while the queue set holds another type, pushing nothing', async function () {
+    // The per-queue layout adds to the queue set outside the script, with Redis' own error.
+    if (t.keys.perQueue) this.skip();
+    const producer = await t.start({ mode: 'enqueuer' });
+    await t.redis.set(t.keys.queues, 'not a set');
+    const err = await rejection(producer.enqueue('default', 'Record', [1]));
+    expect(String(err)).to.contain(`WRONGTYPE nexq: ${t.keys.queues} holds a string, not a set`);
+    expect(await keysNow()).to.deep.equal([t.keys.queues]);
+  });
+
+  it('enqueues a job to run now while the schedule is broken, and refuses one to run later', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    await t.redis.set(t.keys.schedule('default'), 'not a sorted set');
+    await producer.enqueue('default', 'Record', [1]);
+    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
+    const err = await rejection(producer.enqueueIn('default', 60, 'Record', [2]));
+    expect(String(err)).to.contain(`WRONGTYPE nexq: ${t.keys.schedule('default')} holds a string, not a zset`);
+    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
+  });
+});
+
 describe('a node in enqueuer mode', () => {
   const t = useNodes();
 

@@ -1,5 +1,7 @@
 // One connection policy whatever finds the server: a URL, Sentinel or a cluster's nodes. A client
 // that outlived its connection must neither resend a command nor give up reconnecting.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { expect } from 'chai';
 import { connect, connectCluster, COMMAND_TIMEOUT_MS } from '../../src/redis/connection';
 
@@ -34,5 +36,14 @@ describe('connection policy', () => {
     } finally {
       cluster.disconnect();
     }
+  });
+
+  it('keeps its command timeout cheap without keeping a process alive', () => {
+    // connect() keeps Node's timer list of the command timeout with an idle interval: it must be
+    // unref'd, or no process that ever connected could exit by itself.
+    const connection = path.resolve(__dirname, '../../src/redis/connection.js');
+    const child = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(connection)}).connect('redis://127.0.0.1:1').disconnect()`], { timeout: 10_000 });
+    expect(child.error, 'the process did not exit').to.equal(undefined);
+    expect(child.status).to.equal(0);
   });
 });

@@ -17,6 +17,28 @@
 -- them), one ZADD, one SADD and one HSET of the index, each per thousand values.
 local n = tonumber(ARGV[1])
 local queueSet = KEYS[4 + 2 * n]
+
+-- One job to run now, without MAXLEN or a unique lock (most enqueues): the same outcome with less
+-- work. The schedule is not written, so its type is not checked; the LPUSH is the first write, so
+-- instead of a check before it, its failure is read (nothing is written yet) and a wrong type
+-- gets the same clear error the check gives. The queue set, written after it, is checked first.
+if n == 1 and ARGV[4] == '' and ARGV[5] == '' and ARGV[6] == '' then
+  local queue, queueKey, jid = ARGV[2], KEYS[4], ARGV[7]
+  local paused = redis.call('HGET', KEYS[2], queue)
+  if paused == 'in' or paused == 'all' then
+    return redis.error_reply('NEXQ_PAUSED queue ' .. queue .. ' is paused for input')
+  end
+  if queueSet then nexq_expect_type(queueSet, 'set') end
+  local pushed = redis.pcall('LPUSH', queueKey, ARGV[3])
+  if type(pushed) == 'table' and pushed.err then
+    nexq_expect_type(queueKey, 'list')
+    return pushed
+  end
+  if queueSet then redis.call('SADD', queueSet, queue) end
+  nexq_index_new(KEYS[3], jid, 'queued\t' .. queue)
+  return { { jid, 0 } }
+end
+
 if queueSet then nexq_expect_type(queueSet, 'set') end
 nexq_expect_type(KEYS[1], 'zset')
 -- Each distinct queue is checked once: paused, its key's type, MAXLEN against all its jobs here.
