@@ -51,6 +51,11 @@ export class ThreadPool {
   private readonly cancelWhenStarted = new Set<number>();
   /** Threads this pool terminated to cancel a job; a batch lost with one was interrupted, not failed. */
   private readonly killed = new Set<number>();
+  /**
+   * How many of `killed` have exited. Until its thread exits piscina may still hand it a batch,
+   * so a batch flushed after a kill but before that exit can be lost with the killed thread too.
+   */
+  private killsExited = 0;
   private readonly uncapYoungGeneration: () => void;
 
   constructor(options: ThreadPoolOptions) {
@@ -141,16 +146,17 @@ export class ThreadPool {
     const jobs = this.pending;
     this.pending = [];
     const size = Math.min(MAX_BATCH, Math.ceil(jobs.length / Math.max(1, this.pool.threads.length)));
-    const kills = this.killed.size;
+    // Only threads that had exited by now cannot have taken these batches.
+    const exitedKills = this.killsExited;
     for (let i = 0; i < jobs.length; i += size) {
       const batch = jobs.slice(i, i + size);
       this.pool.run(batch, { name: 'runBatch' }).catch((err) => {
         // The thread died (process.exit, out of memory, pool destroyed): every job of the batch
         // that had not answered yet failed with it — unless this pool stopped a thread for a
-        // cancel meanwhile and the job's thread is not known to be another one.
+        // cancel (exiting after this flush, or since) and the job's thread is not known to be another one.
         for (const job of batch) {
           const on = this.threadOf.get(job.id);
-          const interrupted = on === undefined ? this.killed.size > kills : this.killed.has(on);
+          const interrupted = on === undefined ? this.killed.size > exitedKills : this.killed.has(on);
           this.settle(job.id, interrupted ? INTERRUPTED : { ok: false, error: threadFailure(err) });
         }
       });
@@ -183,7 +189,9 @@ export class ThreadPool {
     this.settle(id, CANCELLED);
     for (const [other, on] of [...this.threadOf]) if (on === thread) this.settle(other, INTERRUPTED);
     this.killed.add(thread);
-    void this.pool.threads.find((worker) => worker.threadId === thread)?.terminate();
+    const worker = this.pool.threads.find((w) => w.threadId === thread);
+    if (!worker) this.killsExited++;
+    else void worker.terminate().finally(() => this.killsExited++);
   }
 
   private settle(id: number, outcome: JobOutcome): void {
