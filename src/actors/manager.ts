@@ -3,34 +3,35 @@
 // Responsibilities:
 //  1. On boot, put this node's backup lists (jobs a previous run of this node took and never
 //     settled) back into their queues, before the first fetch.
-//  2. Poll only the queues with free slots in the work table; one script call moves up to the free
-//     count of jobs per queue into this node's backup lists (reliable fetch: a job is always in a
-//     queue or a backup list, never in flight between them).
+//  2. Do what the fetch policy (src/fetch/policy.ts, pure) decides from each queue's state: fetch
+//     the queues that may hold work and have free slots (one script call moves up to each one's
+//     free count of jobs into this node's backup lists: reliable fetch), wait on the empty ones
+//     (src/fetch/idle-waits.ts: one blocking connection per queue, the fetch sent behind the wait),
+//     and poll the limited and paused ones every `pollTimeout`. A freed slot of a full queue, a
+//     wait's answer and every fetch make it decide again, so no queue waits on another's state.
 //  3. Start one ephemeral JobWorker per job under the job-workers supervisor, taking its slot.
-//  4. Poll again at once after getting work (unless that fetch emptied the queues it read),
-//     `pollTimeout` after an empty poll, when a full queue frees a slot, and back off after a
-//     Redis error. An idle node also blocks on a queue with the fetch sent right behind the wait
-//     (src/redis/blocking-fetch.ts): the job that wakes it is fetched by Redis as it arrives, and
-//     that queue is left out of the polls until the wait's reply is handled, here in the mailbox.
-//  5. Bury payloads it cannot read in the dead set with the reason (never a crash loop).
-//  5b. Put back backup entries no worker holds: after a failed fetch, and every
-//     RECLAIM_INTERVAL_MS anyway (a fetch a client re-sent after a lost reply, as a cluster client
-//     does when a master drops its connection, ran twice and reported only once).
+//  4. Bury payloads it cannot read in the dead set with the reason (never a crash loop); leave a
+//     queue whose keys fail out for a while, and back off after a Redis error.
+//  5. Put back backup entries no worker holds: after a failed fetch or wait, when a worker was
+//     killed, and every RECLAIM_INTERVAL_MS anyway (a fetch a client re-sent after a lost reply,
+//     as a cluster client does when a master drops its connection, ran twice and reported once).
+//     Never a queue with a wait out: that wait's fetch may have moved jobs not dispatched yet.
 //  6. Subscribe and unsubscribe queues at run time.
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { decodeJob, FetchedJob } from '../job/job';
 import { MiddlewarePipeline } from '../middleware';
-import { BlockingFetch } from '../redis/blocking-fetch';
-import { ClassLimit, Fetched, fetchJobs, FetchQueue, ScriptedRedis } from '../redis/scripts';
+import { ClassLimit, Fetched, fetchJobs, FetchQueue } from '../redis/scripts';
 import { classLimits } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
+import { IdleWaits } from '../fetch/idle-waits';
+import { decideFetch, QueueState } from '../fetch/policy';
+import { fetchOrder } from '../fetch/queue-order';
 import { buryUnreadable } from './bury-unreadable';
 import { JobWorker } from './job-worker';
-import { fetchOrder } from './slot-sharing';
-import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from './unworked-backups';
+import { queuesWithBackups, reclaimUnworked, rehydrateBackups, requeueOwnBackup } from './unworked-backups';
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
@@ -42,14 +43,12 @@ export type ManagerCall =
   | { type: 'subscriptions' };
 
 type Info =
-  | { type: 'poll' }
+  | { type: 'poll'; due?: true }
   | { type: 'slot_freed'; queue: string }
-  | { type: 'woken'; fetched?: Fetched; error?: Error };
+  | { type: 'reclaim'; queue: string }
+  | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error };
 
-/** Most jobs fetch.lua moves from one queue in one call (its MOST). */
-const FETCH_MOST = 1000;
-
-/** How long one blocking wait of an idle node lasts; regular polls go on meanwhile. */
+/** How long one blocking wait of an idle queue lasts before it is sent again. */
 export const IDLE_WAIT_SECONDS = 2;
 
 /** After a failed idle wait the node polls, and waits again no sooner than this. */
@@ -58,46 +57,46 @@ const WAIT_RETRY_MS = 1000;
 /** The longest a backup entry no worker holds waits before it goes back to its queue. */
 export const RECLAIM_INTERVAL_MS = 10_000;
 
+/** A served queue with what the last fetch from it said. */
+interface ServedQueue extends ResolvedQueue {
+  state: QueueState;
+  /** Epoch ms until which its keys are left alone after Redis refused them (e.g. WRONGTYPE). */
+  brokenUntil: number;
+}
+
 export class Manager extends Actor<ManagerCall, never, Info> {
-  private queues: ResolvedQueue[];
+  private queues: ServedQueue[];
   private readonly pipeline: MiddlewarePipeline;
+  private readonly waits: IdleWaits;
+  private readonly classes: ClassLimit[];
+  /** With waitReplicas a fetch counts once replicas hold it: waits only wake, a poll fetches. */
+  private readonly confirmsWrites: boolean;
   private pollTimer?: NodeJS.Timeout;
+  private pollTimerAt = Infinity;
   private pollQueued = false;
-  private waitingForSlots = false;
-  private reclaimNeeded = false;
-  private lastReclaimAt = Date.now();
-  /** Queues whose keys Redis refused (e.g. WRONGTYPE), left out of fetches until then. */
-  private readonly brokenUntil = new Map<string, number>();
-  private readonly idleWait: BlockingFetch;
-  /**
-   * The queue an idle wait (with its fetch) is out on, and the jobs that fetch may take: its
-   * slots are spoken for and the polls leave it out until the `woken` info is handled. Nor does
-   * anything put its backup entries back meanwhile: the fetch may have moved jobs not dispatched yet.
-   */
-  private waitingOn?: FetchQueue;
+  /** The poll timer fired: limited and paused queues are fetched on this round. */
+  private pollDue = true;
+  /** After a Redis error nothing is fetched until then (the poll timer ends the backoff). */
+  private backoffUntil = 0;
   /** After a failed wait the node only polls until then (no tight loop of failing waits). */
   private noWaitUntil = 0;
-  private readonly classes: ClassLimit[];
-  private readonly confirmsWrites: boolean;
-  /**
-   * The last fetch emptied every queue it read: each gave fewer jobs than asked for, and nothing
-   * but its length limited it (no limit across nodes, no class limit, no node-wide cap). Fetching
-   * again at once would find nothing, so the manager goes straight to its idle wait.
-   */
-  private drained = false;
+  /** Queues whose unheld backup entries are to go back; every queue (with a SCAN) when `reclaimAll`. */
+  private reclaimDue = new Set<string>();
+  private reclaimAll = false;
+  private lastReclaimAt = Date.now();
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
-    this.queues = [...ctx.config.queues];
+    this.queues = ctx.config.queues.map(served);
     this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
-    this.idleWait = new BlockingFetch(ctx.redis);
+    this.waits = new IdleWaits(ctx.redis);
     this.classes = classLimits(ctx.config, ctx.keys);
     this.confirmsWrites = typeof ctx.config.redis !== 'string' && (ctx.config.redis.waitReplicas ?? 0) > 0;
   }
 
   /** The queues this node serves, with their concurrency. */
   get subscriptions(): ResolvedQueue[] {
-    return this.queues.map((q) => ({ ...q }));
+    return this.queues.map(({ state: _s, brokenUntil: _b, ...q }) => q);
   }
 
   private get table() {
@@ -107,7 +106,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   protected override init(): void {
     for (const q of this.queues) this.table.add(q.name, q.concurrency);
     // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
-    if (this.ctx.rehydrated) this.reclaimNeeded = true;
+    if (this.ctx.rehydrated) this.reclaimAll = true;
     this.pollNow();
   }
 
@@ -116,8 +115,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       case 'subscribe': {
         const configured = this.ctx.config.queues.find((q) => q.name === msg.queue);
         const spec = resolveQueue({ ...configured, name: msg.queue, concurrency: msg.concurrency ?? configured?.concurrency }, this.ctx.config.concurrency, 'queue');
-        const wasIdle = this.table.busy(spec.name) === 0 && this.waitingOn?.name !== spec.name;
-        this.queues = [...this.queues.filter((q) => q.name !== spec.name), spec];
+        const wasIdle = this.table.busy(spec.name) === 0 && !this.waits.has(spec.name);
+        this.queues = [...this.queues.filter((q) => q.name !== spec.name), served(spec)];
         this.table.add(spec.name, spec.concurrency);
         // Its backup list holds jobs still running here unless the queue is idle on this node.
         if (wasIdle && this.ctx.rehydrated) await requeueOwnBackup(this.ctx, spec.name, this.name);
@@ -138,91 +137,89 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   protected override async handleInfo(msg: Info): Promise<void> {
-    if (msg.type === 'slot_freed') {
-      if (this.waitingForSlots) this.pollNow();
-      return;
+    if (msg.type === 'slot_freed') return this.pollNow();
+    if (msg.type === 'reclaim') {
+      this.reclaimDue.add(msg.queue);
+      return this.pollNow();
     }
     try {
-      if (msg.type === 'woken') return await this.woken(msg.fetched, msg.error);
-      this.pollQueued = false;
-      if (!this.ctx.rehydrated) await this.rehydrate();
-      await this.reclaimIfDue();
-      await this.afterFetch(await this.fetchAndDispatch());
+      if (msg.type === 'woken') await this.woken(msg.queue, msg.fetched, msg.error);
+      else await this.poll(msg.due === true);
     } catch (err) {
       this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
-      this.reclaimNeeded = true;
-      this.pollAfter(this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS);
+      this.reclaimAll = true;
+      this.backoffUntil = Date.now() + this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS;
+      this.pollAt(this.backoffUntil);
     }
   }
 
-  /** What follows a fetch that dispatched `got` jobs: fetch again, or wait for work. */
-  private async afterFetch(got: number): Promise<void> {
-    if (got > 0 && !this.drained) return this.pollNow();
-    if (this.waitingForSlots) return;
-    this.pollAfter(this.ctx.config.pollTimeout);
-    // Jobs just fetched reach their threads on this turn's ticks (ThreadPool): let that
-    // hand-off go first, ahead of the idle wait's round trips to Redis.
-    if (got > 0) await new Promise((resolve) => setImmediate(resolve));
-    await this.waitForWork();
-  }
-
-  /** The idle wait answered: dispatch what its fetch took, then go on as after any fetch. */
-  private async woken(fetched: Fetched | undefined, error: Error | undefined): Promise<void> {
-    const queue = this.waitingOn;
-    this.waitingOn = undefined;
-    if (!queue) return this.pollNow();
-    if (!fetched && !error) return this.pollNow(); // a wait without a fetch: a job is there
-    if (!fetched) {
-      // Its fetch may have run with its reply lost: the jobs it took wait in the backup list.
-      this.ctx.logger.warn(`the idle wait failed: ${error?.message}; polling meanwhile`, { actor: this.name });
-      this.reclaimNeeded = true;
-      this.noWaitUntil = Date.now() + WAIT_RETRY_MS;
-      return this.pollNow();
+  /** One round: what the policy says to fetch is fetched and dispatched, what it says to wait on is waited on. */
+  private async poll(due: boolean): Promise<void> {
+    this.pollQueued = false;
+    if (due) {
+      this.pollTimerAt = Infinity;
+      this.pollDue = true;
     }
-    const spec = this.queues.find((q) => q.name === queue.name);
-    if (this.ctx.quiet || !spec || !this.table.isActive(queue.name)) {
-      // Quiet, or the queue was left meanwhile: what the fetch took goes back to its queue.
-      if (fetched.jobs[0].length > 0) await this.reclaim();
-      return this.pollNow();
-    }
-    const got = await this.dispatchFetched([spec], [queue], fetched);
-    this.waitingForSlots = false; // as the poll left it, when the waited queue was the only one open
+    const now = Date.now();
+    if (now < this.backoffUntil) return this.pollAt(this.backoffUntil);
+    if (!this.ctx.rehydrated) await this.rehydrate();
     await this.reclaimIfDue();
-    await this.afterFetch(got);
+    const { config } = this.ctx;
+    const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
+    const views = this.queues.map((q) => ({ ...q, free: this.table.free(q.name), waiting: this.waits.has(q.name) }));
+    const node = { now, quiet: this.ctx.quiet, capLeft, pollDue: this.pollDue, pollTimeout: config.pollTimeout, noWaitUntil: this.noWaitUntil };
+    const decision = decideFetch(views, node, fetchOrder);
+    this.pollDue = false;
+    if (decision.pollIn !== undefined) this.pollAt(now + decision.pollIn);
+    for (const name of decision.wait) this.startWait(name, capLeft !== undefined);
+    if (decision.fetch.length === 0) return;
+    const fetchQueues = decision.fetch.map((name) => this.fetchQueueOf(this.queues.find((q) => q.name === name)!));
+    const fetched = await fetchJobs(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes, capLeft);
+    await this.dispatchFetched(fetchQueues, fetched);
+    this.pollNow(); // the states changed: decide again
+  }
+
+  /** An idle wait answered: dispatch what its fetch took, then decide again. */
+  private async woken(queue: string, fetched: Fetched | undefined, error: Error | undefined): Promise<void> {
+    const waited = this.waits.answered(queue);
+    const spec = this.queues.find((q) => q.name === queue);
+    if (!spec) this.waits.close(queue);
+    if (!waited) return this.pollNow();
+    if (error) {
+      // Its fetch may have run with its reply lost: the jobs it took wait in the backup list.
+      this.ctx.logger.warn(`the idle wait on queue ${queue} failed: ${error.message}; polling meanwhile`, { actor: this.name });
+      this.reclaimDue.add(queue);
+      this.noWaitUntil = Date.now() + WAIT_RETRY_MS;
+    } else if (!fetched) {
+      if (spec) spec.state = 'unknown'; // a wake alone: a job is there, a poll fetches it
+    } else if (this.ctx.quiet || !spec || !this.table.isActive(queue)) {
+      // Quiet, or the queue was left meanwhile: what the fetch took goes back to its queue.
+      if (fetched.jobs[0].length > 0) this.reclaimDue.add(queue);
+    } else {
+      await this.dispatchFetched([waited], fetched);
+    }
+    await this.reclaimIfDue();
+    this.pollNow();
   }
 
   protected override terminate(): void {
-    this.idleWait.close();
+    this.waits.close();
     this.cancelTimer(this.pollTimer);
   }
 
   /**
-   * Idle: wait on the first plain queue (no global limit, not paused, a free slot) so a job
-   * enqueued there starts at once; the wake-up comes back as a `woken` info, keeping the mailbox
-   * free, and a fetch takes the job. Limits across nodes can leave a queue full of jobs none of
-   * which may start yet, so with class limits the node polls instead.
+   * Waits on an empty queue; the answer comes back as a `woken` info, keeping the mailbox free.
+   * The wait's fetch takes what the queue's free slots allow; under a node-wide cap, or when a
+   * fetch counts only once replicas confirm it, the wait only wakes and a poll fetches.
    */
-  private async waitForWork(): Promise<void> {
-    const now = Date.now();
-    if (now < this.noWaitUntil) return this.pollAfter(Math.min(this.ctx.config.pollTimeout, this.noWaitUntil - now));
-    if (this.waitingOn || this.ctx.quiet || this.classes.length > 0) return;
-    const { config, keys } = this.ctx;
-    const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
-    if (capLeft !== undefined && capLeft <= 0) return;
-    const queue = this.queues.find((q) => q.globalConcurrency === undefined && this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
-    if (!queue) return;
-    if (await this.ctx.redis.hget(keys.paused(queue.name), queue.name)) return;
-    const fetchQueue = this.fetchQueueOf(queue);
-    this.waitingOn = fetchQueue;
-    // With waitReplicas a fetch counts once replicas hold it, which the shared connection sees
-    // to: the wait only wakes the manager, and a poll fetches.
-    const fetch = this.confirmsWrites ? undefined : (connection: ScriptedRedis) => fetchJobs(connection, keys, config.nodeId, [fetchQueue], [], capLeft);
-    this.idleWait
-      .waitThenFetch(fetchQueue.queueKey, IDLE_WAIT_SECONDS, fetch)
-      .then(
-        (fetched) => this.send({ type: 'woken', fetched }),
-        (error: Error) => this.send({ type: 'woken', error }),
-      );
+  private startWait(name: string, capped: boolean): void {
+    const { keys, config } = this.ctx;
+    const queue = this.fetchQueueOf(this.queues.find((q) => q.name === name)!);
+    const fetch = this.confirmsWrites || capped ? undefined : (connection: Parameters<typeof fetchJobs>[0]) => fetchJobs(connection, keys, config.nodeId, [queue], this.classes);
+    this.waits.start(queue, IDLE_WAIT_SECONDS, fetch).then(
+      (fetched) => this.send({ type: 'woken', queue: name, fetched }),
+      (error: Error) => this.send({ type: 'woken', queue: name, error }),
+    );
   }
 
   private fetchQueueOf(q: ResolvedQueue): FetchQueue {
@@ -237,23 +234,19 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     };
   }
 
-  /** A worker was killed with its job in the backup list: reclaim before the next fetch. */
-  needReclaim(): void {
-    this.reclaimNeeded = true;
-  }
-
   private pollNow(): void {
-    this.cancelTimer(this.pollTimer);
-    this.pollTimer = undefined;
     if (!this.pollQueued) {
       this.pollQueued = true;
       this.send({ type: 'poll' });
     }
   }
 
-  private pollAfter(ms: number): void {
+  /** Arms the poll timer for `at`, unless it is armed for sooner already. */
+  private pollAt(at: number): void {
+    if (at >= this.pollTimerAt) return;
     this.cancelTimer(this.pollTimer);
-    this.pollTimer = this.sendAfter({ type: 'poll' }, ms);
+    this.pollTimerAt = at;
+    this.pollTimer = this.sendAfter({ type: 'poll', due: true }, Math.max(0, at - Date.now()));
   }
 
   /** Puts every backup list of this node back into its queue. */
@@ -262,61 +255,42 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.ctx.rehydrated = true;
   }
 
-  /** Reclaims when asked to or every RECLAIM_INTERVAL_MS, never while a wait's fetch may be out. */
-  private async reclaimIfDue(): Promise<void> {
-    if (this.waitingOn) return;
-    if (this.reclaimNeeded || Date.now() - this.lastReclaimAt >= RECLAIM_INTERVAL_MS) await this.reclaim();
-  }
-
   /**
-   * After a failed poll a fetch may have moved jobs whose reply never came: they sit in a backup
-   * list with no worker. Put every backup entry no worker holds back at the head of its queue.
+   * Puts back the unheld backup entries of the queues due (every queue every RECLAIM_INTERVAL_MS).
+   * A queue with a wait out stays due until its wait has answered.
    */
-  private async reclaim(): Promise<void> {
-    await reclaimUnworked(this.ctx, this.queues.map((q) => q.name), this.name);
-    this.reclaimNeeded = false;
-    this.lastReclaimAt = Date.now();
+  private async reclaimIfDue(): Promise<void> {
+    const all = this.reclaimAll || Date.now() - this.lastReclaimAt >= RECLAIM_INTERVAL_MS;
+    if (!all && this.reclaimDue.size === 0) return;
+    const due = all ? await queuesWithBackups(this.ctx, this.queues.map((q) => q.name)) : this.reclaimDue;
+    const now = [...due].filter((q) => !this.waits.has(q));
+    this.reclaimDue = new Set([...due].filter((q) => this.waits.has(q)));
+    await reclaimUnworked(this.ctx, now, this.name);
+    if (all) {
+      this.reclaimAll = false;
+      this.lastReclaimAt = Date.now();
+    }
   }
 
-  private async fetchAndDispatch(): Promise<number> {
-    const { keys, config, redis } = this.ctx;
-    if (this.ctx.quiet) return 0;
-    const now = Date.now();
-    // Under a node-wide cap the script takes from the queues in this order until the cap is reached.
-    const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
-    const open = capLeft !== undefined && capLeft <= 0 ? [] : this.queues.filter((q) => q.name !== this.waitingOn?.name && this.table.free(q.name) > 0 && !((this.brokenUntil.get(q.name) ?? 0) > now));
-    const ready = capLeft === undefined ? open : fetchOrder(open);
-    // Waiting for a worker to free a slot only makes sense while some queue is merely full.
-    const broken = this.queues.some((q) => (this.brokenUntil.get(q.name) ?? 0) > now);
-    this.waitingForSlots = ready.length === 0 && this.queues.length > 0 && !broken && !this.waitingOn;
-    if (ready.length === 0) return 0;
-    const fetchQueues = ready.map((q) => this.fetchQueueOf(q));
-    const fetched = await fetchJobs(redis, keys, config.nodeId, fetchQueues, this.classes, capLeft);
-    return this.dispatchFetched(ready, fetchQueues, fetched);
-  }
-
-  /** Starts a worker per job a fetch took (a poll's or an idle wait's); returns how many. */
-  private async dispatchFetched(ready: ResolvedQueue[], fetchQueues: FetchQueue[], fetched: Fetched): Promise<number> {
-    for (const [i, message] of fetched.errors) this.queueFailed(ready[i].name, message);
+  /** Starts a worker per job a fetch took (a poll's or an idle wait's), and records each queue's state. */
+  private async dispatchFetched(fetchQueues: FetchQueue[], fetched: Fetched): Promise<void> {
+    for (const [i, message] of fetched.errors) this.queueFailed(fetchQueues[i].name, message);
     // A call that failed may have moved jobs before its reply was lost: look for them before the next fetch.
-    if (fetched.unsure) this.reclaimNeeded = true;
+    if (fetched.unsure) for (const q of fetchQueues) this.reclaimDue.add(q.name);
     for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
-    const capped = this.ctx.config.totalConcurrency > 0;
-    this.drained = !capped && this.classes.length === 0 && fetched.errors.length === 0 &&
-      fetchQueues.every((q, i) => q.globalLimit === undefined && fetched.jobs[i].length < Math.min(q.count, FETCH_MOST));
-    let count = 0;
-    for (let i = 0; i < ready.length; i++) {
+    for (let i = 0; i < fetchQueues.length; i++) {
+      const { name, backupKey } = fetchQueues[i];
+      const spec = this.queues.find((q) => q.name === name);
+      if (spec) spec.state = fetched.states[i];
       for (const raw of fetched.jobs[i]) {
         // A queue whose concurrency was lowered while an idle wait was out: the rest go back.
-        if (this.table.free(ready[i].name) <= 0) {
-          this.reclaimNeeded = true;
+        if (this.table.free(name) <= 0) {
+          this.reclaimDue.add(name);
           continue;
         }
-        count++;
-        await this.dispatch(ready[i].name, fetchQueues[i].backupKey, raw);
+        await this.dispatch(name, backupKey, raw);
       }
     }
-    return count;
   }
 
   private async dispatch(queue: string, backup: string, raw: string): Promise<void> {
@@ -337,12 +311,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       onExit: (done) => this.onWorkerExit(done),
     });
     // However the worker ends — even killed, when its terminate never runs — its slot comes back;
-    // a killed worker leaves its job in the backup list, so the next poll reclaims it.
+    // a killed worker leaves its job in the backup list, so the manager reclaims it.
     this.ctx.workers!.inFlight.track(job.jid, worker);
     void worker.exited.then((reason) => {
       this.ctx.workers!.inFlight.untrack(job.jid, worker);
       worker.reportExit();
-      if (reason === 'killed') this.ctx.registry.whereis<Manager>(ActorNames.manager)?.needReclaim();
+      if (reason === 'killed') this.currentManager()?.send({ type: 'reclaim', queue });
     });
     try {
       await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: this.ctx.config.shutdownTimeout });
@@ -357,15 +331,27 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** One queue's keys are unusable: say so, and leave it out for a while; the others go on. */
   private queueFailed(queue: string, message: string): void {
     this.ctx.logger.error(`cannot fetch from queue ${queue}: ${message}; trying it again later`, { actor: this.name });
-    this.brokenUntil.set(queue, Date.now() + this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS);
+    const spec = this.queues.find((q) => q.name === queue);
+    if (spec) {
+      spec.brokenUntil = Date.now() + this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS;
+      spec.state = 'unknown';
+    }
+  }
+
+  /** Whichever manager is running now (this one may have been restarted since it started a worker). */
+  private currentManager(): Manager | undefined {
+    return this.ctx.registry.whereis<Manager>(ActorNames.manager);
   }
 
   private onWorkerExit({ queue, raw }: FetchedJob): void {
     this.ctx.workers!.inFlight.remove(queue, raw);
     const cap = this.ctx.config.totalConcurrency;
     const nodeWasFull = cap > 0 && this.table.totalBusy() >= cap;
-    const wasFull = this.table.release(queue) || nodeWasFull;
-    // Whichever manager is running now (this one may have been restarted) hears about it.
-    if (wasFull) this.ctx.registry.whereis<Manager>(ActorNames.manager)?.send({ type: 'slot_freed', queue });
+    // A queue that had free slots is fetched already, or waited on: only a full one needs a word.
+    if (this.table.release(queue) || nodeWasFull) this.currentManager()?.send({ type: 'slot_freed', queue });
   }
+}
+
+function served(q: ResolvedQueue): ServedQueue {
+  return { ...q, state: 'unknown', brokenUntil: 0 };
 }

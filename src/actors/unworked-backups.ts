@@ -9,7 +9,7 @@ import { requeueBackup } from '../redis/move-scripts';
 import { requeueJob } from '../redis/scripts';
 
 /** `served` and every queue this node has a backup list of (SCAN), once each. */
-async function queuesWithBackups(ctx: NodeContext, served: string[]): Promise<Set<string>> {
+export async function queuesWithBackups(ctx: NodeContext, served: string[]): Promise<Set<string>> {
   // Served queues are looked at by key, not only through SCAN: mid-failover a cluster client may
   // not list a just-promoted master yet, and SCAN would miss the lists it holds.
   return new Set([...served, ...(await backupQueuesOf(ctx.redis, ctx.keys, ctx.config.nodeId))]);
@@ -39,11 +39,11 @@ export async function rehydrateBackups(ctx: NodeContext, served: string[], actor
   }
 }
 
-/** Puts every backup entry of this node that no worker holds back at the head of its queue. */
-export async function reclaimUnworked(ctx: NodeContext, served: string[], actor: string): Promise<void> {
+/** Puts every entry of this node's backup lists of `queues` that no worker holds back at the head of its queue. */
+export async function reclaimUnworked(ctx: NodeContext, queues: Iterable<string>, actor: string): Promise<void> {
   const { keys, config, redis } = ctx;
   const inFlight = ctx.workers!.inFlight;
-  for (const queue of await queuesWithBackups(ctx, served)) {
+  for (const queue of queues) {
     const backup = keys.backup(config.nodeId, queue);
     if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
     const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { keySlot, RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
+import type { QueueState } from '../fetch/policy';
 
 const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set', 'ack-batch', 'lease-due'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
@@ -75,6 +76,8 @@ export function runScript(client: RedisClient, script: ScriptName, keys: string[
 export interface Fetched {
   /** The raw jobs moved, per queue, oldest first. */
   jobs: string[][];
+  /** What the fetch saw in each queue ('unknown' where its keys or its call failed). */
+  states: QueueState[];
   /** Queues (by index) whose keys failed, with Redis' message. */
   errors: Array<[index: number, message: string]>;
   /** Messages about limited classes' keys that failed (their jobs stay queued). */
@@ -112,7 +115,7 @@ export interface ClassLimit {
 export async function fetchJobs(client: RedisClient, keys: Keys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = [], cap?: number): Promise<Fetched> {
   const groups = groupIndexes(queues, (q) => keys.group(q.name));
   if (groups.size === 1) return fetchCall(client, keys, nodeId, queues, classes, cap);
-  const fetched: Fetched = { jobs: queues.map(() => []), errors: [], classErrors: [] };
+  const fetched: Fetched = { jobs: queues.map(() => []), states: queues.map(() => 'unknown'), errors: [], classErrors: [] };
   let failures = 0;
   let firstError: unknown;
   const fetchGroup = async (members: number[], groupCap: number | undefined) => {
@@ -128,6 +131,7 @@ export async function fetchJobs(client: RedisClient, keys: Keys, nodeId: string,
       return 0;
     }
     part.jobs.forEach((jobs, k) => (fetched.jobs[members[k]] = jobs));
+    part.states.forEach((state, k) => (fetched.states[members[k]] = state));
     for (const [k, message] of part.errors) fetched.errors.push([members[k], message]);
     fetched.classErrors.push(...part.classErrors);
     return part.jobs.reduce((n, jobs) => n + jobs.length, 0);
@@ -143,13 +147,17 @@ export async function fetchJobs(client: RedisClient, keys: Keys, nodeId: string,
   return fetched;
 }
 
+/** fetch.lua's letter per queue, as the fetch policy names it ('x', broken keys: unknown, errors say why). */
+const STATES: Record<string, QueueState> = { m: 'more', e: 'empty', l: 'limited', p: 'paused' };
+
 async function fetchCall(client: RedisClient, k: Keys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[], cap?: number): Promise<Fetched> {
   const first = queues[0].name;
   const keys = [k.paused(first), k.jobIndex(first), ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]), ...classes.map((c) => c.runningKey)];
   const argv = [nodeId, queues.length, cap ?? '', ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']), ...classes.flatMap((c) => [c.name, c.limit])];
-  const [jobs, errors] = (await runScript(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>];
+  const [jobs, errors, states] = (await runScript(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>, string];
   return {
     jobs,
+    states: Array.from(states, (letter) => STATES[letter] ?? 'unknown'),
     errors: errors.filter(([i]) => i > 0).map(([i, message]) => [i - 1, message]),
     classErrors: errors.filter(([i]) => i === 0).map(([, message]) => message),
   };

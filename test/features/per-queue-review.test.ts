@@ -123,8 +123,7 @@ describe('per-queue key layout: review findings', () => {
       if (!held && args[0] === k.queues && args[1] === 'b' && (await t.redis.llen(k.backup('n8', 'a'))) > 0) {
         held = true;
         const manager = node.node.ctx.registry.lookup<Manager>(ActorNames.manager);
-        manager.needReclaim();
-        (manager as unknown as { send(m: unknown): void }).send({ type: 'poll' });
+        (manager as unknown as { send(m: unknown): void }).send({ type: 'reclaim', queue: 'a' });
         await sleep(1500);
       }
       return sadd(...args);

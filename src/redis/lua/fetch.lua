@@ -10,9 +10,16 @@
 -- ARGV[3]          most jobs to take in all, from the queues in order (this node's cap; '' none)
 -- ARGV[3i+1], [3i+2], [3i+3] queue i: jobs wanted (its free slots here), name, limit across nodes ('' none)
 -- ARGV[3n+2+2j], [3n+3+2j]   class j: name, limit across nodes
--- Returns { jobs, errors }: jobs[i] is the array of raw jobs moved from queue i, oldest first;
--- errors is an array of { i, message } for queues whose keys could not be used (e.g. WRONGTYPE),
--- i = 0 for a class's running hash (its jobs are left in their queues until it is repaired).
+-- Returns { jobs, errors, states }: jobs[i] is the array of raw jobs moved from queue i, oldest
+-- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
+-- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
+-- repaired); states is a string, one letter per queue, of what the fetch saw there (the fetch
+-- policy, src/fetch/policy.ts, decides from it what to fetch next and what to wait on):
+--   m  took every job it asked for (more may wait), or asked for none under the node's cap
+--   e  emptied the queue: it holds no job now
+--   l  jobs wait that a limit across nodes (globalConcurrency, a class's limit) holds back
+--   p  paused for output
+--   x  its keys could not be used (see errors)
 -- The script is atomic, so a job is always in the queue or in the backup list, never neither; a
 -- broken key of one queue fails that queue alone (nothing of it moves), never the others. Jobs are
 -- popped with LMPOP on Redis >= 7.0 and read then trimmed on 6.2 (same result, one command more).
@@ -21,7 +28,7 @@
 -- Every job moved is indexed as running here with its delivery count raised (two commands per
 -- queue, whatever the count).
 local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local jobs, errors = {}, {}
+local jobs, errors, states = {}, {}, {}
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
 local MOST, WINDOW = 1000, 2000
@@ -152,21 +159,22 @@ end
 
 for i = 1, n do
   local queue, backup, running = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
-  local wanted, name, limit = math.min(tonumber(ARGV[3 * i + 1]), MOST, cap or MOST), ARGV[3 * i + 2], ARGV[3 * i + 3]
+  local asked, name, limit = math.min(tonumber(ARGV[3 * i + 1]), MOST, cap or MOST), ARGV[3 * i + 2], ARGV[3 * i + 3]
+  local wanted, state = asked, 'm'
   local moved = {}
   local paused = redis.pcall('HGET', KEYS[1], name)
   local total, err = 0, nil
   if limit ~= '' then total, err = used(running) end
   if type(paused) == 'table' and paused.err then
     errors[#errors + 1] = { i, paused.err }
-    wanted = 0
+    wanted, state = 0, 'x'
   elseif err then
     errors[#errors + 1] = { i, err }
-    wanted = 0
+    wanted, state = 0, 'x'
   elseif paused == 'out' or paused == 'all' then
-    wanted = 0
+    wanted, state = 0, 'p'
   elseif limit ~= '' then
-    wanted = math.min(wanted, tonumber(limit) - total)
+    wanted = math.max(0, math.min(wanted, tonumber(limit) - total))
   end
   if wanted > 0 then
     local why
@@ -175,8 +183,21 @@ for i = 1, n do
     else
       moved, why = take_oldest(queue, backup, wanted)
     end
-    if why then errors[#errors + 1] = { i, why } end
+    if why then
+      errors[#errors + 1] = { i, why }
+      state = 'x'
+    end
   end
+  if state == 'm' and #moved < asked then
+    -- Fewer than asked: without class limits a take short of `wanted` ran the list dry; otherwise
+    -- a limit held jobs back if any are left.
+    if #moved < wanted and not limitedClasses then
+      state = 'e'
+    else
+      state = redis.call('LLEN', queue) > 0 and 'l' or 'e'
+    end
+  end
+  states[i] = state
   if limit ~= '' and #moved > 0 then
     redis.call('HINCRBY', running, node, #moved)
   end
@@ -190,4 +211,4 @@ for i = 1, n do
   if cap then cap = cap - #moved end
   jobs[i] = moved
 end
-return { jobs, errors }
+return { jobs, errors, table.concat(states) }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fetchOrder } from '../../src/actors/slot-sharing';
+import { fetchOrder } from '../../src/fetch/queue-order';
 import { useNodes, waitFor } from '../support/node';
 
 const queue = (name: string, weight?: number) => ({ name, concurrency: 10, ...(weight ? { weight } : {}) });

@@ -1,0 +1,78 @@
+// The fetch policy: given what the manager knows of each queue it serves, which queues to fetch
+// from now and which to wait on. A pure function; the manager only does the I/O it decides.
+//
+// What a queue can be, as the last fetch from it said (fetch.lua's per-queue state):
+//  - unknown: not fetched yet, or woken by its idle wait: fetch it.
+//  - more:    the fetch took every job it asked for; more may wait: fetch it whenever it has a free slot.
+//  - empty:   the fetch emptied it: wait on it (BLMOVE on a connection of its own), so a job pushed
+//             there by any producer wakes the node at once.
+//  - limited: jobs wait but a limit across nodes (globalConcurrency, classConcurrency) holds them
+//             back; a wait would return at once, so it is polled every pollTimeout.
+//  - paused:  paused for output; polled every pollTimeout (to see it resumed).
+// A queue whose keys failed is left out until `brokenUntil`; one with an idle wait out is left out
+// until the wait answers (its free slots are spoken for by the wait's fetch).
+//
+// The invariant (test/fetch/policy.test.ts checks it over random states): a queue with a free
+// slot, not broken, on a node that is not quiet nor at its node-wide cap, is either fetched now,
+// waited on, already waited on, or — only when limited, paused, or waits are off — polled within
+// pollTimeout. No queue's state ever holds back another's.
+
+export type QueueState = 'unknown' | 'more' | 'empty' | 'limited' | 'paused';
+
+export interface QueueView {
+  name: string;
+  /** Free slots on this node. */
+  free: number;
+  state: QueueState;
+  /** Epoch ms until which its keys are left alone after an error (0: not broken). */
+  brokenUntil: number;
+  /** An idle wait is out on it. */
+  waiting: boolean;
+  /** Its weight, for the order under a node-wide cap (gocraft's priority sampler). */
+  weight?: number;
+}
+
+export interface NodeView {
+  now: number;
+  /** Quiet (Sidekiq's TSTP): fetch nothing. */
+  quiet: boolean;
+  /** Slots left under `totalConcurrency`; undefined without a node-wide cap. */
+  capLeft?: number;
+  /** The regular poll is due: queues only polling finds work in are fetched too. */
+  pollDue: boolean;
+  pollTimeout: number;
+  /** Epoch ms before which no idle wait starts (a wait just failed); 0 for none. */
+  noWaitUntil: number;
+}
+
+export interface FetchDecision {
+  /** Queues to fetch now, in the order the fetch takes them under a cap. */
+  fetch: string[];
+  /** Queues to start an idle wait on. */
+  wait: string[];
+  /** Some queue is only found by polling: poll again in this many ms. */
+  pollIn?: number;
+}
+
+export function decideFetch<Q extends QueueView>(queues: readonly Q[], node: NodeView, order: (queues: Q[]) => Q[] = (q) => q): FetchDecision {
+  const decision: FetchDecision = { fetch: [], wait: [] };
+  if (node.quiet) return decision;
+  const later = (ms: number) => (decision.pollIn = Math.min(decision.pollIn ?? Infinity, Math.max(0, ms)));
+  const capFull = node.capLeft !== undefined && node.capLeft <= 0;
+  const canWait = node.now >= node.noWaitUntil;
+  const toFetch: Q[] = [];
+  for (const q of queues) {
+    if (q.brokenUntil > node.now) {
+      later(q.brokenUntil - node.now);
+      continue;
+    }
+    // At the node's cap or its own concurrency: a freed slot wakes the manager (slot_freed).
+    if (q.waiting || q.free <= 0 || capFull) continue;
+    if (q.state === 'unknown' || q.state === 'more') toFetch.push(q);
+    else if (q.state === 'empty' && canWait) decision.wait.push(q.name);
+    else if (node.pollDue) toFetch.push(q);
+    else later(q.state === 'empty' ? Math.min(node.pollTimeout, node.noWaitUntil - node.now) : node.pollTimeout);
+  }
+  decision.fetch = (node.capLeft === undefined ? toFetch : order(toFetch)).map((q) => q.name);
+  return decision;
+}

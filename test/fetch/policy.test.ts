@@ -1,0 +1,122 @@
+// The fetch policy on its own: which queues a node fetches now, waits on, or polls later, for
+// every mix of queue states — and, over random states, that no queue is ever left idle because of
+// another queue's state.
+import { expect } from 'chai';
+import { decideFetch, NodeView, QueueState, QueueView } from '../../src/fetch/policy';
+
+const NOW = 1_000_000;
+const node = (over: Partial<NodeView> = {}): NodeView => ({ now: NOW, quiet: false, pollDue: false, pollTimeout: 1000, noWaitUntil: 0, ...over });
+const queue = (name: string, over: Partial<QueueView> = {}): QueueView => ({ name, free: 5, state: 'more', brokenUntil: 0, waiting: false, ...over });
+
+describe('fetch policy', () => {
+  it('fetches a busy queue whatever state its neighbours are in', () => {
+    const others: QueueView[] = [
+      queue('empty', { state: 'empty' }),
+      queue('waited', { state: 'empty', waiting: true }),
+      queue('limited', { state: 'limited' }),
+      queue('paused', { state: 'paused' }),
+      queue('broken', { brokenUntil: NOW + 5000 }),
+      queue('full', { free: 0 }),
+    ];
+    for (let i = 0; i <= others.length; i++) {
+      const queues = [...others.slice(0, i), queue('busy'), ...others.slice(i)];
+      expect(decideFetch(queues, node()).fetch, `busy at position ${i}`).to.include('busy');
+    }
+  });
+
+  it('waits on every empty queue with a free slot, not only the first', () => {
+    const decision = decideFetch([queue('a', { state: 'empty' }), queue('b', { state: 'empty' }), queue('c', { state: 'empty' })], node());
+    expect(decision.wait).to.deep.equal(['a', 'b', 'c']);
+    expect(decision.fetch).to.deep.equal([]);
+    expect(decision.pollIn).to.equal(undefined);
+  });
+
+  it('fetches a queue not fetched yet, and one whose wait woke without a fetch', () => {
+    expect(decideFetch([queue('a', { state: 'unknown' })], node()).fetch).to.deep.equal(['a']);
+  });
+
+  it('leaves out a queue with no free slot or with a wait out, and polls for neither', () => {
+    const decision = decideFetch([queue('a', { free: 0 }), queue('b', { state: 'empty', waiting: true })], node());
+    expect(decision).to.deep.equal({ fetch: [], wait: [] });
+  });
+
+  it('polls limited and paused queues every pollTimeout, and fetches them when the poll is due', () => {
+    const queues = [queue('l', { state: 'limited' }), queue('p', { state: 'paused' })];
+    expect(decideFetch(queues, node())).to.deep.equal({ fetch: [], wait: [], pollIn: 1000 });
+    expect(decideFetch(queues, node({ pollDue: true })).fetch).to.deep.equal(['l', 'p']);
+  });
+
+  it('leaves a broken queue out until it may be tried again, and polls then', () => {
+    const decision = decideFetch([queue('x', { brokenUntil: NOW + 300 })], node());
+    expect(decision).to.deep.equal({ fetch: [], wait: [], pollIn: 300 });
+    expect(decideFetch([queue('x', { brokenUntil: NOW - 1 })], node()).fetch).to.deep.equal(['x']);
+  });
+
+  it('after a failed wait polls an empty queue instead of waiting, until waits may start again', () => {
+    const queues = [queue('a', { state: 'empty' })];
+    expect(decideFetch(queues, node({ noWaitUntil: NOW + 200 }))).to.deep.equal({ fetch: [], wait: [], pollIn: 200 });
+    expect(decideFetch(queues, node({ noWaitUntil: NOW + 200, pollDue: true })).fetch).to.deep.equal(['a']);
+    expect(decideFetch(queues, node({ noWaitUntil: NOW })).wait).to.deep.equal(['a']);
+  });
+
+  it('does nothing on a quiet node', () => {
+    expect(decideFetch([queue('a'), queue('b', { state: 'empty' })], node({ quiet: true }))).to.deep.equal({ fetch: [], wait: [] });
+  });
+
+  it('at the node-wide cap fetches and waits on nothing; below it, takes the queues in the given order', () => {
+    const queues = [queue('a'), queue('b'), queue('c', { state: 'empty' })];
+    expect(decideFetch(queues, node({ capLeft: 0 }))).to.deep.equal({ fetch: [], wait: [] });
+    const reversed = decideFetch(queues, node({ capLeft: 3 }), (qs) => [...qs].reverse());
+    expect(reversed.fetch).to.deep.equal(['b', 'a']);
+    expect(reversed.wait).to.deep.equal(['c']);
+  });
+
+  describe('over random queue states', () => {
+    const STATES: QueueState[] = ['unknown', 'more', 'empty', 'limited', 'paused'];
+    /** A small deterministic generator, so a failure can be replayed from its seed. */
+    function generator(seed: number): () => number {
+      let s = seed >>> 0;
+      return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    }
+
+    it('never leaves a queue that may hold work and has a free slot idle: it is fetched, waited on, or polled for', () => {
+      for (let seed = 1; seed <= 2000; seed++) {
+        const random = generator(seed);
+        const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
+        const queues = Array.from({ length: 1 + Math.floor(random() * 6) }, (_, i) =>
+          queue(`q${i}`, {
+            free: pick([0, 0, 1, 5]),
+            state: pick(STATES),
+            brokenUntil: pick([0, 0, 0, NOW - 10, NOW + 500]),
+            waiting: random() < 0.2,
+          }),
+        );
+        const view = node({
+          quiet: random() < 0.1,
+          capLeft: pick([undefined, undefined, 0, 2]),
+          pollDue: random() < 0.3,
+          noWaitUntil: pick([0, 0, NOW + 100]),
+        });
+        const decision = decideFetch(queues, view);
+        const where = `seed ${seed}: ${JSON.stringify({ queues, view, decision })}`;
+        for (const q of queues) {
+          const fetched = decision.fetch.includes(q.name);
+          const waited = decision.wait.includes(q.name);
+          // Never both, never a queue without a free slot, a waited one, a broken one, or on a quiet or capped node.
+          expect(fetched && waited, where).to.equal(false);
+          if (fetched || waited) {
+            expect(q.free > 0 && !q.waiting && q.brokenUntil <= NOW && !view.quiet && !(view.capLeft !== undefined && view.capLeft <= 0), where).to.equal(true);
+          }
+          const eligible = q.free > 0 && !q.waiting && q.brokenUntil <= NOW && !view.quiet && !(view.capLeft !== undefined && view.capLeft <= 0);
+          if (!eligible) continue;
+          if (q.state === 'unknown' || q.state === 'more') expect(fetched, where).to.equal(true);
+          else if (q.state === 'empty' && view.noWaitUntil <= NOW) expect(waited, where).to.equal(true);
+          else if (view.pollDue) expect(fetched, where).to.equal(true);
+          else expect(decision.pollIn, where).to.be.a('number').and.at.most(view.pollTimeout);
+        }
+        // A broken queue is looked at again once it may be.
+        for (const q of queues) if (q.brokenUntil > NOW && !view.quiet) expect(decision.pollIn, where).to.be.at.most(q.brokenUntil - NOW);
+      }
+    });
+  });
+});
