@@ -1,0 +1,90 @@
+// A node serving several queues runs a busy one as it would run it alone, whatever state the
+// others are in, and an idle node starts a job in any of its queues at once. The poll interval is
+// set far beyond each test's deadline, so only the fetch policy's own decisions can get the jobs
+// run: before it, each freed slot of a busy queue waited for the next poll when another queue was
+// empty, and an idle node waited on its first queue only.
+import { expect } from 'chai';
+import type { NexqStartOptions } from '../../src/nexq';
+import { useNodes, waitFor } from '../support/node';
+
+const NO_POLLS = { pollTimeout: 60_000 };
+const q = (name: string) => ({ name, concurrency: 2 });
+const JOBS = 60;
+
+describe('a node serving several queues', () => {
+  const t = useNodes();
+
+  /** Enqueues JOBS Tally jobs into `queue` and waits until each has run once. */
+  async function drains(node: Awaited<ReturnType<typeof t.start>>, queue: string): Promise<void> {
+    const out = t.out(`tally-${queue}`);
+    const jids = await node.enqueueAll(Array.from({ length: JOBS }, () => ({ queue, class: 'Tally', args: [t.url, out] })));
+    await waitFor(async () => (await t.redis.llen(out)) >= JOBS, 15_000, `${JOBS} jobs of queue ${queue} run`);
+    const ran = await t.redis.lrange(out, 0, -1);
+    expect([...ran].sort()).to.deep.equal([...jids].sort());
+  }
+
+  const neighbours: Array<{ state: string; options: NexqStartOptions; prepare?: () => Promise<void> }> = [
+    { state: 'empty', options: { queues: [q('a'), q('b'), q('busy')] } },
+    { state: 'paused for output', options: { queues: [q('a'), q('b'), q('busy')] }, prepare: () => pauseOut('a') },
+    {
+      state: 'at its globalConcurrency, held by another node',
+      options: { queues: [{ name: 'a', concurrency: 2, globalConcurrency: 1 }, q('busy')] },
+      prepare: async () => {
+        await t.redis.hset(t.keys.running('a'), 'other-node', '1');
+        await t.redis.lpush(t.keys.queue('a'), JSON.stringify({ class: 'Tally', args: [t.url, t.out('held')], jid: 'held-1', queue: 'a' }));
+      },
+    },
+    {
+      state: 'with a class at its limit across nodes',
+      options: { queues: [q('a'), q('busy')], classConcurrency: { Held: 1 } },
+      prepare: async () => {
+        await t.redis.hset(t.keys.classRunning('Held'), 'other-node', '1');
+        await t.redis.lpush(t.keys.queue('a'), JSON.stringify({ class: 'Held', args: [], jid: 'held-2', queue: 'a' }));
+      },
+    },
+    { state: 'with a broken key (WRONGTYPE)', options: { queues: [q('a'), q('busy')] }, prepare: async () => void (await t.redis.set(t.keys.queue('a'), 'not a list')) },
+    { state: 'empty, under a totalConcurrency cap', options: { queues: [q('a'), q('b'), q('busy')], totalConcurrency: 2 } },
+    { state: 'empty, with weights', options: { queues: [{ name: 'a', concurrency: 2, weight: 5 }, { name: 'busy', concurrency: 2, weight: 1 }] } },
+  ];
+
+  async function pauseOut(queue: string): Promise<void> {
+    const admin = await t.start({ mode: 'enqueuer' });
+    await admin.pause(queue, 'out');
+  }
+
+  for (const { state, options, prepare } of neighbours) {
+    it(`refills each freed slot of a busy queue at once while another queue is ${state}`, async () => {
+      await prepare?.();
+      const node = await t.start({ ...NO_POLLS, ...options });
+      await drains(node, 'busy');
+    });
+  }
+
+  it('refills the freed slots of two busy queues side by side', async () => {
+    const node = await t.start({ ...NO_POLLS, queues: [q('a'), q('b'), q('c')] });
+    await Promise.all([drains(node, 'a'), drains(node, 'c')]);
+  });
+
+  /** The number of connections blocked in BLMOVE. */
+  async function blockedWaits(): Promise<number> {
+    const clients = (await t.redis.client('LIST')) as string;
+    return clients.split('\n').filter((line) => / cmd=blmove( |$)/.test(line) && / flags=b /.test(line)).length;
+  }
+
+  it('waits on every empty queue at once, and starts a job enqueued into its third queue without a poll', async () => {
+    const node = await t.start({ ...NO_POLLS, queues: ['a', 'b', 'c'] });
+    await waitFor(async () => (await blockedWaits()) >= 3, 5000, 'a wait on each of the three queues');
+    await node.enqueue('c', 'Record', [t.url, t.out('third'), 'c']);
+    const [ran] = await t.waitForRecords(t.out('third'), 1);
+    expect(ran).to.include({ value: 'c', queue: 'c' });
+  });
+
+  it("starts a job another producer pushed straight into its second queue (Sidekiq's client) without a poll", async () => {
+    await t.start({ ...NO_POLLS, queues: ['a', 'b', 'c'] });
+    await waitFor(async () => (await blockedWaits()) >= 3, 5000, 'a wait on each of the three queues');
+    const job = { class: 'Record', args: [t.url, t.out('foreign'), 'b'], jid: 'f00d', queue: 'b', retry: true, created_at: Date.now() / 1000, enqueued_at: Date.now() / 1000 };
+    await t.redis.lpush(t.keys.queue('b'), JSON.stringify(job));
+    const [ran] = await t.waitForRecords(t.out('foreign'), 1);
+    expect(ran).to.include({ value: 'b', jid: 'f00d' });
+  });
+});
