@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const nexq = await Nexq.start({
     redis: config.redisUrl,
     namespace: config.namespace,
-    queues: [{ name: config.queue, concurrency: config.concurrency }],
+    queues: config.queues,
     jobsDir: path.join(__dirname, 'jobs'),
     logLevel: 'warn',
     middleware: [counter],

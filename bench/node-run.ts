@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { BenchContext, NAMESPACE, QUEUE } from './context';
 import { CommandsPerJob, perJob, redisCounts } from './commandstats';
 import { DoneMessage, NodeChild, ReadyMessage } from './node-child';
+import type { BenchQueue } from './protocol';
 import { cpuByThread, cpuSeconds, memory } from './proc';
 import { checkRun, JobPlaces, jobPlaces, processedStat } from './verify';
 
@@ -12,6 +13,8 @@ export interface NodeRunOptions {
   /** Names the run in progress lines and problems, e.g. "W2 c50". */
   what: string;
   concurrency: number;
+  /** The queues the node serves; one, QUEUE at `concurrency`, unless given. */
+  queues?: BenchQueue[];
   /** Jobs that will be in the queue: the run is done when this many were acked or failed. */
   expect: number;
   latency?: boolean;
@@ -55,10 +58,12 @@ function threadDelta(before: { main: number; others: number }, after: { main: nu
 
 export async function runNode(ctx: BenchContext, options: NodeRunOptions): Promise<NodeRunResult> {
   const { admin, server } = ctx;
+  const queues = options.queues ?? [{ name: QUEUE, concurrency: options.concurrency }];
+  const names = queues.map((q) => q.name);
   const countsBefore = await redisCounts(admin);
   const forkedAt = performance.now();
   const { child, ready } = await NodeChild.start(
-    { redisUrl: server.url, namespace: NAMESPACE, queue: QUEUE, concurrency: options.concurrency, expect: options.expect, latency: options.latency ?? false },
+    { redisUrl: server.url, namespace: NAMESPACE, queues, expect: options.expect, latency: options.latency ?? false },
     options.execArgv,
   );
   const bootSeconds = (performance.now() - forkedAt) / 1000;
@@ -74,7 +79,7 @@ export async function runNode(ctx: BenchContext, options: NodeRunOptions): Promi
     const nodeCpuByThread = threadDelta(threadsAtReady, cpuByThread(child.pid));
     const mem = memory(child.pid);
     const countsAfter = await redisCounts(admin);
-    const places = await jobPlaces(admin, ready.nodeId);
+    const places = await jobPlaces(admin, ready.nodeId, names);
     await child.stop();
     const processed = await processedStat(admin);
     const problem = checkRun(options.what, options.expect, done.acked, done.failed, places, processed);
@@ -90,7 +95,7 @@ export async function runNode(ctx: BenchContext, options: NodeRunOptions): Promi
     };
   } catch (err) {
     clearInterval(sampler);
-    const places = await jobPlaces(admin, ready.nodeId).catch(() => undefined);
+    const places = await jobPlaces(admin, ready.nodeId, names).catch(() => undefined);
     ctx.problems.push(`${options.what}: ${(err as Error).message}; jobs in Redis then: ${JSON.stringify(places)}`);
     for (const line of child.log) ctx.problems.push(`${options.what} node log: ${line}`);
     child.kill();

@@ -1,6 +1,6 @@
 // Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile]`.
 
-export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4'] as const;
+export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface Options {

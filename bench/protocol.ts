@@ -5,12 +5,18 @@
 export interface NodeChildConfig {
   redisUrl: string;
   namespace: string;
-  queue: string;
-  concurrency: number;
+  /** The queues the node serves, in order. */
+  queues: BenchQueue[];
   /** Finished jobs (acked or failed) after which the child reports `done`. */
   expect: number;
   /** Collect the Latency fixture's per-job readings (BroadcastChannel) and send them with `done`. */
   latency: boolean;
+}
+
+export interface BenchQueue {
+  name: string;
+  concurrency: number;
+  weight?: number;
 }
 
 /** The BroadcastChannel the Latency fixture posts its readings on. */

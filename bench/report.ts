@@ -8,6 +8,7 @@ import type { W1Result } from './workloads/w1-enqueue';
 import type { W2Result } from './workloads/w2-processing';
 import type { W3Result } from './workloads/w3-latency';
 import type { W4Result } from './workloads/w4-backlog';
+import type { W5Result } from './workloads/w5-several-queues';
 
 export interface BenchResults {
   ceiling?: CeilingResult[];
@@ -15,7 +16,10 @@ export interface BenchResults {
   w1?: W1Result;
   w2?: W2Result[];
   w3?: W3Result;
+  /** W3 with the jobs in the third of a node's three queues. */
+  w3Third?: W3Result;
   w4?: W4Result;
+  w5?: W5Result[];
   profile?: ProfileResult;
 }
 
@@ -78,14 +82,29 @@ function w2Rows(run: W2Result): Row[] {
   ];
 }
 
-function w3Rows(w3: W3Result): Row[] {
+function w3Rows(w3: W3Result, oneQueue?: W3Result): Row[] {
   const d = w3.latencyMs;
-  const w = `W3 latency, idle node c10 (${w3.jobs} jobs ${w3.gapMs} ms apart; ${fix(w3.actualGapMs, 1)} ms actual)`;
+  const where = w3.queues ? `, jobs in queue ${w3.queues.length} of ${w3.queues.join(',')}` : '';
+  const w = `W3 latency, idle node c10${where} (${w3.jobs} jobs ${w3.gapMs} ms apart; ${fix(w3.actualGapMs, 1)} ms actual)`;
+  const beside = (value: number, reference: number | undefined) => (reference === undefined ? '' : ` (${value >= reference ? '+' : ''}${fix(value - reference, 2)} ms vs one queue)`);
   return [
-    [w, 'p50 enqueued_at → handler start', `${fix(d.p50, 2)} ms`, '≤ 0.8 ms'],
+    [w, 'p50 enqueued_at → handler start', `${fix(d.p50, 2)} ms${beside(d.p50, oneQueue?.latencyMs.p50)}`, oneQueue ? 'within 0.2 ms of one queue' : '≤ 0.8 ms'],
     [w, 'p90', `${fix(d.p90, 2)} ms`, ''],
-    [w, 'p99', `${fix(d.p99, 2)} ms`, '≤ 2.5 ms'],
+    [w, 'p99', `${fix(d.p99, 2)} ms${beside(d.p99, oneQueue?.latencyMs.p99)}`, oneQueue ? '' : '≤ 2.5 ms'],
     [w, 'max', `${fix(d.max, 2)} ms`, ''],
+  ];
+}
+
+/** W5 beside W2 at the same concurrency: one busy queue of 10 vs W2 c10, three of 10 vs W2 c30. */
+function w5Rows(w5: W5Result, w2: W2Result[]): Row[] {
+  const busy = w5.filled.filter((n) => n > 0).length;
+  const reference = w2.find((r) => r.concurrency === busy * w5.queues[0].concurrency);
+  const w = `W5 ${w5.shape} (${w5.queues.map((q) => `${q.name}:${q.concurrency}${q.weight ? `/w${q.weight}` : ''}`).join(',')}; ${int(w5.jobs)} jobs)`;
+  const ratio = reference ? ` (${fix(w5.jobsPerSec / reference.jobsPerSec, 2)}× W2 c${reference.concurrency})` : '';
+  return [
+    [w, 'jobs/s, ready → last ack', `${int(w5.jobsPerSec)}${ratio}`, '≥ 0.9× W2 at the same concurrency'],
+    [w, 'CPU s: node (all threads) / redis-server', `${fix(w5.nodeCpuSeconds, 2)} / ${fix(w5.redisCpuSeconds, 2)} in ${fix(w5.seconds, 2)} s wall`, ''],
+    [w, 'Redis commands per job', fix(w5.commands.total, 2), ''],
   ];
 }
 
@@ -107,7 +126,9 @@ export function table(results: BenchResults): string {
     ...(results.w1 ? w1Rows(results.w1, results.serial) : []),
     ...(results.w2 ?? []).flatMap(w2Rows),
     ...(results.w3 ? w3Rows(results.w3) : []),
+    ...(results.w3Third ? w3Rows(results.w3Third, results.w3) : []),
     ...(results.w4 ? w4Rows(results.w4) : []),
+    ...(results.w5 ?? []).flatMap((run) => w5Rows(run, results.w2 ?? [])),
     ...(results.profile ? w2Rows(results.profile.run).map((r): Row => [`${r[0]} under --cpu-prof`, r[1], r[2], '']) : []),
   ];
   return markdown(['workload', 'metric', 'measured', 'target (issue 7)'], rows);

@@ -13,8 +13,9 @@ import { BenchResults, profileReport, table } from './report';
 import { runProfile } from './workloads/profile';
 import { runW1 } from './workloads/w1-enqueue';
 import { runW2 } from './workloads/w2-processing';
-import { runW3 } from './workloads/w3-latency';
+import { runW3, THIRD_OF_THREE } from './workloads/w3-latency';
 import { runW4 } from './workloads/w4-backlog';
+import { runW5 } from './workloads/w5-several-queues';
 
 /** This machine's CPUs are shared with other work: figures move by ±10–20% between runs. */
 const MACHINE_NOTE = 'shared';
@@ -43,10 +44,15 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   }
   if (wants(options, 'W1')) results.w1 = await step('W1', () => runW1(ctx));
   if (wants(options, 'W2')) {
-    const runs = [await step('W2 c10', () => runW2(ctx, 10)), await step('W2 c50', () => runW2(ctx, 50))];
+    // c30: the reference for W5's three busy queues of 10.
+    const runs = [await step('W2 c10', () => runW2(ctx, 10)), await step('W2 c30', () => runW2(ctx, 30)), await step('W2 c50', () => runW2(ctx, 50))];
     results.w2 = runs.filter((r) => r !== undefined);
   }
-  if (wants(options, 'W3')) results.w3 = await step('W3', () => runW3(ctx));
+  if (wants(options, 'W3')) {
+    results.w3 = await step('W3', () => runW3(ctx));
+    results.w3Third = await step('W3 on the third queue', () => runW3(ctx, THIRD_OF_THREE));
+  }
+  if (wants(options, 'W5')) results.w5 = await step('W5', () => runW5(ctx));
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
   return results;
 }

@@ -10,14 +10,22 @@ export interface JobPlaces {
   dead: number;
 }
 
-export async function jobPlaces(admin: Redis, nodeId: string): Promise<JobPlaces> {
-  const [queued, backup, retry, dead] = await Promise.all([
-    admin.llen(keys.queue(QUEUE)),
-    admin.llen(keys.backup(nodeId, QUEUE)),
-    admin.zcard(keys.retry(QUEUE)),
-    admin.zcard(keys.dead(QUEUE)),
-  ]);
-  return { queued, backup, retry, dead };
+/** Where the jobs are, summed over `queues`. */
+export async function jobPlaces(admin: Redis, nodeId: string, queues: string[] = [QUEUE]): Promise<JobPlaces> {
+  const places: JobPlaces = { queued: 0, backup: 0, retry: 0, dead: 0 };
+  for (const queue of queues) {
+    const [queued, backup, retry, dead] = await Promise.all([
+      admin.llen(keys.queue(queue)),
+      admin.llen(keys.backup(nodeId, queue)),
+      admin.zcard(keys.retry(queue)),
+      admin.zcard(keys.dead(queue)),
+    ]);
+    places.queued += queued;
+    places.backup += backup;
+    places.retry += retry;
+    places.dead += dead;
+  }
+  return places;
 }
 
 /** The node's `stat:processed` (flushed every second and at stop). */

@@ -6,13 +6,19 @@ import { performance } from 'node:perf_hooks';
 import { BenchContext, QUEUE } from '../context';
 import { distribution, Distribution } from '../percentiles';
 import { runNode } from '../node-run';
+import type { BenchQueue } from '../protocol';
 
 export const GAP_MS = 5;
 /** The node polls every pollTimeout when idle; this lets it settle into that before jobs arrive. */
 const SETTLE_MS = 500;
 const LATENCY = 'Latency';
 
+/** W3 on the third of three queues (the other two empty): as fast as on a node's only queue. */
+export const THIRD_OF_THREE: BenchQueue[] = [{ name: 'critical', concurrency: 10 }, { name: 'low', concurrency: 10 }, { name: QUEUE, concurrency: 10 }];
+
 export interface W3Result {
+  /** The node's queues, when not one; the jobs go to the last. */
+  queues?: string[];
   jobs: number;
   gapMs: number;
   /** The mean gap between two enqueues as it happened (GAP_MS plus the enqueue's round trip). */
@@ -23,10 +29,11 @@ export interface W3Result {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function runW3(ctx: BenchContext): Promise<W3Result> {
+export async function runW3(ctx: BenchContext, queues?: BenchQueue[]): Promise<W3Result> {
   const { latency: jobs, latencyWarmup: warmup } = ctx.sizes;
+  const what = queues ? `W3 on queue ${queues.length} of ${queues.length}` : 'W3';
   await ctx.admin.flushall();
-  ctx.log(`W3: ${jobs} jobs, ${GAP_MS} ms apart, to an idle node`);
+  ctx.log(`${what}: ${jobs} jobs, ${GAP_MS} ms apart, to an idle node`);
   const enqueueSpaced = async (from: number, count: number) => {
     for (let i = 0; i < count; i++) {
       await ctx.enqueuer.enqueue(QUEUE, LATENCY, [from + i]);
@@ -35,8 +42,9 @@ export async function runW3(ctx: BenchContext): Promise<W3Result> {
   };
   let actualGapMs = NaN;
   const run = await runNode(ctx, {
-    what: 'W3',
+    what,
     concurrency: 10,
+    queues,
     expect: warmup + jobs,
     latency: true,
     whileRunning: async () => {
@@ -49,7 +57,7 @@ export async function runW3(ctx: BenchContext): Promise<W3Result> {
     },
   });
   const readings = run.done.latencies.filter((r) => r.index >= 0);
-  if (readings.length !== jobs) ctx.problems.push(`W3: ${readings.length} latency readings for ${jobs} jobs`);
+  if (readings.length !== jobs) ctx.problems.push(`${what}: ${readings.length} latency readings for ${jobs} jobs`);
   await ctx.admin.flushall();
-  return { jobs, gapMs: GAP_MS, actualGapMs, latencyMs: distribution(readings.map((r) => r.seconds * 1000)) };
+  return { queues: queues?.map((q) => q.name), jobs, gapMs: GAP_MS, actualGapMs, latencyMs: distribution(readings.map((r) => r.seconds * 1000)) };
 }
