@@ -17,7 +17,9 @@
 // waited on, already waited on, or — only when limited, paused, or waits are off — polled within
 // pollTimeout. No queue's state ever holds back another's.
 
-export type QueueState = 'unknown' | 'more' | 'empty' | 'limited' | 'paused';
+import type { QueueState } from '../redis/scripts';
+
+export type { QueueState };
 
 export interface QueueView {
   name: string;

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { keySlot, RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
-import type { QueueState } from '../fetch/policy';
 
 const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set', 'ack-batch', 'lease-due'] as const;
 type ScriptName = (typeof SCRIPTS)[number];
@@ -147,7 +146,12 @@ export async function fetchJobs(client: RedisClient, keys: Keys, nodeId: string,
   return fetched;
 }
 
-/** fetch.lua's letter per queue, as the fetch policy names it ('x', broken keys: unknown, errors say why). */
+/**
+ * What a fetch saw in a queue (fetch.lua's letter per queue): took all it asked for (`more`),
+ * emptied it, jobs held back by a limit, paused for output; `unknown` where its keys or its call
+ * failed (the errors say why). The fetch policy (src/fetch/policy.ts) decides from it.
+ */
+export type QueueState = 'unknown' | 'more' | 'empty' | 'limited' | 'paused';
 const STATES: Record<string, QueueState> = { m: 'more', e: 'empty', l: 'limited', p: 'paused' };
 
 async function fetchCall(client: RedisClient, k: Keys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[], cap?: number): Promise<Fetched> {
