@@ -1,9 +1,11 @@
 // A real headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core, for the web
 // dashboard's end-to-end tests: one browser per describe, a fresh context and page per test, and
-// any error thrown in the page fails the test.
+// any error thrown in the page fails the test. Without Chromium the suite is skipped (required-tool.ts).
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { onPath, requireTool } from './required-tool';
 
-export const CHROMIUM = process.env.NEXQ_CHROMIUM ?? '/usr/bin/chromium';
+/** The browser to drive; NEXQ_TEST_CHROMIUM names another. */
+export const CHROMIUM = process.env.NEXQ_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -19,6 +21,11 @@ export function useBrowser(): BrowserTest {
   let page: Page | undefined;
   let pageErrors: string[] = [];
 
+  requireTool({
+    name: 'Chromium',
+    missing: () => (onPath(CHROMIUM) ? undefined : `no executable ${CHROMIUM}`),
+    install: 'apt-get install chromium',
+  });
   before(async function () {
     this.timeout(30_000);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
