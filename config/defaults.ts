@@ -1,7 +1,9 @@
 // nexq's typed options and their defaults. Every option is documented where it is declared.
 import type { RedisTarget } from './redis-options';
-import type { KeyLayout } from '../src/redis/keys';
 import os from 'node:os';
+
+/** How Redis keys are laid out: one namespace-wide layout, or each queue's keys in its own cluster slot. */
+export type KeyLayout = 'shared' | 'per-queue';
 
 export interface QueueSpec {
   name: string;

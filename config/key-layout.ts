@@ -2,7 +2,7 @@
 import { ConfigError } from './config-error';
 import type { NexqOptions } from './defaults';
 import { hashTagOf, RedisTarget } from './redis-options';
-import type { KeyLayout } from '../src/redis/keys';
+import type { KeyLayout } from './defaults';
 
 const LAYOUTS = ['auto', 'shared', 'per-queue'];
 

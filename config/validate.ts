@@ -4,12 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
-import type { PeriodicSpec, WebOptions } from './defaults';
+import type { KeyLayout, PeriodicSpec, WebOptions } from './defaults';
 import { CronError, CronSchedule } from '../src/periodic/cron';
 import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
 import { checkRedisTarget } from './redis-options';
 import { resolveKeyLayout } from './key-layout';
-import type { KeyLayout } from '../src/redis/keys';
 
 export { ConfigError };
 

@@ -1,5 +1,9 @@
 // A name registry, one per node, so actors find each other by name (OTP's `name: {:via, ...}`).
-import type { Actor } from './actor';
+
+/** What the registry needs of an actor: whether it still runs (the runtime's Actor has it). */
+export interface Registered {
+  readonly alive: boolean;
+}
 
 export class NameTakenError extends Error {
   override readonly name = 'NameTakenError';
@@ -9,25 +13,25 @@ export class NameTakenError extends Error {
 }
 
 export class Registry {
-  private readonly byName = new Map<string, Actor<any, any, any>>();
+  private readonly byName = new Map<string, Registered>();
 
-  register(name: string, actor: Actor<any, any, any>): void {
+  register(name: string, actor: Registered): void {
     const current = this.byName.get(name);
     if (current && current !== actor && current.alive) throw new NameTakenError(name);
     this.byName.set(name, actor);
   }
 
   /** Removes the entry only if it still points at `actor` (a restarted successor keeps its name). */
-  unregister(name: string, actor: Actor<any, any, any>): void {
+  unregister(name: string, actor: Registered): void {
     if (this.byName.get(name) === actor) this.byName.delete(name);
   }
 
-  whereis<A extends Actor<any, any, any>>(name: string): A | undefined {
+  whereis<A extends Registered>(name: string): A | undefined {
     return this.byName.get(name) as A | undefined;
   }
 
   /** Like `whereis`, but a missing actor is an error naming what was looked for. */
-  lookup<A extends Actor<any, any, any>>(name: string): A {
+  lookup<A extends Registered>(name: string): A {
     const actor = this.whereis<A>(name);
     if (!actor) throw new Error(`no actor named ${name} is running`);
     return actor;

@@ -12,7 +12,21 @@ import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
 import { formatScore, queueSet, releaseJob, runScript } from './scripts';
-import type { DueMove } from './move-scripts';
+
+export interface DueMove {
+  /** The sorted set it is in: schedule, retry, or (on request) dead. */
+  source: string;
+  /** The queue whose set that is (in the per-queue key layout the set belongs to one queue). */
+  sourceQueue: string;
+  /** The queue it goes into (its `queue` field). */
+  queue: string;
+  raw: string;
+  /** The job as it goes into the queue (with its new enqueued_at). */
+  enqueued: string;
+  jid: string;
+  /** Only if scored at or before this (the scheduler: now); any score when absent (on request). */
+  dueBy?: number;
+}
 
 export const LEASE_SECONDS = 30;
 const DROP_ATTEMPTS = 3;

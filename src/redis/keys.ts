@@ -30,7 +30,9 @@
 // beats). A script then touches the keys of one queue (or the node-wide ones) only. Sidekiq and Exq
 // cannot read this layout (docs/compatibility.md).
 
-export type KeyLayout = 'shared' | 'per-queue';
+import type { KeyLayout } from '../../config/defaults';
+
+export type { KeyLayout };
 export type JobSet = 'schedule' | 'retry' | 'dead';
 
 export class KeyLayoutError extends Error {

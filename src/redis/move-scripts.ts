@@ -6,27 +6,14 @@ import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
 import { formatScore, queueSet, releaseJob, runScript } from './scripts';
-import { moveAcrossQueues } from './cross-queue-move';
+import { DueMove, moveAcrossQueues } from './cross-queue-move';
+
+export type { DueMove };
 
 /** Puts a whole backup list back into its queue, and drops the node's global-limit count there. */
 export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: string, queue: string): Promise<number> {
   const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.jobIndex(queue), keys.running(queue), ...(await queueSet(client, keys, [queue]))];
   return (await runScript(client, 'requeue-backup', scriptKeys, [queue, nodeId])) as number;
-}
-
-export interface DueMove {
-  /** The sorted set it is in: schedule, retry, or (on request) dead. */
-  source: string;
-  /** The queue whose set that is (in the per-queue key layout the set belongs to one queue). */
-  sourceQueue: string;
-  /** The queue it goes into (its `queue` field). */
-  queue: string;
-  raw: string;
-  /** The job as it goes into the queue (with its new enqueued_at). */
-  enqueued: string;
-  jid: string;
-  /** Only if scored at or before this (the scheduler: now); any score when absent (on request). */
-  dueBy?: number;
 }
 
 /**

@@ -1,0 +1,57 @@
+// Which folder may import which (docs/internals.md, "Layers"), checked in CI by
+// `npm run check:imports`. Layers are listed bottom to top: a module may import its own layer and
+// the ones below it, never one above, and no module may take part in an import cycle.
+// Violations that existed when the check came are listed in .dependency-cruiser-known-violations.json
+// (each is a place to fix); a new one fails CI.
+const LAYERS = [
+  ['config', '^config/'],
+  ['runtime', '^src/(actor/|logger\\.ts$)'],
+  ['codec', '^src/(job|periodic)/'],
+  ['redis', '^src/redis/'],
+  ['threads', '^workers/'],
+  ['node parts', '^src/(fetch|events|actors)/|^src/(middleware|logging-middleware|handler-registry|thread-pool|work-table|in-flight-jobs|young-generation-cap|node-context)\\.ts$'],
+  ['supervisors', '^supervisors/'],
+  ['operations', '^src/(admin|metrics|web)/'],
+  ['node', '^src/(node|nexq|index)\\.ts$'],
+  ['entry points', '^src/(cli|testing)/'],
+];
+
+const upward = LAYERS.flatMap(([name, path], i) => {
+  const above = LAYERS.slice(i + 1);
+  if (above.length === 0) return [];
+  return [
+    {
+      name: `no-upward-from-${name.replace(/ /g, '-')}`,
+      comment: `${name} (${path}) may not import a layer above it: ${above.map(([n]) => n).join(', ')}`,
+      severity: 'error',
+      from: { path },
+      to: { path: above.map(([, p]) => `(${p})`).join('|') },
+    },
+  ];
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import cycles, type-only ones included: each is two modules that are really one, or a layer upside down.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-redis-in-threads',
+      comment: 'workers/ runs inside worker threads and never talks to Redis (see docs/internals.md).',
+      severity: 'error',
+      from: { path: '^workers/' },
+      to: { path: 'node_modules/ioredis' },
+    },
+    ...upward,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(dist|test|bench|examples)/' },
+  },
+};
