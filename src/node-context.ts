@@ -3,14 +3,13 @@ import type { ResolvedConfig } from '../config/validate';
 import type { Registry } from './actor';
 import type { JobEvents } from './events/job-events';
 import type { HandlerRegistry } from './handler-registry';
-import type { InFlightJobs } from './in-flight-jobs';
 import type { Logger } from './logger';
 import type { Middleware } from './middleware';
 import type { AckBatcher } from './redis/ack-batcher';
 import type { Keys } from './redis/keys';
 import type { ScriptedRedis } from './redis/scripts';
 import type { ThreadPool } from './thread-pool';
-import type { WorkTable } from './work-table';
+import type { RunningJobs } from './run/running-jobs';
 
 export interface NodeContext {
   config: ResolvedConfig;
@@ -23,8 +22,8 @@ export interface NodeContext {
   startedAt: number;
   /** Absent in enqueuer mode. */
   workers?: {
-    workTable: WorkTable;
-    inFlight: InFlightJobs;
+    /** The jobs running here, with the shared table of slots. */
+    running: RunningJobs;
     pool: ThreadPool;
     handlers: HandlerRegistry;
     middleware: Middleware[];

@@ -9,7 +9,6 @@ import type { NexqConfig } from '../config/defaults';
 import { statsMiddleware } from './actors/stats';
 import { JobEvents } from './events/job-events';
 import { HandlerRegistry } from './handler-registry';
-import { InFlightJobs } from './in-flight-jobs';
 import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
 // Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
@@ -26,7 +25,7 @@ import { dropNodeSlots } from './job/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
 import type { WebServer } from './web/server';
-import { WorkTable } from './work-table';
+import { RunningJobs } from './run/running-jobs';
 import { nodeTree } from '../supervisors/node-tree';
 import type { Supervisor } from '../supervisors/supervisor';
 
@@ -80,17 +79,16 @@ export class NexqNode {
     try {
       await waitForRedis(ctx);
       if (resolved.mode === 'default') {
-        const workTable = new WorkTable();
+        const running = new RunningJobs();
         ctx.workers = {
-          workTable,
-          inFlight: new InFlightJobs(),
+          running,
           handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
           pool: new ThreadPool({
             threads: resolved.threads,
             maxHeapMb: resolved.threadMaxHeapMb,
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
-            data: { workTable: workTable.buffer },
+            data: { workTable: running.slots.buffer },
           }),
           middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],
           acks: new AckBatcher(redis, ctx.keys),

@@ -34,7 +34,7 @@ export class Canceller extends Actor<never, never, Info> {
   }
 
   protected override handleInfo(msg: Info): void {
-    if (this.ctx.workers?.inFlight.cancel(msg.jid)) this.ctx.logger.info(`cancelling job ${msg.jid}`, { actor: this.name });
+    if (this.ctx.workers?.running.cancel(msg.jid)) this.ctx.logger.info(`cancelling job ${msg.jid}`, { actor: this.name });
   }
 
   protected override terminate(): void {

@@ -14,7 +14,7 @@ import { formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { Manager } from './manager';
-import type { RunningJob, Stats } from './stats';
+import type { RunningJob } from '../run/running-jobs';
 
 /** Sidekiq's expiry of a process entry: a node that stops beating disappears within a minute. */
 export const PROCESS_TTL_SECONDS = 60;
@@ -60,13 +60,13 @@ export class Heartbeat extends TickingActor {
 
   async beat(): Promise<void> {
     const { keys, identity, redis } = this.ctx;
-    const running = this.ctx.registry.whereis<Stats>(ActorNames.stats)?.running ?? new Map<string, RunningJob>();
+    const running = this.ctx.workers?.running.list() ?? [];
     const workersKey = keys.processWorkers(identity);
     const tx = redis.multi().del(workersKey);
-    if (running.size > 0) {
+    if (running.length > 0) {
       const fields: Record<string, string> = {};
       // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
-      for (const [jid, job] of running) fields[jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
+      for (const job of running) fields[job.jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
       tx.hset(workersKey, fields).expire(workersKey, PROCESS_TTL_SECONDS);
     }
     // nexq's own liveness record, read by every node's NodeReaper.
@@ -74,7 +74,7 @@ export class Heartbeat extends TickingActor {
     tx.sadd(keys.processes, identity)
       .hset(keys.process(identity), {
         info: JSON.stringify(this.info()),
-        busy: String(running.size),
+        busy: String(running.length),
         beat: String(Date.now() / 1000),
         quiet: String(this.ctx.quiet),
         rss: String(Math.round(process.memoryUsage.rss() / 1024)),
@@ -87,7 +87,7 @@ export class Heartbeat extends TickingActor {
     if (typeof signal === 'string') this.onSignal(signal, running);
   }
 
-  private onSignal(signal: string, running: Map<string, RunningJob>): void {
+  private onSignal(signal: string, running: RunningJob[]): void {
     const { logger } = this.ctx;
     const meta = { actor: this.name };
     switch (signal) {
@@ -100,7 +100,7 @@ export class Heartbeat extends TickingActor {
         this.ctx.requestStop();
         return;
       case 'TTIN':
-        logger.info(`TTIN from Redis: ${running.size} running job(s): ${[...running.keys()].join(', ') || 'none'}`, meta);
+        logger.info(`TTIN from Redis: ${running.length} running job(s): ${running.map((job) => job.jid).join(', ') || 'none'}`, meta);
         return;
       default:
         logger.warn(`ignoring unknown signal ${JSON.stringify(signal)} from Redis`, meta);

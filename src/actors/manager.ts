@@ -19,7 +19,7 @@
 //  6. Subscribe and unsubscribe queues at run time.
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
-import { decodeJob, FetchedJob } from '../job/job';
+import { decodeJob } from '../job/job';
 import { MiddlewarePipeline } from '../middleware';
 import { ClassLimit, Fetched, fetchJobs, FetchQueue } from '../redis/scripts';
 import { classLimits } from '../job/limits';
@@ -27,6 +27,7 @@ import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
 import { IdleWaits } from '../fetch/idle-waits';
+import type { RunningJob } from '../run/running-jobs';
 import { decideFetch, QueueState } from '../fetch/policy';
 import { fetchOrder } from '../fetch/queue-order';
 import { buryUnreadable } from './bury-unreadable';
@@ -99,8 +100,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     return this.queues.map(({ state: _s, brokenUntil: _b, ...q }) => q);
   }
 
+  /** Free and busy slots per queue: the shared work table. */
   private get table() {
-    return this.ctx.workers!.workTable;
+    return this.ctx.workers!.running.slots;
   }
 
   protected override init(): void {
@@ -300,21 +302,20 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     } catch (err) {
       return buryUnreadable(this.ctx, backup, raw, queue, (err as Error).message, this.name);
     }
-    this.table.take(queue);
-    this.ctx.workers!.inFlight.add(queue, raw);
+    const { running } = this.ctx.workers!;
+    const entry = running.start(job.jid, queue, raw);
     const supervisor = this.ctx.registry.lookup<DynamicSupervisor>(ActorNames.jobWorkers);
     const worker = new JobWorker({
       ctx: this.ctx,
       fetched: { raw, job, queue },
       backup,
       pipeline: this.pipeline,
-      onExit: (done) => this.onWorkerExit(done),
+      onExit: () => this.onWorkerExit(entry),
     });
+    running.attach(entry, worker);
     // However the worker ends — even killed, when its terminate never runs — its slot comes back;
     // a killed worker leaves its job in the backup list, so the manager reclaims it.
-    this.ctx.workers!.inFlight.track(job.jid, worker);
     void worker.exited.then((reason) => {
-      this.ctx.workers!.inFlight.untrack(job.jid, worker);
       worker.reportExit();
       if (reason === 'killed') this.currentManager()?.send({ type: 'reclaim', queue });
     });
@@ -322,7 +323,6 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: this.ctx.config.shutdownTimeout });
     } catch (err) {
       // The node is stopping: the job stays in the backup list and runs after the next boot.
-      this.ctx.workers!.inFlight.untrack(job.jid, worker);
       worker.reportExit();
       throw err;
     }
@@ -343,12 +343,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     return this.ctx.registry.whereis<Manager>(ActorNames.manager);
   }
 
-  private onWorkerExit({ queue, raw }: FetchedJob): void {
-    this.ctx.workers!.inFlight.remove(queue, raw);
+  private onWorkerExit(job: RunningJob): void {
     const cap = this.ctx.config.totalConcurrency;
     const nodeWasFull = cap > 0 && this.table.totalBusy() >= cap;
     // A queue that had free slots is fetched already, or waited on: only a full one needs a word.
-    if (this.table.release(queue) || nodeWasFull) this.currentManager()?.send({ type: 'slot_freed', queue });
+    if (this.ctx.workers!.running.finish(job) || nodeWasFull) this.currentManager()?.send({ type: 'slot_freed', queue: job.queue });
   }
 }
 

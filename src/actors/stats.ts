@@ -1,11 +1,11 @@
-// Stats: the node's counters and its table of running jobs.
+// Stats: the node's counters.
 //
 // Responsibilities:
 //  1. Count processed and failed jobs in memory and flush them to Redis every second (total and
 //     per-day keys), so counting costs the hot path no round trip. Sidekiq counts the same way;
 //     a node killed with -9 loses at most the last second of counts, never a job.
-//  2. Keep the jobs running on this node (jid -> queue, payload, start) for the heartbeat to publish.
-//  3. Provide the built-in stats middleware that feeds 1 and 2.
+//  2. Provide the built-in stats middleware that feeds 1.
+// The jobs running on this node are in src/run/running-jobs.ts.
 import { TickingActor } from '../actor';
 import type { Middleware } from '../middleware';
 import { statDay } from '../redis/keys';
@@ -16,29 +16,17 @@ export const STATS_FLUSH_MS = 1000;
 /** Per-day counters expire after five years, as Sidekiq's do. */
 export const STATS_DAY_TTL_SECONDS = 5 * 365 * 24 * 3600;
 
-export interface RunningJob {
-  queue: string;
-  raw: string;
-  runAt: number;
-}
-
 export class Stats extends TickingActor {
   private processed = 0;
   private failed = 0;
-  readonly running = new Map<string, RunningJob>();
 
   constructor(private readonly ctx: NodeContext) {
     // A failed flush keeps its counts in memory for the next one.
     super({ name: ActorNames.stats, registry: ctx.registry, logger: ctx.logger, what: 'stats flush' });
   }
 
-  /** These methods touch memory only; any actor on the main thread may call them directly. */
-  jobStarted(jid: string, queue: string, raw: string): void {
-    this.running.set(jid, { queue, raw, runAt: Date.now() / 1000 });
-  }
-
-  jobFinished(jid: string, failed: boolean): void {
-    this.running.delete(jid);
+  /** Touches memory only; any actor on the main thread may call it directly. */
+  jobFinished(failed: boolean): void {
     this.processed++;
     if (failed) this.failed++;
   }
@@ -86,8 +74,7 @@ export function statsMiddleware(ctx: NodeContext): Middleware {
   const stats = () => ctx.registry.whereis<Stats>(ActorNames.stats);
   return {
     name: 'stats',
-    before: (e) => stats()?.jobStarted(e.jid, e.queue, e.raw),
-    afterSuccess: (e) => stats()?.jobFinished(e.jid, false),
-    afterFailure: (e) => stats()?.jobFinished(e.jid, true),
+    afterSuccess: () => stats()?.jobFinished(false),
+    afterFailure: () => stats()?.jobFinished(true),
   };
 }

@@ -42,11 +42,11 @@ export async function rehydrateBackups(ctx: NodeContext, served: string[], actor
 /** Puts every entry of this node's backup lists of `queues` that no worker holds back at the head of its queue. */
 export async function reclaimUnworked(ctx: NodeContext, queues: Iterable<string>, actor: string): Promise<void> {
   const { keys, config, redis } = ctx;
-  const inFlight = ctx.workers!.inFlight;
+  const running = ctx.workers!.running;
   for (const queue of queues) {
     const backup = keys.backup(config.nodeId, queue);
     if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
-    const unclaimed = inFlight.unclaimed(queue, await redis.lrange(backup, 0, -1));
+    const unclaimed = running.unclaimed(queue, await redis.lrange(backup, 0, -1));
     for (const raw of unclaimed) {
       // As the fetch read it: the class whose slot it took and the jid it indexed, if any.
       const job = jsonObject(raw) ?? {};

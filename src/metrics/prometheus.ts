@@ -77,7 +77,7 @@ export class NodeMetrics {
     const slots = (pick: 'busy' | 'concurrency') =>
       function (this: Gauge<'queue'>) {
         this.reset();
-        const table = ctx.workers?.workTable;
+        const table = ctx.workers?.running.slots;
         if (!table) return;
         for (const q of subscribedQueues(ctx)) this.set({ queue: q }, table[pick](q));
       };

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { CancelHandle, ThreadPool } from '../../src/thread-pool';
-import { WorkTable } from '../../src/work-table';
+import { WorkTable } from '../../src/run/work-table';
 import { fixturesJobs } from '../support/paths';
 import { waitFor } from '../support/node';
 

@@ -1,6 +1,6 @@
 // The shared table of per-queue concurrency and busy counts.
 import { expect } from 'chai';
-import { MAX_QUEUES, WorkTable } from '../src/work-table';
+import { MAX_QUEUES, WorkTable } from '../../src/run/work-table';
 
 describe('WorkTable', () => {
   it('gives a new queue all its slots free', () => {

@@ -1,0 +1,95 @@
+// The jobs running on this node: the one table of them. A job is in it from the moment the
+// manager dispatches it (its slot taken) until its worker exits (its slot given back), however it
+// exits. What each reader needs comes from here:
+//  - free and busy slots per queue: the work table (src/run/work-table.ts), a SharedArrayBuffer the
+//    worker threads can read too;
+//  - which backup entries a live worker holds (the reclaim puts back the others);
+//  - how to cancel a job by jid (the Canceller);
+//  - what runs, since when (the heartbeat's process entry, Sidekiq's Busy page).
+import { WorkTable } from './work-table';
+
+export interface RunningJob {
+  readonly jid: string;
+  readonly queue: string;
+  /** The payload as fetched: its entry in the backup list. */
+  readonly raw: string;
+  /** Epoch seconds when it was dispatched. */
+  readonly runAt: number;
+}
+
+/** Stops a running job (its worker's cancel). */
+export interface Cancellable {
+  cancel(): void;
+}
+
+interface Entry extends RunningJob {
+  worker?: Cancellable;
+}
+
+export class RunningJobs {
+  readonly slots = new WorkTable();
+  private readonly entries = new Set<Entry>();
+  /** Per queue, how many live workers hold each raw payload (a payload fetched twice counts twice). */
+  private readonly held = new Map<string, Map<string, number>>();
+
+  /** Takes a slot of `queue` for the job and records it; the handle given back ends it. */
+  start(jid: string, queue: string, raw: string): RunningJob {
+    this.slots.take(queue);
+    const entry: Entry = { jid, queue, raw, runAt: Date.now() / 1000 };
+    this.entries.add(entry);
+    let jobs = this.held.get(queue);
+    if (!jobs) this.held.set(queue, (jobs = new Map()));
+    jobs.set(raw, (jobs.get(raw) ?? 0) + 1);
+    return entry;
+  }
+
+  /** How to cancel the job while its worker lives. */
+  attach(job: RunningJob, worker: Cancellable): void {
+    if (this.entries.has(job as Entry)) (job as Entry).worker = worker;
+  }
+
+  /**
+   * The job's worker exited: its slot comes back and it is forgotten (once; later calls do
+   * nothing). True when its queue had no free slot before, so the manager should fetch again.
+   */
+  finish(job: RunningJob): boolean {
+    if (!this.entries.delete(job as Entry)) return false;
+    const jobs = this.held.get(job.queue);
+    const count = jobs?.get(job.raw);
+    if (jobs && count !== undefined) {
+      if (count > 1) jobs.set(job.raw, count - 1);
+      else jobs.delete(job.raw);
+      if (jobs.size === 0) this.held.delete(job.queue);
+    }
+    return this.slots.release(job.queue);
+  }
+
+  /** Cancels every running copy of the job `jid`; false when none runs here. */
+  cancel(jid: string): boolean {
+    let found = false;
+    for (const entry of this.entries) {
+      if (entry.jid !== jid || !entry.worker) continue;
+      entry.worker.cancel();
+      found = true;
+    }
+    return found;
+  }
+
+  /** Of `backup` (a backup list's entries), those no live worker of this node holds. */
+  unclaimed(queue: string, backup: string[]): string[] {
+    const held = new Map(this.held.get(queue) ?? []);
+    return backup.filter((raw) => {
+      const count = held.get(raw) ?? 0;
+      if (count > 0) held.set(raw, count - 1);
+      return count === 0;
+    });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  list(): RunningJob[] {
+    return [...this.entries];
+  }
+}
