@@ -39,6 +39,29 @@ describe('nexq CLI', () => {
     }
   });
 
+  it('a second SIGINT stops at once with exit 130, saying how many jobs stay in backup and when they run', async () => {
+    const child = spawn(process.execPath, [CLI, 'start', '--redis', t.url, '--namespace', t.ns, '--jobs', fixturesJobs, '--node-id', 'forced-node', '--shutdown-timeout', '60000'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NEXQ_LOG_LEVEL: 'error', NEXQ_POLL_TIMEOUT: '20' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const producer = await t.start({ mode: 'enqueuer' });
+      await producer.enqueue('default', 'Sleep', [60_000]);
+      await waitFor(async () => (await t.redis.llen(t.keys.backup('forced-node', 'default'))) === 1, 10_000, 'the job running');
+      child.kill('SIGINT');
+      await waitFor(() => stderr.includes('SIGINT received, stopping'), 5000, 'the graceful stop');
+      child.kill('SIGINT');
+      expect(await exited).to.equal(130);
+      expect(stderr).to.include("nexq: forced stop: 1 job left in backup, they run again on this node's next start or within nodeTimeout (30 s) on another\n");
+      expect(await t.redis.llen(t.keys.backup('forced-node', 'default'))).to.equal(1);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('an unknown option is one clear line on stderr and exit code 2', () => {
     const result = runCli(['start', '--bogus', '1']);
     expect(result.status).to.equal(2);
