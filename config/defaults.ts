@@ -100,6 +100,11 @@ export interface NexqOptions {
   shutdownTimeout: number;
   /** Retries of a failed job whose `retry` field is `true`. */
   maxRetries: number;
+  /**
+   * Stack lines of a failure kept in the job's `error_backtrace` (Sidekiq's field) when the job does
+   * not say (Sidekiq's per-job `backtrace: true | n`): a count, `false`/0 none, `true` all (at most 100).
+   */
+  backtrace: boolean | number;
   /** Cap of the dead set, by count and by age. */
   deadMaxJobs: number;
   deadTimeoutSeconds: number;
@@ -168,6 +173,7 @@ export function defaults(): NexqOptions {
     schedulerPollTimeout: 1000,
     shutdownTimeout: 5000,
     maxRetries: 25,
+    backtrace: 20,
     deadMaxJobs: 10_000,
     deadTimeoutSeconds: 180 * 24 * 3600,
     jobTimeout: 0,

@@ -120,6 +120,9 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   integer(merged, 'schedulerPollTimeout', 1);
   integer(merged, 'shutdownTimeout', 0);
   integer(merged, 'maxRetries', 0);
+  if (typeof merged.backtrace !== 'boolean' && !(Number.isInteger(merged.backtrace) && merged.backtrace >= 0)) {
+    throw new ConfigError('backtrace', 'true, false or a number of lines >= 0', merged.backtrace);
+  }
   integer(merged, 'deadMaxJobs', 0);
   integer(merged, 'deadTimeoutSeconds', 0);
   integer(merged, 'jobTimeout', 0);

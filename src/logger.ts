@@ -11,20 +11,31 @@ export interface LoggerOptions {
   defaultMeta?: Record<string, unknown>;
 }
 
+/**
+ * Fields a pretty line leaves out: the node is the same on every line, a job's `[job:<jid>]` tag and
+ * text name it already. JSON lines carry them all (see src/logging-middleware.ts).
+ */
+const PRETTY_OMITS = new Set(['node', 'jid', 'class', 'queue', 'retryCount', 'durationMs', 'error']);
+
+/** A pretty line: time, level, `[actor]`, the text, other fields as JSON, then a failure's stack frames. */
+function prettyLine({ timestamp, level, message, actor, error, ...rest }: winston.Logform.TransformableInfo): string {
+  const fields = Object.fromEntries(Object.entries(rest).filter(([key]) => !PRETTY_OMITS.has(key)));
+  const extra = Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : '';
+  const stack = (error as { stack?: unknown } | undefined)?.stack;
+  const frames = typeof stack === 'string' ? stack.split('\n').filter((line) => /^\s+at /.test(line)) : [];
+  return `${timestamp} ${level.padEnd(5)} ${actor ? `[${actor}] ` : ''}${message}${extra}${frames.map((f) => `\n${f}`).join('')}`;
+}
+
+/** The lines of `logFormat`: one JSON object each, or pretty text. */
+export function logFormat(format: LogFormat = 'pretty'): winston.Logform.Format {
+  const render = format === 'json' ? winston.format.json() : winston.format.printf(prettyLine);
+  return winston.format.combine(winston.format.timestamp(), render);
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const format =
-    options.format === 'json'
-      ? winston.format.combine(winston.format.timestamp(), winston.format.json())
-      : winston.format.combine(
-          winston.format.timestamp(),
-          winston.format.printf(({ timestamp, level, message, actor, ...rest }) => {
-            const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
-            return `${timestamp} ${level.padEnd(5)} ${actor ? `[${actor}] ` : ''}${message}${extra}`;
-          }),
-        );
   return winston.createLogger({
     level: options.level ?? 'info',
-    format,
+    format: logFormat(options.format),
     defaultMeta: options.defaultMeta,
     transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn', 'info', 'debug'] })],
   });

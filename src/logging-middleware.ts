@@ -1,13 +1,51 @@
-// Built-in middleware that logs each job's start and end at debug level (failures are logged,
-// with their fate, by the JobWorker at info/warn).
+// How a job's log lines look. Every line about a job (start and end here at debug level; failures,
+// expiry, cancel and cut-off by the JobWorker at info/warn) carries `jid`, `class`, `queue` and
+// `retryCount` as fields, and its end `durationMs` and `error` ({ class, message, stack }): JSON
+// lines hold them as fields; pretty lines show `[job:<jid>]` and the text (src/logger.ts).
+import type { JobPayload } from './job/job';
 import type { Logger } from './logger';
 import type { Middleware } from './middleware';
+import type { ThrownError } from '../workers/protocol';
+
+export interface JobLogFields {
+  actor: string;
+  jid: string;
+  /** ActiveJob's wrapped class when there is one. */
+  class: string;
+  queue: string;
+  /** Failures before this run: 0 on the first. */
+  retryCount: number;
+}
+
+export function jobLogFields(job: JobPayload, queue: string): JobLogFields {
+  return {
+    actor: `job:${job.jid}`,
+    jid: job.jid,
+    class: typeof job.wrapped === 'string' ? job.wrapped : job.class,
+    queue,
+    retryCount: Number.isInteger(job.retry_count) ? job.retry_count! : 0,
+  };
+}
+
+/** A failure as log fields; `stack` is V8's form, `<class>: <message>` then the handler's frames. */
+export function errorLogFields(error: ThrownError): { class: string; message: string; stack?: string } {
+  const frames = error.backtrace ?? [];
+  return { class: error.class, message: error.message, ...(frames.length ? { stack: [`${error.class}: ${error.message}`, ...frames.map((f) => `    ${f}`)].join('\n') } : {}) };
+}
 
 export function loggingMiddleware(logger: Logger): Middleware {
   return {
     name: 'logging',
-    before: (e) => void (logger.isDebugEnabled() && logger.debug(`start ${e.className} ${e.jid}`, { actor: 'job', queue: e.queue })),
-    afterSuccess: (e) =>
-      void (logger.isDebugEnabled() && logger.debug(`done ${e.className} ${e.jid} in ${Date.now() - e.startedAt} ms`, { actor: 'job', queue: e.queue })),
+    before: (e) => {
+      if (!logger.isDebugEnabled()) return;
+      const fields = jobLogFields(e.job, e.queue);
+      logger.debug(`start ${fields.class}`, fields);
+    },
+    afterSuccess: (e) => {
+      if (!logger.isDebugEnabled()) return;
+      const fields = jobLogFields(e.job, e.queue);
+      const durationMs = Date.now() - e.startedAt;
+      logger.debug(`done ${fields.class} in ${durationMs} ms`, { ...fields, durationMs });
+    },
   };
 }

@@ -3,6 +3,7 @@ import { resolveQueue, ResolvedQueue } from '../config/validate';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
+import { readBacktrace } from './job/failure';
 import type { JobOptions } from './job/job';
 import { jsonObject } from './job/json-object';
 import { ActorNames } from './node-context';
@@ -30,6 +31,8 @@ export interface JobInfo extends JobLocation {
   nacks: number;
   /** Sidekiq's retry_count: failures so far (absent before the first). */
   retryCount?: number;
+  /** The stack of its last failure, as kept in `error_backtrace` (see the `backtrace` options). */
+  errorBacktrace?: string[];
 }
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
@@ -97,6 +100,7 @@ export class Nexq {
       job,
       nacks: Number.isInteger(job?.nacks) ? (job!.nacks as number) : 0,
       retryCount: Number.isInteger(job?.retry_count) ? (job!.retry_count as number) : undefined,
+      errorBacktrace: readBacktrace(job?.error_backtrace),
     };
   }
 

@@ -1,6 +1,7 @@
 // Loads handler modules inside a worker thread and finds their `perform`. The module path always
 // comes from the main thread's registry; a class name never becomes a path here.
 import { pathToFileURL } from 'node:url';
+import { firstLocation, handlerFrames } from './backtrace';
 
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
 
@@ -9,8 +10,8 @@ export interface JobContext {
   jid: string;
   queue: string;
   className: string;
-  /** Failures so far as the payload counts them (absent before the first failure). */
-  retryCount: number | undefined;
+  /** Failures so far as the payload counts them: 0 on the first run. */
+  retryCount: number;
   /** Epoch seconds (read from float seconds or Sidekiq 8's integer milliseconds). */
   enqueuedAt: number | undefined;
   /** Times a handler asked to run this job again later (see `nack`). */
@@ -31,10 +32,37 @@ function findPerform(mod: Record<string, any>, file: string): Perform {
   throw new HandlerLoadError(`${file} exports no perform function (named, default, or default.perform)`);
 }
 
+/**
+ * One line naming the handler file, what went wrong and, where V8 says it, the file and line:
+ * `/app/jobs/Foo.js failed to load: SyntaxError: Unexpected end of input at /app/jobs/Foo.js:4`.
+ * A syntax error names the file it is in (perhaps one the handler requires); an error thrown while
+ * the module runs names its first frame outside Node's and nexq's own code. For ES modules Node 20
+ * keeps the place of a syntax error to itself: `node --check <file>` shows it.
+ */
+export function describeLoadFailure(file: string, err: unknown): string {
+  if (!(err instanceof Error)) return `${file} failed to load: ${String(err)}`;
+  const what = `${err.name}: ${err.message}`;
+  const stack = err.stack ?? '';
+  // CommonJS syntax errors: V8 puts `path:line` on the stack's first line, above the source line.
+  const header = /^(.+:\d+)\n/.exec(stack);
+  const where = header && !header[1].startsWith(err.name) ? header[1] : firstLocation(handlerFrames(stack));
+  if (where) return `${file} failed to load: ${what} at ${where}`;
+  if (err instanceof SyntaxError) return `${file} failed to load: ${what} (Node gives no line for ES modules: run node --check ${file})`;
+  return `${file} failed to load: ${what}`;
+}
+
 export function loadPerform(file: string): Promise<Perform> {
   let perform = loaded.get(file);
   if (!perform) {
-    perform = import(pathToFileURL(file).href).then((mod) => findPerform(mod, file));
+    perform = import(pathToFileURL(file).href).then(
+      (mod) => findPerform(mod, file),
+      (err) => {
+        const failure = new HandlerLoadError(describeLoadFailure(file, err), { cause: err });
+        // Its stack is the module's: the frame that threw while the module ran, if any.
+        if (err instanceof Error && err.stack) failure.stack = `${failure.name}: ${failure.message}\n${handlerFrames(err.stack).map((f) => `    ${f}`).join('\n')}`;
+        throw failure;
+      },
+    );
     // A module that failed to load may be fixed on disk; do not cache the failure.
     perform.catch(() => loaded.delete(file));
     loaded.set(file, perform);

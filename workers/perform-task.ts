@@ -3,10 +3,9 @@
 // in-process, so a test runs a handler exactly the way a node does. Never imports Redis.
 import { inspect } from 'node:util';
 import { readSeconds } from '../src/job/time';
+import { handlerFrames } from './backtrace';
 import { JobContext, loadPerform } from './handler-loader';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
-
-const MAX_BACKTRACE_LINES = 50;
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
 export interface PerformObserver {
@@ -20,8 +19,7 @@ export interface PerformObserver {
 
 export function toThrownError(value: unknown): ThrownError {
   if (value instanceof Error) {
-    const lines = (value.stack ?? '').split('\n').slice(1, MAX_BACKTRACE_LINES + 1).map((l) => l.trim());
-    return { class: value.name || value.constructor?.name || 'Error', message: value.message, backtrace: lines };
+    return { class: value.name || value.constructor?.name || 'Error', message: value.message, backtrace: handlerFrames(value.stack) };
   }
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
 }
@@ -42,7 +40,7 @@ export async function performTask(task: JobTask, observer: PerformObserver = {})
       jid: job.jid,
       queue: job.queue,
       className: job.wrapped ?? job.class,
-      retryCount: job.retry_count ?? undefined,
+      retryCount: Number.isInteger(job.retry_count) ? job.retry_count : 0,
       enqueuedAt: readSeconds(job.enqueued_at),
       nacks: Number.isInteger(job.nacks) ? job.nacks : 0,
       nack: () => void (nacked = true),

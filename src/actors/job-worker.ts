@@ -11,12 +11,15 @@
 //  4. On `cancel`, stop its job (the thread is terminated) and file it in the dead set as cancelled.
 //  5. Emit the job events (start, success, failure, retry, dead) once each outcome is known,
 //     building a payload only when someone listens.
-import { Actor } from '../actor';
+//  6. Log its failure at warn with the handler's stack, and say at warn when the stop's
+//     shutdownTimeout cuts it off, with where the job is left.
+import { Actor, ExitReason } from '../actor';
 import type { JobEventBase } from '../events/job-events';
 import type { FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
 import type { JobEvent, MiddlewarePipeline } from '../middleware';
 import { FailReport, Settlement } from '../job/settlement';
+import { errorLogFields, jobLogFields } from '../logging-middleware';
 import type { NodeContext } from '../node-context';
 import type { CancelHandle } from '../thread-pool';
 import type { JobOutcome } from '../../workers/protocol';
@@ -38,6 +41,11 @@ type Cast = { type: 'run' };
 export class JobWorker extends Actor<never, Cast, never> {
   private exitReported = false;
   private cancelRequested = false;
+  /** Its fate is settled (or was never in its hands): a stop that kills it now cuts nothing off. */
+  private done = false;
+  /** An at-most-once job taken off the backup list: cut off, it is gone, not re-run. */
+  private taken = false;
+  private startedAt = Date.now();
   private readonly running: CancelHandle = {};
 
   constructor(private readonly options: JobWorkerOptions) {
@@ -49,25 +57,45 @@ export class JobWorker extends Actor<never, Cast, never> {
   }
 
   protected override async handleCast(): Promise<void> {
+    await this.work();
+    this.done = true;
+    this.stopSelf('normal');
+  }
+
+  /** Kills it (the stop's shutdownTimeout ran out): a job still running is said, with where it is left. */
+  override kill(reason?: ExitReason): void {
+    if (this.alive && !this.done) {
+      const { ctx } = this.options;
+      const fields = this.logFields();
+      const left = this.taken
+        ? 'at most once: it does not run again'
+        : ctx.config.fixedNodeId
+          ? `left in this node's backup list: it runs again when node ${ctx.config.nodeId} starts, or within nodeTimeout (${ctx.config.nodeTimeout} s) on another node`
+          : 'put back in its queue as the node stops';
+      ctx.logger.warn(`${fields.class} cut off by the stop (shutdownTimeout ${ctx.config.shutdownTimeout} ms); ${left}`, { ...fields, durationMs: Date.now() - this.startedAt });
+    }
+    super.kill(reason);
+  }
+
+  private async work(): Promise<void> {
     const { ctx, fetched, pipeline } = this.options;
     const { job, raw, queue } = fetched;
     const settlement = new Settlement(ctx, fetched, this.options.backup);
     if (job.expires_at !== undefined && nowSeconds() > job.expires_at) {
-      ctx.logger.warn(`job ${job.jid} (${job.class}) expired before it started; moved to dead`, { actor: this.name });
+      ctx.logger.warn(`${this.logFields().class} expired before it started; moved to dead`, this.logFields());
       await this.settle(() => settlement.expire());
       if (ctx.events.has('job:dead')) ctx.events.emit('job:dead', { ...this.eventBase(), error: { class: 'JobExpiredError', message: 'expired' } });
-      return this.stopSelf('normal');
+      return;
     }
     const atMostOnce = job.at_most_once === true;
     if (atMostOnce) {
-      let ours = false;
-      await this.settle(async () => void (ours = await settlement.takeOffBackup()));
+      await this.settle(async () => void (this.taken = await settlement.takeOffBackup()));
       // Gone from the backup list already (recovered or reclaimed elsewhere): another copy runs.
-      if (!ours) return this.stopSelf('normal');
+      if (!this.taken) return;
     }
     if (this.cancelRequested) return this.cancelled(settlement, atMostOnce);
     await this.settle(() => settlement.releaseLockAtStart());
-    const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: Date.now() };
+    const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: (this.startedAt = Date.now()) };
     if (ctx.events.has('job:start')) ctx.events.emit('job:start', this.eventBase());
     let outcome: JobOutcome;
     try {
@@ -92,7 +120,7 @@ export class JobWorker extends Actor<never, Cast, never> {
     }
     if (!outcome.ok && outcome.stopped === 'interrupted' && !atMostOnce) {
       await this.settle(() => settlement.interrupted());
-      return this.stopSelf('normal');
+      return;
     }
     if (outcome.ok) {
       if (outcome.nack && !atMostOnce) await this.settle(() => settlement.nack());
@@ -104,11 +132,11 @@ export class JobWorker extends Actor<never, Cast, never> {
       const error = outcome.error;
       let fate!: FailReport;
       await this.settle(async () => void (fate = await settlement.fail(error, atMostOnce)));
-      ctx.logger.info(`job ${job.jid} (${job.class}) failed: ${error.class}: ${error.message}; ${fate.description}`, { actor: this.name });
+      const fields = this.logFields();
+      ctx.logger.warn(`${fields.class} failed: ${error.class}: ${error.message}; ${fate.description}`, { ...fields, durationMs, error: errorLogFields(error) });
       this.emitFailure(error, fate, durationMs);
       await this.after(() => pipeline.afterFailure(event, error));
     }
-    this.stopSelf('normal');
   }
 
   protected override terminate(): void {
@@ -122,11 +150,10 @@ export class JobWorker extends Actor<never, Cast, never> {
   }
 
   private async cancelled(settlement: Settlement, atMostOnce: boolean): Promise<void> {
-    const { job } = this.options.fetched;
-    this.options.ctx.logger.info(`job ${job.jid} (${job.class}) cancelled; moved to dead`, { actor: this.name });
+    const fields = this.logFields();
+    this.options.ctx.logger.info(`${fields.class} cancelled; moved to dead`, fields);
     if (atMostOnce) await this.settle(() => settlement.fail({ class: 'JobCancelledError', message: 'cancelled' }, true));
     else await this.settle(() => settlement.cancelled());
-    this.stopSelf('normal');
   }
 
   /** Gives the slot back, once, whether the worker ran, crashed, or never got to start. */
@@ -136,18 +163,15 @@ export class JobWorker extends Actor<never, Cast, never> {
     this.options.onExit(this.options.fetched);
   }
 
+  /** The fields of every log line about the job (src/logging-middleware.ts). */
+  private logFields() {
+    return jobLogFields(this.options.fetched.job, this.options.fetched.queue);
+  }
+
   /** What every job event says about the job; `class` is ActiveJob's wrapped class when there is one. */
   private eventBase(): JobEventBase {
-    const { fetched, ctx } = this.options;
-    const { job } = fetched;
-    return {
-      jid: job.jid,
-      queue: fetched.queue,
-      class: typeof job.wrapped === 'string' ? job.wrapped : job.class,
-      args: job.args,
-      nodeId: ctx.config.nodeId,
-      retryCount: Number.isInteger(job.retry_count) ? job.retry_count! : 0,
-    };
+    const { jid, queue, class: className, retryCount } = this.logFields();
+    return { jid, queue, class: className, args: this.options.fetched.job.args, nodeId: this.options.ctx.config.nodeId, retryCount };
   }
 
   private emitFailure(raised: { class: string; message: string }, fate: FailReport, durationMs: number): void {
@@ -169,7 +193,7 @@ export class JobWorker extends Actor<never, Cast, never> {
         return;
       } catch (err) {
         if (this.stopping) throw err;
-        this.options.ctx.logger.warn(`settling job ${this.options.fetched.job.jid} failed, retrying: ${(err as Error).message}`, { actor: this.name });
+        this.options.ctx.logger.warn(`settling the job failed, retrying: ${(err as Error).message}`, this.logFields());
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
@@ -180,7 +204,7 @@ export class JobWorker extends Actor<never, Cast, never> {
     try {
       await hooks();
     } catch (err) {
-      this.options.ctx.logger.error(`middleware failed after job ${this.options.fetched.job.jid}: ${(err as Error).message}`, { actor: this.name });
+      this.options.ctx.logger.error(`middleware failed after the job: ${(err as Error).message}`, this.logFields());
     }
   }
 }

@@ -1,5 +1,6 @@
 // A job as operators see it (CLI listings, the web dashboard): its fields decoded from the raw
 // entry, times as ISO strings. An entry that is not a JSON object keeps its raw text.
+import { readBacktrace } from '../job/failure';
 import { jsonObject } from '../job/json-object';
 import { readSeconds } from '../job/time';
 
@@ -14,11 +15,18 @@ export interface JobView {
   error_class?: string | null;
   error_message?: string | null;
   failed_at?: string | null;
+  /** The stack of the last failure (error_backtrace decoded), when kept. */
+  error_backtrace?: string[] | null;
   raw?: string;
 }
 
 export function isoOf(seconds: number | undefined): string | null {
   return seconds === undefined ? null : new Date(seconds * 1000).toISOString();
+}
+
+/** The stack of a job's last failure, decoded from its error_backtrace; null when none is kept. */
+export function backtraceOf(raw: string): string[] | null {
+  return readBacktrace(jsonObject(raw)?.error_backtrace) ?? null;
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -34,6 +42,7 @@ export function jobView(raw: string, score?: number): JobView {
     view.error_class = str(job.error_class);
     view.error_message = str(job.error_message);
     view.failed_at = isoOf(readSeconds(job.failed_at));
+    view.error_backtrace = readBacktrace(job.error_backtrace) ?? null;
   }
   return view;
 }

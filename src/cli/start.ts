@@ -5,6 +5,7 @@ import { fileAndEnv, parseQueueList, setFromFlag, validateLayers } from '../../c
 import { ConfigError } from '../../config/validate';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
+import { forceStop } from './forced-stop';
 import { LocalRedis, redisAnswers, startLocalRedis } from './local-redis';
 import { layRedisFlagsOver, REDIS_FLAG_NAMES, REDIS_FLAGS_HELP } from './redis-flags';
 
@@ -107,14 +108,14 @@ export async function runStart(args: ParsedArgs): Promise<number> {
   }
   const stopped = new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
+    const stop = (signal: 'SIGINT' | 'SIGTERM') => {
+      if (stopping) return forceStop(nexq.node, signal);
       stopping = true;
-      process.stderr.write(`nexq: ${signal} received, stopping\n`);
+      process.stderr.write(`nexq: ${signal} received, stopping (again to stop at once)\n`);
       nexq.stop().then(() => resolve(0), () => resolve(1));
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
     // Stopped another way: TERM through Redis (exit 0), or the tree gave up (exit 1).
     nexq.node.stopped.then(() => resolve(0));
     nexq.node.exited.then((reason) => {

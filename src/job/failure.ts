@@ -1,6 +1,6 @@
 // What happens to a job that failed: retried later, buried in the dead set, or dropped, and the
 // fields written on it. Sidekiq's rules, with Exq's retry_count convention in the 'exq' dialect.
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import type { Dialect, TimestampFormat } from '../../config/defaults';
 import type { JobPayload } from './job';
 import { rewriteMembers } from './json-members';
@@ -17,6 +17,8 @@ export interface FailurePolicy {
   maxRetries: number;
   /** Default 'seconds'. */
   timestamps?: TimestampFormat;
+  /** Stack lines kept when the job has no `backtrace` field (the node's `backtrace` option); default none. */
+  backtrace?: boolean | number;
 }
 
 export type FailureOutcome =
@@ -51,11 +53,8 @@ export function decideFailure(raw: string, job: JobPayload, error: JobError, pol
     error_class: JSON.stringify(error.class),
     ...(previous === undefined ? { failed_at: stamp } : { retried_at: stamp }),
   };
-  // Sidekiq's `backtrace: true | N` option keeps the handler's stack, compressed as Sidekiq does.
-  if ((job.backtrace === true || Number.isInteger(job.backtrace)) && error.backtrace) {
-    const lines = job.backtrace === true ? error.backtrace : error.backtrace.slice(0, job.backtrace as number);
-    updates.error_backtrace = JSON.stringify(compressBacktrace(lines));
-  }
+  const keep = backtraceLines(job.backtrace ?? policy.backtrace);
+  if (keep > 0 && error.backtrace?.length) updates.error_backtrace = JSON.stringify(compressBacktrace(error.backtrace.slice(0, keep)));
   if (attemptsSoFar < maxRetriesOf(job, policy)) {
     // Sidekiq's `retry_queue` sends retries to another queue.
     if (typeof job.retry_queue === 'string' && job.retry_queue !== '') updates.queue = JSON.stringify(job.retry_queue);
@@ -66,9 +65,32 @@ export function decideFailure(raw: string, job: JobPayload, error: JobError, pol
   return { to: 'dead', json: rewriteMembers(raw, updates), retryCount: count };
 }
 
-/** Sidekiq's error_backtrace: JSON lines, deflated, base64. */
+/** Lines to keep for Sidekiq's `backtrace` value: `true` all, a count, anything else none. */
+function backtraceLines(option: unknown): number {
+  if (option === true) return Infinity;
+  return typeof option === 'number' && Number.isInteger(option) && option > 0 ? option : 0;
+}
+
+/**
+ * Sidekiq's error_backtrace: the JSON array of lines, deflated (zlib), base64. Sidekiq 6.0.1 and
+ * later write it so (6.4's `JobRetry#compress_backtrace`) and read it back, as they also read a
+ * plain array (`Job#uncompress_backtrace`).
+ */
 export function compressBacktrace(lines: string[]): string {
   return deflateSync(Buffer.from(JSON.stringify(lines))).toString('base64');
+}
+
+/** The lines of an error_backtrace as stored, compressed or a plain array; undefined when unreadable. */
+export function readBacktrace(stored: unknown): string[] | undefined {
+  let lines: unknown = stored;
+  if (typeof stored === 'string') {
+    try {
+      lines = JSON.parse(inflateSync(Buffer.from(stored, 'base64')).toString());
+    } catch {
+      return undefined;
+    }
+  }
+  return Array.isArray(lines) ? lines.map(String) : undefined;
 }
 
 /** A dead-set entry for a payload nexq cannot read, keeping the payload and saying why. */

@@ -84,6 +84,8 @@ export interface JobOptions {
   atMostOnce?: boolean;
   /** At most one such job at a time: a second enqueue resolves to the first one's jid. */
   unique?: UniqueOptions;
+  /** Stack lines of a failure kept in `error_backtrace` (Sidekiq's `backtrace`): true all, a count, false none; default the node's `backtrace`. */
+  backtrace?: boolean | number;
 }
 
 export interface UniqueOptions {
@@ -141,6 +143,10 @@ export function encodeNewJob(
   if (typeof retry !== 'boolean' && !(Number.isInteger(retry) && retry >= 0)) {
     throw new InvalidJobError('retry must be true, false or an integer >= 0');
   }
+  const { backtrace } = options;
+  if (backtrace !== undefined && typeof backtrace !== 'boolean' && !(Number.isInteger(backtrace) && backtrace >= 0)) {
+    throw new InvalidJobError('backtrace must be true, false or a number of lines >= 0');
+  }
   const jid = options.jid ?? uuidv4();
   if (typeof jid !== 'string' || jid === '') throw new InvalidJobError('jid must be a non-empty string');
   let argsJson: string;
@@ -159,7 +165,7 @@ export function encodeNewJob(
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
   }
   const json =
-    `{"retry":${JSON.stringify(retry)},"queue":${JSON.stringify(queue)},"class":${JSON.stringify(className)},` +
+    `{"retry":${JSON.stringify(retry)},"queue":${JSON.stringify(queue)},${backtrace === undefined ? '' : `"backtrace":${backtrace},`}"class":${JSON.stringify(className)},` +
     `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.scheduled ? '' : `,"enqueued_at":${now}`}${extra}}`;
   return { jid, json };
 }

@@ -3,7 +3,7 @@
 import { deleteAll, deleteJob, retryAll, retryJob } from '../admin/actions';
 import { AdminContext, isJobSet, JobSet } from '../admin/context';
 import { findJob } from '../admin/find';
-import { isoOf } from '../admin/job-view';
+import { backtraceOf, isoOf } from '../admin/job-view';
 import { jsonObject } from '../job/json-object';
 import { queueJobs, setJobs } from '../admin/listing';
 import { pausedQueues, pauseQueue, PAUSE_MODES, PauseMode, resumeQueue } from '../admin/pause';
@@ -82,7 +82,7 @@ async function processes(ctx: AdminContext) {
 async function job(ctx: AdminContext, [jid]: string[]) {
   const found = await findJob(ctx, jid);
   if (found.length === 0) throw new ApiError(404, `no job ${jid} found (it may have finished)`);
-  return { jid, found: found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: jsonObject(f.raw) ?? null, raw: f.raw })) };
+  return { jid, found: found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: jsonObject(f.raw) ?? null, backtrace: backtraceOf(f.raw), raw: f.raw })) };
 }
 
 const ROUTES: Route[] = [

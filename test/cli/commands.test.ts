@@ -115,6 +115,14 @@ describe('nexq admin commands', () => {
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
   });
 
+  it('show prints the stack of the last failure, and --json gives its lines', async () => {
+    const jid = await failedJob({ retry: 0, backtrace: true }, 'dead');
+    const shown = await ok(['show', jid]);
+    expect(shown).to.match(/\nbacktrace:\n  at .*Fail\.js:\d+:\d+\)?\n/);
+    const [found] = await json(['show', jid]);
+    expect(found.backtrace[0]).to.match(/Fail\.js:\d+/);
+  });
+
   it('retry --all moves every job of the retry set', async () => {
     const now = Date.now() / 1000;
     for (const [i, queue] of ['a', 'b', 'a'].entries()) {

@@ -15,14 +15,20 @@ function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
 describe('nexq CLI', () => {
   const t = useNodes();
 
-  it('start runs jobs until SIGTERM, then stops gracefully and exits 0', async () => {
-    const child = spawn(process.execPath, [CLI, 'start', '--redis', t.url, '--namespace', t.ns, '--queues', 'default:2,mail:1', '--jobs', fixturesJobs, '--node-id', 'cli-node'], {
+  /** `nexq start` on the test's Redis and namespace with the fixture jobs; stderr read as it comes. */
+  function startNode(args: string[], logLevel: string) {
+    const child = spawn(process.execPath, [CLI, 'start', '--redis', t.url, '--namespace', t.ns, '--jobs', fixturesJobs, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NEXQ_LOG_LEVEL: 'warn', NEXQ_POLL_TIMEOUT: '20' },
+      env: { ...process.env, NEXQ_LOG_LEVEL: logLevel, NEXQ_POLL_TIMEOUT: '20' },
     });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    let text = '';
+    child.stderr.on('data', (d) => (text += d));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, stderr: () => text, exited };
+  }
+
+  it('start runs jobs until SIGTERM, then stops gracefully and exits 0', async () => {
+    const { child, stderr, exited } = startNode(['--queues', 'default:2,mail:1', '--node-id', 'cli-node'], 'warn');
     try {
       const producer = await t.start({ mode: 'enqueuer' });
       await producer.enqueue('mail', 'Record', [t.url, t.out('cli'), 'via-cli']);
@@ -32,8 +38,25 @@ describe('nexq CLI', () => {
       expect(processes).to.have.length(1);
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);
-      expect(stderr).to.include('SIGTERM received, stopping');
+      expect(stderr()).to.include('SIGTERM received, stopping');
       expect(await t.redis.smembers(t.keys.processes)).to.deep.equal([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('a second SIGINT stops at once with exit 130, saying how many jobs stay in backup and when they run', async () => {
+    const { child, stderr, exited } = startNode(['--node-id', 'forced-node', '--shutdown-timeout', '60000'], 'error');
+    try {
+      const producer = await t.start({ mode: 'enqueuer' });
+      await producer.enqueue('default', 'Sleep', [60_000]);
+      await waitFor(async () => (await t.redis.llen(t.keys.backup('forced-node', 'default'))) === 1, 10_000, 'the job running');
+      child.kill('SIGINT');
+      await waitFor(() => stderr().includes('SIGINT received, stopping'), 5000, 'the graceful stop');
+      child.kill('SIGINT');
+      expect(await exited).to.equal(130);
+      expect(stderr()).to.include("nexq: forced stop: 1 job left in backup, they run again on this node's next start or within nodeTimeout (30 s) on another\n");
+      expect(await t.redis.llen(t.keys.backup('forced-node', 'default'))).to.equal(1);
     } finally {
       child.kill('SIGKILL');
     }

@@ -1,7 +1,8 @@
 // What happens to a failed job: retry (when, with which fields), dead, or discarded.
 import { expect } from 'chai';
 import type { Dialect } from '../../config/defaults';
-import { decideFailure, FailureOutcome, malformedEntry, retryDelaySeconds } from '../../src/job/failure';
+import { inflateSync } from 'node:zlib';
+import { decideFailure, FailureOutcome, malformedEntry, readBacktrace, retryDelaySeconds } from '../../src/job/failure';
 import { decodeJob } from '../../src/job/job';
 
 const NOW = 1700000000; // whole on purpose: timestamps must still be written with a fraction
@@ -96,6 +97,38 @@ describe('decideFailure', () => {
     const raw = payload('');
     const outcome = decideFailure(raw, decodeJob(raw), { class: 'E', message: 'x'.repeat(50_000) }, { dialect: 'exq', maxRetries: 25 }, NOW);
     expect(JSON.parse((outcome as { json: string }).json).error_message.length).to.be.at.most(10_000);
+  });
+});
+
+describe('error_backtrace', () => {
+  const frames = Array.from({ length: 30 }, (_, i) => `at f${i} (/app/jobs/A.js:${i + 1}:1)`);
+  const failWith = (extra: string, backtrace?: boolean | number) =>
+    decideFailure(payload(extra), decodeJob(payload(extra)), { ...ERROR, backtrace: frames }, { dialect: 'exq', maxRetries: 25, backtrace }, NOW) as { json: string };
+  const stored = (outcome: { json: string }) => JSON.parse(outcome.json).error_backtrace;
+
+  it('is written as Sidekiq 6.4 writes it: the JSON array of lines, deflated, base64', () => {
+    const field = stored(failWith('', 3));
+    expect(field).to.be.a('string');
+    expect(JSON.parse(inflateSync(Buffer.from(field, 'base64')).toString())).to.deep.equal(frames.slice(0, 3));
+  });
+
+  it('keeps the node\'s number of lines when the job does not say, and none with false or 0', () => {
+    expect(readBacktrace(stored(failWith('', 20)))).to.deep.equal(frames.slice(0, 20));
+    expect(readBacktrace(stored(failWith('', true)))).to.deep.equal(frames);
+    expect(stored(failWith('', false))).to.equal(undefined);
+    expect(stored(failWith('', 0))).to.equal(undefined);
+  });
+
+  it('follows the job\'s own backtrace field over the node\'s: true, a count, or false', () => {
+    expect(readBacktrace(stored(failWith(',"backtrace":true', 0)))).to.deep.equal(frames);
+    expect(readBacktrace(stored(failWith(',"backtrace":2', 20)))).to.deep.equal(frames.slice(0, 2));
+    expect(stored(failWith(',"backtrace":false', 20))).to.equal(undefined);
+  });
+
+  it('is read back compressed, or as the plain array older Sidekiqs wrote', () => {
+    expect(readBacktrace(['a', 'b'])).to.deep.equal(['a', 'b']);
+    expect(readBacktrace('not base64 deflate')).to.equal(undefined);
+    expect(readBacktrace(undefined)).to.equal(undefined);
   });
 });
 

@@ -59,6 +59,15 @@ describe('encodeNewJob', () => {
     expect(JSON.parse(json)).to.include({ jid: 'mine', retry: 0 });
   });
 
+  it('writes Sidekiq\'s per-job backtrace option, and refuses one that is not true, false or a count', () => {
+    expect(JSON.parse(encodeNewJob('q', 'A', [], { backtrace: true }).json)).to.include({ backtrace: true });
+    expect(JSON.parse(encodeNewJob('q', 'A', [], { backtrace: 5 }).json)).to.include({ backtrace: 5 });
+    expect(JSON.parse(encodeNewJob('q', 'A', [], { backtrace: false }).json)).to.include({ backtrace: false });
+    expect(encodeNewJob('q', 'A', []).json).not.to.include('backtrace');
+    expect(() => encodeNewJob('q', 'A', [], { backtrace: 'all' as never })).to.throw(InvalidJobError, 'backtrace must be true, false or a number of lines >= 0');
+    expect(() => encodeNewJob('q', 'A', [], { backtrace: -1 })).to.throw(InvalidJobError, /backtrace/);
+  });
+
   it('rejects bad input with InvalidJobError', () => {
     expect(() => encodeNewJob('q', '', [])).to.throw(InvalidJobError);
     expect(() => encodeNewJob('q', 'A', 'x' as unknown as unknown[])).to.throw(InvalidJobError, /array/);

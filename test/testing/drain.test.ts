@@ -21,7 +21,7 @@ describe('nexq/testing fake mode: drain', () => {
     const jid = await nexq.enqueue('mail', 'Push', []);
     const enqueuedAt = nexq.jobs()[0].payload.enqueued_at;
     await nexq.drain();
-    expect(runs()[0].context).to.deep.equal({ jid, queue: 'mail', className: 'Push', retryCount: undefined, enqueuedAt, nacks: 0 });
+    expect(runs()[0].context).to.deep.equal({ jid, queue: 'mail', className: 'Push', retryCount: 0, enqueuedAt, nacks: 0 });
   });
 
   it('runs jobs in the order they were enqueued', async () => {

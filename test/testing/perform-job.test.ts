@@ -23,7 +23,7 @@ describe('nexq/testing performJob', () => {
   it('runs the handler with the job context as `this`, in queue "default" unless told', async () => {
     await nexq.performJob('Push', []);
     const { context } = runs()[0];
-    expect(context).to.include({ queue: 'default', className: 'Push', retryCount: undefined });
+    expect(context).to.include({ queue: 'default', className: 'Push', retryCount: 0 });
     expect(context.jid).to.match(/^[0-9a-f-]{36}$/);
     expect(context.enqueuedAt).to.be.a('number');
   });

@@ -40,7 +40,7 @@ describe('nexq/testing wiring', () => {
     expect(runs()[0]).to.deep.equal({
       class: 'Push',
       args: ['thread'],
-      context: { jid: 'j-1', queue: 'q', className: 'Push', retryCount: undefined, enqueuedAt: 1700000000.5, nacks: 0 },
+      context: { jid: 'j-1', queue: 'q', className: 'Push', retryCount: 0, enqueuedAt: 1700000000.5, nacks: 0 },
     });
   });
 

@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { useBrowser } from '../support/browser';
 import { sleep, useNodes, waitFor } from '../support/node';
-import { addToSet, startWebNode } from './support';
+import { compressBacktrace } from '../../src/job/failure';
+import { addToSet, payload, startWebNode } from './support';
 
 describe('web dashboard in Chromium', function () {
   this.timeout(30_000);
@@ -96,6 +97,17 @@ describe('web dashboard in Chromium', function () {
     expect(record).to.include({ jid });
     await row.locator('.badge.active').waitFor();
     expect(await t.redis.hgetall(t.keys.paused('default'))).to.deep.equal({});
+  });
+
+  it('shows the stack of a failed job on its page, from Sidekiq\'s compressed error_backtrace', async () => {
+    const { url } = await startWebNode(t);
+    const lines = ['at perform (/app/jobs/Report.js:3:9)', 'at build (/app/lib/report.js:12:5)'];
+    const { jid, raw } = payload('parked', 'Report', [], { error_class: 'TypeError', error_message: 'boom', failed_at: Date.now() / 1000, retry_count: 0, error_backtrace: compressBacktrace(lines) });
+    await t.redis.zadd(t.keys.jobSet('dead', 'default'), String(Date.now() / 1000), raw);
+    await b.page.goto(`${url}#/jobs/${jid}`);
+    const backtrace = b.page.locator(`#job[data-jid="${jid}"] .place[data-where="dead"] pre.backtrace`);
+    await backtrace.waitFor();
+    expect(await backtrace.textContent()).to.equal(lines.join('\n'));
   });
 
   it('finds a job by jid from the search box and shows its page', async () => {

@@ -1,7 +1,7 @@
 // `nexq retry <jid | --all>`, `nexq delete <jid>`, `nexq show <jid>`: act on one job by its jid.
 import { deleteJob, retryAll, retryJob } from '../../admin/actions';
 import { findJob, Found } from '../../admin/find';
-import { isoOf, jobView } from '../../admin/job-view';
+import { backtraceOf, isoOf, jobView } from '../../admin/job-view';
 import { jsonObject } from '../../job/json-object';
 import { UsageError } from '../args';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
@@ -80,7 +80,7 @@ ${CONNECTION_HELP}`,
     const found = await withNexq(args, (session) => findJob(session, jid));
     if (found.length === 0) throw new Error(`no job ${jid} found (it may have finished)`);
     if (out.json) {
-      printJson(out, found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: jsonObject(f.raw) ?? f.raw })));
+      printJson(out, found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: jsonObject(f.raw) ?? f.raw, backtrace: backtraceOf(f.raw) })));
       return 0;
     }
     for (const f of found) {
@@ -93,6 +93,8 @@ ${CONNECTION_HELP}`,
       ];
       if (view.error_class || view.error_message) rows.push(['error', `${view.error_class ?? ''}: ${view.error_message ?? ''}`]);
       printTable(out, ['FIELD', 'VALUE'], rows);
+      const backtrace = backtraceOf(f.raw);
+      if (backtrace) out.write(`backtrace:\n${backtrace.map((line) => `  ${line}\n`).join('')}`);
       out.write(`payload: ${f.raw}\n`);
     }
     return 0;

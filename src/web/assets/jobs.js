@@ -90,7 +90,7 @@ function placeText(f) {
   return [`in the ${f.where} set, `, f.where === 'dead' ? 'died ' : 'due ', relative(f.at)];
 }
 
-function fieldRows(job) {
+function fieldRows(job, backtrace) {
   if (!job) return [];
   const time = (v) => (typeof v === 'number' ? `${new Date((v > 1e11 ? v : v * 1000)).toISOString()} (${v})` : '–');
   const rows = [
@@ -104,7 +104,7 @@ function fieldRows(job) {
   ];
   if (job.error_class || job.error_message) rows.push(['error', el('span', { class: 'error-text' }, `${job.error_class ?? ''}: ${job.error_message ?? ''}`)]);
   if (job.failed_at) rows.push(['failed_at', time(job.failed_at)]);
-  if (Array.isArray(job.error_backtrace)) rows.push(['backtrace', el('pre', {}, job.error_backtrace.join('\n'))]);
+  if (Array.isArray(backtrace)) rows.push(['backtrace', el('pre', { class: 'backtrace' }, backtrace.join('\n'))]);
   return rows;
 }
 
@@ -129,7 +129,7 @@ export async function jobPage([jid], _query, env) {
         { class: 'place', 'data-where': f.where },
         el('h3', { class: 'where' }, placeText(f)),
         actions,
-        table(['Field', 'Value'], fieldRows(f.job)),
+        table(['Field', 'Value'], fieldRows(f.job, f.backtrace)),
         el('h4', {}, 'Payload'),
         el('pre', { class: 'payload' }, f.raw),
       );

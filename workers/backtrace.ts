@@ -1,0 +1,40 @@
+// A failed job's stack as a developer reads it: the handler's frames, without nexq's own frames
+// (this folder and src/), piscina's or Node's internals, which say nothing about where the job failed.
+import path from 'node:path';
+
+/** The most frames a failure keeps (what `backtrace: true` means). */
+export const MAX_BACKTRACE_LINES = 100;
+
+const OWN_DIRS = [path.join(__dirname, path.sep), path.join(path.resolve(__dirname, '..', 'src'), path.sep)];
+const FOREIGN_INTERNALS = [/\(node:internal\//, /^at node:internal\//, /[\\/]node_modules[\\/]piscina[\\/]/];
+
+function isInternal(frame: string): boolean {
+  return OWN_DIRS.some((dir) => frame.includes(dir)) || FOREIGN_INTERNALS.some((pattern) => pattern.test(frame));
+}
+
+/** The `at ...` lines of a V8 stack, trimmed, internal ones dropped, at most MAX_BACKTRACE_LINES. */
+export function handlerFrames(stack: string | undefined): string[] {
+  if (!stack) return [];
+  const frames: string[] = [];
+  let afterInternal = false;
+  for (const line of stack.split('\n')) {
+    const frame = line.trim();
+    if (!frame.startsWith('at ')) continue;
+    // `Promise.all (index 0)` right under nexq's own frame is the batch of the thread running jobs.
+    const internal: boolean = isInternal(frame) || (afterInternal && /^at async Promise\.all \(index \d+\)$/.test(frame));
+    afterInternal = internal;
+    if (internal) continue;
+    frames.push(frame);
+    if (frames.length === MAX_BACKTRACE_LINES) break;
+  }
+  return frames;
+}
+
+/** `path:line[:column]` of the first frame that names a file, e.g. `/app/jobs/Foo.js:3:20`. */
+export function firstLocation(frames: string[]): string | undefined {
+  for (const frame of frames) {
+    const match = /\(?((?:file:\/\/)?[^\s()]+:\d+(?::\d+)?)\)?$/.exec(frame);
+    if (match) return match[1];
+  }
+  return undefined;
+}
