@@ -118,7 +118,7 @@ function checkDisqueOptions(options: JobOptions): void {
 }
 
 export class InvalidJobError extends Error {
-  override readonly name = 'InvalidJobError';
+  override readonly name: string = 'InvalidJobError';
 }
 
 export interface EncodeOptions {
