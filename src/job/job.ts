@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { v4 as uuidv4 } from 'uuid';
 import type { TimestampFormat } from '../../config/defaults';
+import { jsonProblems } from './json-safety';
 import { jsonSeconds, jsonTimestamp, nowSeconds } from './time';
 
 /** The fields nexq reads; a payload may hold any others, and they are kept as they are. */
@@ -137,6 +138,8 @@ export function encodeNewJob(
 ): { jid: string; json: string } {
   if (typeof className !== 'string' || className === '') throw new InvalidJobError('class name must be a non-empty string');
   if (!Array.isArray(args)) throw new InvalidJobError(`args of ${className} must be an array`);
+  const problems = jsonProblems(args, 'args');
+  if (problems.length) throw new InvalidJobError(`args of ${className} are not JSON-safe: ${problems.join('; ')}`);
   const retry = options.retry ?? true;
   if (typeof retry !== 'boolean' && !(Number.isInteger(retry) && retry >= 0)) {
     throw new InvalidJobError('retry must be true, false or an integer >= 0');

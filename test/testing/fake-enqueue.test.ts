@@ -73,10 +73,11 @@ describe('nexq/testing fake mode: enqueue', () => {
     expect(job.at).to.equal(undefined);
   });
 
-  it('writes args through JSON as the real enqueuer does (a Date becomes its ISO string)', async () => {
-    const when = new Date('2024-05-01T10:00:00Z');
-    await nexq.enqueue('default', 'Push', [when]);
-    expect(nexq.jobs()[0].args).to.deep.equal(['2024-05-01T10:00:00.000Z']);
+  it('refuses args JSON would change (a Date), as the real enqueuer does, and records nothing', async () => {
+    const err = await rejection(nexq.enqueue('default', 'Push', [{ when: new Date('2024-05-01T10:00:00Z') }]));
+    expect(err).to.be.instanceOf(InvalidJobError);
+    expect(err.message).to.equal('args of Push are not JSON-safe: args[0].when is a Date (JSON writes "2024-05-01T10:00:00.000Z")');
+    expect(nexq.jobs()).to.deep.equal([]);
   });
 
   it('keeps a job scheduled with enqueueAt with its time, and without enqueued_at (as in `schedule`)', async () => {
