@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { v4 as uuidv4 } from 'uuid';
 import type { TimestampFormat } from '../../config/defaults';
 import { jsonProblems } from './json-safety';
+import { JOB_OPTION_NAMES, UNIQUE_OPTION_NAMES, unknownOption } from './option-names';
 import { jsonSeconds, jsonTimestamp, nowSeconds } from './time';
 
 /** The fields nexq reads; a payload may hold any others, and they are kept as they are. */
@@ -104,6 +105,9 @@ export function uniqueKeyOf(queue: string, className: string, argsJson: string, 
 const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 function checkDisqueOptions(options: JobOptions): void {
+  if (typeof options !== 'object' || options === null) throw new InvalidJobError('job options must be an object');
+  const unknown = unknownOption(options, JOB_OPTION_NAMES);
+  if (unknown) throw new InvalidJobError(unknown);
   if (options.delay !== undefined && !(typeof options.delay === 'number' && Number.isFinite(options.delay) && options.delay >= 0)) {
     throw new InvalidJobError('delay must be a number of seconds >= 0');
   }
@@ -113,6 +117,8 @@ function checkDisqueOptions(options: JobOptions): void {
   const u = options.unique;
   if (u !== undefined) {
     if (typeof u !== 'object' || u === null || !Number.isInteger(u.for) || u.for <= 0) throw new InvalidJobError('unique.for must be a whole number of seconds > 0');
+    const unknownUnique = unknownOption(u, UNIQUE_OPTION_NAMES, 'unique.');
+    if (unknownUnique) throw new InvalidJobError(unknownUnique);
     if (u.until !== undefined && !['success', 'start', 'expiry'].includes(u.until)) throw new InvalidJobError("unique.until must be 'success', 'start' or 'expiry'");
     if (u.key !== undefined && (typeof u.key !== 'string' || u.key === '')) throw new InvalidJobError('unique.key must be a non-empty string');
   }
@@ -140,6 +146,7 @@ export function encodeNewJob(
   if (!Array.isArray(args)) throw new InvalidJobError(`args of ${className} must be an array`);
   const problems = jsonProblems(args, 'args');
   if (problems.length) throw new InvalidJobError(`args of ${className} are not JSON-safe: ${problems.join('; ')}`);
+  checkDisqueOptions(options);
   const retry = options.retry ?? true;
   if (typeof retry !== 'boolean' && !(Number.isInteger(retry) && retry >= 0)) {
     throw new InvalidJobError('retry must be true, false or an integer >= 0');
@@ -153,7 +160,6 @@ export function encodeNewJob(
     throw new InvalidJobError(`args of ${className} cannot be written as JSON: ${(err as Error).message}`);
   }
   const now = jsonTimestamp(nowSeconds(), encoding.timestamps ?? 'seconds');
-  checkDisqueOptions(options);
   // nexq's own fields come only with the options that need them: without them the JSON is Sidekiq's.
   let extra = '';
   if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds(nowSeconds() + (options.delay ?? 0) + options.ttl)}`;

@@ -1,5 +1,5 @@
 // Bad input to enqueue is refused before anything is written, on every way of enqueueing: args JSON
-// would change.
+// would change, unknown per-job options.
 import { expect } from 'chai';
 import { InvalidJobError, JobOptions } from '../../src/job/job';
 import type { Nexq } from '../../src/nexq';
@@ -62,5 +62,37 @@ describe('enqueue refuses args that JSON would change', () => {
     await producer.enqueue('default', 'Record', ['a', 1.5, true, null, { list: [1, { b: [] }] }, -0]);
     const [raw] = await t.redis.lrange(t.keys.queue('default'), 0, -1);
     expect(JSON.parse(raw).args).to.deep.equal(['a', 1.5, true, null, { list: [1, { b: [] }] }, 0]);
+  });
+});
+
+describe('enqueue refuses per-job options it does not know', () => {
+  const t = useNodes();
+
+  it('refuses `retries` on every way of enqueueing, suggesting `retry`, and writes nothing', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    for (const [way, enqueue] of ways) {
+      const err = await refusal(enqueue(producer, [], { retries: 3 } as JobOptions));
+      expect(err.message, way).to.match(/^unknown job option `retries` \(did you mean `retry`\?\); the options are retry, jid, /);
+    }
+    await nothingWritten(t);
+  });
+
+  it('names an unknown option without a guess when none is close', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    const err = await refusal(producer.enqueue('default', 'Record', [], { priority: 1 } as JobOptions));
+    expect(err.message).to.match(/^unknown job option `priority`; the options are /);
+  });
+
+  it('refuses an unknown option of `unique`, suggesting the one meant', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    const err = await refusal(producer.enqueue('default', 'Record', [], { unique: { for: 60, unitl: 'start' } } as unknown as JobOptions));
+    expect(err.message).to.equal('unknown job option `unique.unitl` (did you mean `unique.until`?); the options are for, until, key');
+    await nothingWritten(t);
+  });
+
+  it('takes every known option, `backtrace` included, and lets an unknown one set to undefined through', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    const options = { retry: 2, jid: 'j1', delay: 5, ttl: 5, maxlen: 10, atMostOnce: true, unique: { for: 5, until: 'start', key: 'k' }, backtrace: true, extra: undefined };
+    expect(await producer.enqueue('default', 'Record', [], options as JobOptions)).to.equal('j1');
   });
 });
