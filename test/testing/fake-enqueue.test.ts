@@ -97,6 +97,14 @@ describe('nexq/testing fake mode: enqueue', () => {
     expect(at).to.be.within(before + 90, after + 90);
   });
 
+  it('records a scheduled job expiring ttl seconds after its time, whichever way it was scheduled', async () => {
+    await nexq.enqueueIn('default', 60, 'Push', [], { ttl: 10 });
+    await nexq.enqueueAt('default', new Date(Date.now() + 60_000), 'Push', [], { ttl: 10 });
+    await nexq.enqueue('default', 'Push', [], { delay: 60, ttl: 10 });
+    await nexq.enqueueAll([{ queue: 'default', class: 'Push', args: [], in: 60, options: { ttl: 10 } }]);
+    for (const job of nexq.jobs()) expect(Number(job.payload.expires_at) - job.at!).to.be.closeTo(10, 0.001);
+  });
+
   it('enqueues now a job whose enqueueAt time has passed, as Sidekiq does', async () => {
     await nexq.enqueueAt('default', new Date(Date.now() - 1000), 'Push', []);
     const [job] = nexq.jobs();
