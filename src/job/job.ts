@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import { v4 as uuidv4 } from 'uuid';
 import type { TimestampFormat } from '../../config/defaults';
+import { jsonProblems } from './json-safety';
+import { JOB_OPTION_NAMES, UNIQUE_OPTION_NAMES, unknownOption } from './option-names';
 import { jsonSeconds, jsonTimestamp, nowSeconds } from './time';
 
 /** The fields nexq reads; a payload may hold any others, and they are kept as they are. */
@@ -31,6 +33,11 @@ export interface JobPayload {
   /** nexq: times a handler asked to run it again later (nack). */
   nacks?: number;
   [field: string]: unknown;
+}
+
+/** Past its ttl: a node files it in dead as expired instead of running it, and nexq/testing skips it. */
+export function hasExpired(job: JobPayload, now = nowSeconds()): boolean {
+  return job.expires_at !== undefined && now > job.expires_at;
 }
 
 /** A job fetched from Redis: the raw text and what it decodes to. */
@@ -76,7 +83,10 @@ export interface JobOptions {
   jid?: string;
   /** Run this many seconds from now (Disque's DELAY; the same as enqueueIn). */
   delay?: number;
-  /** Seconds the job may wait to start; past that it goes to the dead set as expired (Disque's TTL). */
+  /**
+   * Seconds the job may wait to start once it is due (now, or its `delay`/`in`/`at` time); past
+   * that it goes to the dead set as expired (Disque's TTL, counted from when the job could run).
+   */
   ttl?: number;
   /** Refuse the enqueue with QueueFullError when the queue already holds this many jobs (Disque's MAXLEN). */
   maxlen?: number;
@@ -105,28 +115,37 @@ export function uniqueKeyOf(queue: string, className: string, argsJson: string, 
 const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 function checkDisqueOptions(options: JobOptions): void {
+  if (typeof options !== 'object' || options === null) throw new InvalidJobError('job options must be an object');
+  const unknown = unknownOption(options, JOB_OPTION_NAMES);
+  if (unknown) throw new InvalidJobError(unknown);
   if (options.delay !== undefined && !(typeof options.delay === 'number' && Number.isFinite(options.delay) && options.delay >= 0)) {
     throw new InvalidJobError('delay must be a number of seconds >= 0');
   }
-  if (options.ttl !== undefined && !positive(options.ttl)) throw new InvalidJobError('ttl must be a number of seconds > 0');
+  // A ttl counts from when the job is due, so any ttl > 0 can be met; 0 or less would expire it unrun.
+  if (options.ttl !== undefined && !positive(options.ttl)) throw new InvalidJobError('ttl must be a number of seconds > 0 (it counts from when the job is due)');
   if (options.maxlen !== undefined && !(Number.isInteger(options.maxlen) && options.maxlen > 0)) throw new InvalidJobError('maxlen must be an integer > 0');
   if (options.atMostOnce !== undefined && typeof options.atMostOnce !== 'boolean') throw new InvalidJobError('atMostOnce must be true or false');
   const u = options.unique;
   if (u !== undefined) {
     if (typeof u !== 'object' || u === null || !Number.isInteger(u.for) || u.for <= 0) throw new InvalidJobError('unique.for must be a whole number of seconds > 0');
+    const unknownUnique = unknownOption(u, UNIQUE_OPTION_NAMES, 'unique.');
+    if (unknownUnique) throw new InvalidJobError(unknownUnique);
     if (u.until !== undefined && !['success', 'start', 'expiry'].includes(u.until)) throw new InvalidJobError("unique.until must be 'success', 'start' or 'expiry'");
     if (u.key !== undefined && (typeof u.key !== 'string' || u.key === '')) throw new InvalidJobError('unique.key must be a non-empty string');
   }
 }
 
 export class InvalidJobError extends Error {
-  override readonly name = 'InvalidJobError';
+  override readonly name: string = 'InvalidJobError';
 }
 
 export interface EncodeOptions {
   timestamps?: TimestampFormat;
-  /** A scheduled job has no `enqueued_at` until the scheduler moves it into its queue (as in Sidekiq). */
-  scheduled?: boolean;
+  /**
+   * When a scheduled job is due (epoch seconds); absent for a job that runs now. A scheduled job has
+   * no `enqueued_at` until the scheduler moves it into its queue (as in Sidekiq), and its ttl runs from then.
+   */
+  runAt?: number;
 }
 
 /** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
@@ -139,6 +158,9 @@ export function encodeNewJob(
 ): { jid: string; json: string } {
   if (typeof className !== 'string' || className === '') throw new InvalidJobError('class name must be a non-empty string');
   if (!Array.isArray(args)) throw new InvalidJobError(`args of ${className} must be an array`);
+  const problems = jsonProblems(args, 'args');
+  if (problems.length) throw new InvalidJobError(`args of ${className} are not JSON-safe: ${problems.join('; ')}`);
+  checkDisqueOptions(options);
   const retry = options.retry ?? true;
   if (typeof retry !== 'boolean' && !(Number.isInteger(retry) && retry >= 0)) {
     throw new InvalidJobError('retry must be true, false or an integer >= 0');
@@ -155,17 +177,17 @@ export function encodeNewJob(
   } catch (err) {
     throw new InvalidJobError(`args of ${className} cannot be written as JSON: ${(err as Error).message}`);
   }
-  const now = jsonTimestamp(nowSeconds(), encoding.timestamps ?? 'seconds');
-  checkDisqueOptions(options);
+  const nowAt = nowSeconds();
+  const now = jsonTimestamp(nowAt, encoding.timestamps ?? 'seconds');
   // nexq's own fields come only with the options that need them: without them the JSON is Sidekiq's.
   let extra = '';
-  if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds(nowSeconds() + (options.delay ?? 0) + options.ttl)}`;
+  if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds((encoding.runAt ?? nowAt) + options.ttl)}`;
   if (options.atMostOnce) extra += ',"at_most_once":true';
   if (options.unique) {
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
   }
   const json =
     `{"retry":${JSON.stringify(retry)},"queue":${JSON.stringify(queue)},${backtrace === undefined ? '' : `"backtrace":${backtrace},`}"class":${JSON.stringify(className)},` +
-    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.scheduled ? '' : `,"enqueued_at":${now}`}${extra}}`;
+    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.runAt !== undefined ? '' : `,"enqueued_at":${now}`}${extra}}`;
   return { jid, json };
 }

@@ -35,9 +35,8 @@ export function prepareJobs(requests: EnqueueRequest[], timestamps?: TimestampFo
     if (typeof request !== 'object' || request === null) throw new InvalidJobError('each job must be an object { queue, class, args }');
     const { queue } = request;
     if (!isQueueName(queue)) throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
-    const delay = request.options?.delay;
-    const runAt = scheduledAt(delay !== undefined && request.in === undefined && request.at === undefined ? { ...request, in: delay } : request);
-    const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, { timestamps, scheduled: runAt !== undefined });
+    const runAt = scheduledAt(request);
+    const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, { timestamps, runAt });
     const unique = request.options?.unique;
     return {
       queue, jid, json, runAt,
@@ -47,8 +46,13 @@ export function prepareJobs(requests: EnqueueRequest[], timestamps?: TimestampFo
   });
 }
 
+/** When the job is due, from `at`, `in` or the `delay` option (at most one); undefined for now. */
 function scheduledAt(request: EnqueueRequest): number | undefined {
   if (request.at !== undefined && request.in !== undefined) throw new InvalidJobError('a job takes at most one of "at" and "in"');
+  const delay = (request.options as { delay?: unknown } | undefined)?.delay;
+  if (delay !== undefined && (request.at !== undefined || request.in !== undefined)) {
+    throw new InvalidJobError('a job takes at most one of "at", "in" and the delay option (enqueueAt and enqueueIn give "at" and "in")');
+  }
   if (request.at !== undefined) {
     if (!(request.at instanceof Date) || Number.isNaN(request.at.getTime())) throw new InvalidJobError('enqueueAt needs a valid Date');
     const at = dateToSeconds(request.at);
@@ -59,5 +63,6 @@ function scheduledAt(request: EnqueueRequest): number | undefined {
     if (typeof request.in !== 'number' || !Number.isFinite(request.in)) throw new InvalidJobError('enqueueIn needs a number of seconds');
     return request.in > 0 ? nowSeconds() + request.in : undefined;
   }
-  return undefined;
+  // A bad delay is refused by encodeNewJob's option checks.
+  return typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? nowSeconds() + delay : undefined;
 }

@@ -1,7 +1,8 @@
 // Assertions on fake mode's recorded jobs. They throw Node's AssertionError, which mocha, jest,
 // node:test and chai-based suites all report as a failed assertion, with every enqueued job listed.
 import { AssertionError } from 'node:assert';
-import { jsonEqual, jsonProblems, preview } from './json-safety';
+import { jsonProblems } from '../job/json-safety';
+import { jsonEqual, preview } from './json-values';
 import type { RecordedJob } from './store';
 
 /** Which jobs to look for; every given field must match. `args` is compared whole, as JSON values. */

@@ -1,5 +1,5 @@
 // The errors nexq/testing throws besides the real enqueuer's (InvalidJobError, ConfigError).
-import type { JobPayload } from '../job/job';
+import { InvalidJobError, JobPayload } from '../job/job';
 import type { ThrownError } from '../../workers/protocol';
 
 /** A job run by `drain` or by an inline enqueue failed; `error` is the outcome a node would record. */
@@ -11,8 +11,11 @@ export class JobFailedError extends Error {
   }
 }
 
-/** `performJob` was given args that a JSON round trip would change or refuse. */
-export class JobArgsError extends Error {
+/**
+ * `performJob` was given args that a JSON round trip would change or refuse: an InvalidJobError
+ * (as enqueue throws for them) listing every problem on its own line.
+ */
+export class JobArgsError extends InvalidJobError {
   override readonly name = 'JobArgsError';
 
   constructor(className: string, readonly problems: string[]) {

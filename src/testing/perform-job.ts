@@ -8,7 +8,7 @@ import { rewriteMembers } from '../job/json-members';
 import { prepareJobs } from '../job/new-jobs';
 import type { JobOutcome } from '../../workers/protocol';
 import { JobArgsError } from './errors';
-import { jsonProblems } from './json-safety';
+import { jsonProblems } from '../job/json-safety';
 import { runPayload } from './run-job';
 import type { TestNexq } from './test-nexq';
 

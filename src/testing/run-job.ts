@@ -5,7 +5,8 @@ import type { HandlerRegistry, Resolved } from '../handler-registry';
 import { decodeJob } from '../job/job';
 import { performTask } from '../../workers/perform-task';
 import type { JobOutcome } from '../../workers/protocol';
-import { jsonProblems, preview } from './json-safety';
+import { jsonProblems } from '../job/json-safety';
+import { preview } from './json-values';
 import { runInScope } from './scope';
 import type { TestNexq } from './test-nexq';
 

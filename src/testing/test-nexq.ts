@@ -7,7 +7,7 @@
 import type { TimestampFormat } from '../../config/defaults';
 import { ConfigError, resolveConfig } from '../../config/validate';
 import { HandlerRegistry } from '../handler-registry';
-import { decodeJob, JobOptions } from '../job/job';
+import { decodeJob, hasExpired, JobOptions } from '../job/job';
 import { rewriteMembers } from '../job/json-members';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
 import { jsonTimestamp, nowSeconds } from '../job/time';
@@ -102,8 +102,10 @@ export class TestNexq implements NexqEnqueuer {
   /**
    * Fake mode: runs the recorded jobs of `queue` (all queues when omitted) one at a time, in the
    * order a node would (earliest due first: scheduled jobs run too, whatever their time), including
-   * the jobs they enqueue into those queues, until none is left. Resolves to how many ran. A failed
-   * job rejects with JobFailedError; it is gone (no retries), the other jobs stay recorded.
+   * the jobs they enqueue into those queues, until none is left. Resolves to how many ran. A job
+   * past its ttl is dropped without running, as a node files it in dead (a scheduled job's ttl runs
+   * from its time, so running it early never expires it). A failed job rejects with JobFailedError;
+   * it is gone (no retries), the other jobs stay recorded.
    */
   async drain(queue?: string, options: DrainOptions = {}): Promise<number> {
     this.requireFake('drain()');
@@ -115,8 +117,7 @@ export class TestNexq implements NexqEnqueuer {
         throw new Error(`drain gave up after ${maxJobs} jobs: jobs keep enqueueing jobs (${this.store.size(queue)} left, next: ${this.store.list(queue)[0].class})`);
       }
       const job = this.store.takeNext(queue)!;
-      ran++;
-      await this.run(job.raw, job.at !== undefined);
+      if (await this.run(job.raw, job.at !== undefined)) ran++;
     }
     return ran;
   }
@@ -156,11 +157,16 @@ export class TestNexq implements NexqEnqueuer {
     return prepared.map((job) => job.jid);
   }
 
-  /** Runs one payload; a scheduled one gets its enqueued_at now, as the scheduler stamps it. */
-  private async run(raw: string, scheduled: boolean): Promise<void> {
+  /**
+   * Runs one payload, unless it expired (then false, as a node would not start it); a scheduled one
+   * gets its enqueued_at now, as the scheduler stamps it.
+   */
+  private async run(raw: string, scheduled: boolean): Promise<boolean> {
+    if (hasExpired(decodeJob(raw))) return false;
     const payload = scheduled ? rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.timestamps) }) : raw;
     const { outcome, thrown } = await runPayload(this, this.registry, payload);
     if (!outcome.ok) throw new JobFailedError(decodeJob(payload), outcome.error, thrown);
+    return true;
   }
 
   private requireFake(what: string): void {

@@ -1,6 +1,7 @@
 // Fake mode's drain: runs recorded jobs in-process, the way a node would, until none is left.
 import { expect } from 'chai';
-import { createTestNexq, currentTestNexq, JobFailedError, TestNexq } from '../../src/testing';
+import { createTestNexq, currentTestNexq, InvalidJobError, JobFailedError, TestNexq } from '../../src/testing';
+import { sleep } from '../support/node';
 import { jobsDir, rejection, resetRuns, runs } from './support';
 
 describe('nexq/testing fake mode: drain', () => {
@@ -93,10 +94,35 @@ describe('nexq/testing fake mode: drain', () => {
     expect(runs()[0].context.enqueuedAt).to.be.a('number');
   });
 
-  it('gives the handler args as JSON gives them back (a Date arrives as a string)', async () => {
-    await nexq.enqueue('default', 'Push', [new Date('2024-05-01T10:00:00Z'), undefined]);
-    await nexq.drain();
-    expect(runs()[0].args).to.deep.equal(['2024-05-01T10:00:00.000Z', null]);
+  it('drops a job past its ttl without running it, as a node files it in dead', async () => {
+    await nexq.enqueue('default', 'Push', ['expired'], { ttl: 0.05 });
+    await nexq.enqueue('default', 'Push', ['fresh'], { ttl: 3600 });
+    await sleep(100);
+    expect(await nexq.drain()).to.equal(1);
+    expect(runs().map((r) => r.args[0])).to.deep.equal(['fresh']);
+    expect(nexq.jobs()).to.deep.equal([]);
+  });
+
+  for (const [way, enqueue] of [
+    ['enqueueIn', (n: TestNexq) => n.enqueueIn('default', 0.05, 'Push', ['late'], { ttl: 0.05 })],
+    ['enqueueAt', (n: TestNexq) => n.enqueueAt('default', new Date(Date.now() + 50), 'Push', ['late'], { ttl: 0.05 })],
+    ['delay', (n: TestNexq) => n.enqueue('default', 'Push', ['late'], { delay: 0.05, ttl: 0.05 })],
+  ] as const) {
+    it(`${way}: runs a scheduled job its ttl after its time, drops it once past that`, async () => {
+      await enqueue(nexq);
+      expect(await nexq.drain()).to.equal(1); // drained early: its ttl has not begun
+      await enqueue(nexq);
+      await sleep(200);
+      expect(await nexq.drain()).to.equal(0);
+      expect(runs().map((r) => r.args[0])).to.deep.equal(['late']);
+    });
+  }
+
+  it('never records args JSON would change (a Date), as the real enqueuer refuses them', async () => {
+    const err = await rejection(nexq.enqueue('default', 'Push', [new Date('2024-05-01T10:00:00Z')]));
+    expect(err).to.be.instanceOf(InvalidJobError);
+    expect(err.message).to.contain('args[0] is a Date');
+    expect(nexq.jobs()).to.deep.equal([]);
   });
 
   it('rejects with JobFailedError naming the job and its error when a handler throws', async () => {

@@ -73,10 +73,11 @@ describe('nexq/testing fake mode: enqueue', () => {
     expect(job.at).to.equal(undefined);
   });
 
-  it('writes args through JSON as the real enqueuer does (a Date becomes its ISO string)', async () => {
-    const when = new Date('2024-05-01T10:00:00Z');
-    await nexq.enqueue('default', 'Push', [when]);
-    expect(nexq.jobs()[0].args).to.deep.equal(['2024-05-01T10:00:00.000Z']);
+  it('refuses args JSON would change (a Date), as the real enqueuer does, and records nothing', async () => {
+    const err = await rejection(nexq.enqueue('default', 'Push', [{ when: new Date('2024-05-01T10:00:00Z') }]));
+    expect(err).to.be.instanceOf(InvalidJobError);
+    expect(err.message).to.equal('args of Push are not JSON-safe: args[0].when is a Date (JSON writes "2024-05-01T10:00:00.000Z")');
+    expect(nexq.jobs()).to.deep.equal([]);
   });
 
   it('keeps a job scheduled with enqueueAt with its time, and without enqueued_at (as in `schedule`)', async () => {
@@ -94,6 +95,14 @@ describe('nexq/testing fake mode: enqueue', () => {
     const after = nowSeconds();
     const { at } = nexq.jobs()[0];
     expect(at).to.be.within(before + 90, after + 90);
+  });
+
+  it('records a scheduled job expiring ttl seconds after its time, whichever way it was scheduled', async () => {
+    await nexq.enqueueIn('default', 60, 'Push', [], { ttl: 10 });
+    await nexq.enqueueAt('default', new Date(Date.now() + 60_000), 'Push', [], { ttl: 10 });
+    await nexq.enqueue('default', 'Push', [], { delay: 60, ttl: 10 });
+    await nexq.enqueueAll([{ queue: 'default', class: 'Push', args: [], in: 60, options: { ttl: 10 } }]);
+    for (const job of nexq.jobs()) expect(Number(job.payload.expires_at) - job.at!).to.be.closeTo(10, 0.001);
   });
 
   it('enqueues now a job whose enqueueAt time has passed, as Sidekiq does', async () => {

@@ -76,9 +76,13 @@ describe('nexq/testing inline mode', () => {
     expect(runs()).to.deep.equal([]);
   });
 
-  it('gives the handler args as JSON gives them back', async () => {
-    await nexq.enqueue('default', 'Push', [{ at: new Date('2024-01-02T03:04:05Z'), skip: undefined }]);
-    expect(runs()[0].args).to.deep.equal([{ at: '2024-01-02T03:04:05.000Z' }]);
+  it('refuses args JSON would change, naming each, and runs nothing, as the real enqueuer refuses them', async () => {
+    const err = await rejection(nexq.enqueue('default', 'Push', [{ at: new Date('2024-01-02T03:04:05Z'), skip: undefined }]));
+    expect(err).to.be.instanceOf(InvalidJobError);
+    expect(err.message).to.equal(
+      'args of Push are not JSON-safe: args[0].at is a Date (JSON writes "2024-01-02T03:04:05.000Z"); args[0].skip is undefined (JSON drops it)',
+    );
+    expect(runs()).to.deep.equal([]);
   });
 
   it('records nothing: jobs() and the assertions say they need fake mode', () => {

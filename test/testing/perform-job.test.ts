@@ -1,6 +1,6 @@
 // performJob: one handler run as a node runs it, answering with the outcome record.
 import { expect } from 'chai';
-import { createTestNexq, JobArgsError, TestNexq, UnknownJobClassError } from '../../src/testing';
+import { createTestNexq, InvalidJobError, JobArgsError, TestNexq, UnknownJobClassError } from '../../src/testing';
 import { fixture } from '../support/paths';
 import { jobsDir, rejection, resetRuns, runs } from './support';
 
@@ -93,7 +93,6 @@ describe('nexq/testing performJob', () => {
     ['a Date', [{ when: new Date('2024-01-01T00:00:00Z') }], /args\[0\]\.when is a Date \(JSON writes "2024-01-01T00:00:00\.000Z"\)/],
     ['NaN', [NaN], /args\[0\] is NaN \(JSON writes null\)/],
     ['Infinity', [Infinity], /args\[0\] is Infinity \(JSON writes null\)/],
-    ['-0', [-0], /args\[0\] is -0 \(JSON writes 0\)/],
     ['a Map', [new Map([[1, 2]])], /args\[0\] is a Map \(JSON writes \{\}\)/],
     ['a class instance', [new Money(5)], /args\[0\] is a Money \(JSON writes \{"cents":5\}\)/],
     ['an empty array slot', [[1, , 3]], /args\[0\]\[1\] is an empty slot \(JSON writes null\)/],
@@ -120,6 +119,15 @@ describe('nexq/testing performJob', () => {
   it('lists every problem of the args, not only the first', async () => {
     const err = (await rejection(nexq.performJob('Push', [undefined, { f: () => 1 }]))) as JobArgsError;
     expect(err.problems).to.have.length(2);
+  });
+
+  it('accepts -0, which JSON writes as 0, an equal number (as the real enqueuer does)', async () => {
+    expect(await nexq.performJob('Push', [-0, { n: -0 }])).to.deep.equal({ ok: true });
+    expect(runs()[0].args).to.deep.equal([0, { n: 0 }]);
+  });
+
+  it('rejects unsafe args with an error that is also an InvalidJobError, as enqueue rejects them', async () => {
+    expect(await rejection(nexq.performJob('Push', [new Set([1])]))).to.be.instanceOf(InvalidJobError);
   });
 
   it('accepts the same value twice in the args (shared, not cyclic)', async () => {
