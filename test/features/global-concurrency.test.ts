@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { decodeJob } from '../../src/job/job';
-import { Settlement } from '../../src/job/settlement';
+import { JobSteps } from '../../src/run/job-steps';
+import { fateOf } from '../../src/run/outcome';
+import { nowSeconds } from '../../src/job/time';
 import { useNodes, waitFor } from '../support/node';
 
 describe('a queue limit across all nodes', () => {
@@ -79,22 +81,25 @@ describe('a queue limit across all nodes', () => {
       const raw = JSON.stringify({ class: 'Record', args: [], jid, queue: 'q', at_most_once: true });
       await t.redis.lpush(backup, raw);
       await t.redis.hset(ctx.keys.jobIndex('q'), jid, `1\trunning\tq\t${nodeId}`);
-      return new Settlement(ctx, { raw, job: decodeJob(raw), queue: 'q' }, backup);
+      const fetched = { raw, job: decodeJob(raw), queue: 'q' };
+      return { steps: new JobSteps(ctx, fetched, backup), fetched };
     };
     const failing = await plant('amo-fail');
     const succeeding = await plant('amo-ok');
     // Their two slots and one of another job that keeps running.
     await t.redis.hset(ctx.keys.running('q'), nodeId, '3');
 
-    expect(await failing.takeOffBackup()).to.equal(true);
-    expect(await failing.takeOffBackup()).to.equal(true); // the retry finds it taken by this node
-    expect(await succeeding.takeOffBackup()).to.equal(true);
+    expect(await failing.steps.takeOffBackup()).to.equal(true);
+    expect(await failing.steps.takeOffBackup()).to.equal(true); // the retry finds it taken by this node
+    expect(await succeeding.steps.takeOffBackup()).to.equal(true);
     expect(await t.redis.llen(backup)).to.equal(0);
 
-    await failing.fail({ class: 'BoomError', message: 'boom' }, true);
-    await failing.fail({ class: 'BoomError', message: 'boom' }, true);
-    await succeeding.finishTaken();
-    await succeeding.finishTaken();
+    const failed = fateOf({ kind: 'failure', error: { class: 'BoomError', message: 'boom' }, durationMs: 1 }, failing.fetched, ctx.config, nowSeconds());
+    expect(failed.to).to.equal('dead');
+    await failing.steps.apply(failed, true);
+    await failing.steps.apply(failed, true);
+    await succeeding.steps.apply({ to: 'done' }, true);
+    await succeeding.steps.apply({ to: 'done' }, true);
     expect(await t.redis.zcard(ctx.keys.dead('q'))).to.equal(1);
     expect(await t.redis.hget(ctx.keys.running('q'), nodeId)).to.equal('1');
     expect(await t.redis.hexists(ctx.keys.jobIndex('q'), 'amo-ok')).to.equal(0);

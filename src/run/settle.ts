@@ -1,0 +1,106 @@
+// The one settle path: from how a run ended (its Outcome) to everything that follows, in one
+// table — the job's fate (src/run/outcome.ts), the Redis step that files it (src/run/job-steps.ts,
+// retried until it lands: until then the job stays in the backup list), the log line, the job
+// events and the middleware's after hooks (stats among them). The slot comes back when the
+// worker exits, whatever happened here (src/run/running-jobs.ts).
+//
+//   outcome      fate                      log    events                  after hooks
+//   success      done                      -      success                 afterSuccess
+//   nack         queue (back)              -      success                 afterSuccess
+//   failure      retry | dead | discard    warn   failure, retry | dead   afterFailure
+//   cancelled    dead                      info   -                       -
+//   interrupted  queue (front)             -      -                       -
+//   expired      dead                      warn   dead                    -
+//   superseded   stay                      -      -                       -
+//   abandoned    stay                      -      -                       -
+// (At most once, a job that does not succeed is filed in dead or dropped, never put back.)
+import type { JobEventBase } from '../events/job-events';
+import type { FetchedJob } from '../job/job';
+import { nowSeconds } from '../job/time';
+import { errorLogFields, jobLogFields } from '../logging-middleware';
+import type { JobEvent, MiddlewarePipeline } from '../middleware';
+import type { NodeContext } from '../node-context';
+import type { JobSteps } from './job-steps';
+import { Fate, fateOf, Outcome } from './outcome';
+
+const SETTLE_RETRY_MIN_MS = 100;
+const SETTLE_RETRY_MAX_MS = 2000;
+
+export interface SettlingJob {
+  ctx: NodeContext;
+  fetched: FetchedJob;
+  steps: JobSteps;
+  pipeline: MiddlewarePipeline;
+  /** An at-most-once job already off its backup list. */
+  taken: boolean;
+  /** The middleware's view of the run, once its `before` hooks ran (the after hooks need it). */
+  event?: JobEvent;
+  /** True once retrying a Redis step is pointless (the node stops): the step then throws. */
+  givingUp: () => boolean;
+}
+
+export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> {
+  const fate = fateOf(outcome, job.fetched, job.ctx.config, nowSeconds());
+  await untilItLands(job, () => job.steps.apply(fate, job.taken));
+  await report(job, outcome, fate);
+  return fate;
+}
+
+/** Runs a Redis step until it succeeds; gives up (throwing, the job left in backup) only on stop. */
+export async function untilItLands(job: SettlingJob, step: () => Promise<unknown>): Promise<void> {
+  for (let delay = SETTLE_RETRY_MIN_MS; ; delay = Math.min(delay * 2, SETTLE_RETRY_MAX_MS)) {
+    try {
+      await step();
+      return;
+    } catch (err) {
+      if (job.givingUp()) throw err;
+      job.ctx.logger.warn(`settling the job failed, retrying: ${(err as Error).message}`, jobLogFields(job.fetched.job, job.fetched.queue));
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<void> {
+  const { ctx, fetched, pipeline, event } = job;
+  const { events, logger } = ctx;
+  const fields = jobLogFields(fetched.job, fetched.queue);
+  const base = (): JobEventBase => ({ jid: fields.jid, queue: fields.queue, class: fields.class, args: fetched.job.args, nodeId: ctx.config.nodeId, retryCount: fields.retryCount });
+  switch (outcome.kind) {
+    case 'success':
+    case 'nack':
+      if (events.has('job:success')) events.emit('job:success', { ...base(), durationMs: outcome.durationMs });
+      if (event) await observe(job, () => pipeline.afterSuccess(event));
+      return;
+    case 'failure': {
+      const { error, durationMs } = outcome;
+      const description = fate.to === 'retry' || fate.to === 'dead' || fate.to === 'discard' ? fate.description : '';
+      logger.warn(`${fields.class} failed: ${error.class}: ${error.message}; ${description}`, { ...fields, durationMs, error: errorLogFields(error) });
+      const info = { class: error.class, message: error.message };
+      if (events.has('job:failure')) events.emit('job:failure', { ...base(), durationMs, error: info });
+      if (fate.to === 'retry' && events.has('job:retry')) events.emit('job:retry', { ...base(), retryCount: fate.retryCount, error: info, nextRetryAt: new Date(fate.at * 1000) });
+      else if (fate.to === 'dead' && events.has('job:dead')) events.emit('job:dead', { ...base(), retryCount: fate.retryCount, error: info });
+      if (event) await observe(job, () => pipeline.afterFailure(event, error));
+      return;
+    }
+    case 'cancelled':
+      logger.info(`${fields.class} cancelled; moved to dead`, fields);
+      return;
+    case 'expired':
+      logger.warn(`${fields.class} expired before it started; moved to dead`, fields);
+      if (events.has('job:dead')) events.emit('job:dead', { ...base(), error: { class: 'JobExpiredError', message: 'expired' } });
+      return;
+    case 'interrupted':
+    case 'superseded':
+    case 'abandoned':
+      return;
+  }
+}
+
+/** After-hooks are observers: their errors are logged, the job is settled already. */
+async function observe(job: SettlingJob, hooks: () => Promise<void>): Promise<void> {
+  try {
+    await hooks();
+  } catch (err) {
+    job.ctx.logger.error(`middleware failed after the job: ${(err as Error).message}`, jobLogFields(job.fetched.job, job.fetched.queue));
+  }
+}
