@@ -174,10 +174,14 @@ export function validateLayers({ config, sources }: LayeredConfig): void {
   try {
     resolveConfig(config);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    const source = sources[err.key.split(/[.[]/)[0]];
-    throw source && source !== err.key ? err.from(source) : err;
+    throw err instanceof ConfigError ? namingSource(err, sources) : err;
   }
+}
+
+/** The error, saying which file, variable or flag set its option (when the layers know). */
+export function namingSource(err: ConfigError, sources: ConfigSources): ConfigError {
+  const source = sources[err.key.split(/[.[]/)[0]];
+  return source && source !== err.key && !err.source ? err.from(source) : err;
 }
 
 const WEB_VARS = ['NEXQ_WEB_PORT', 'NEXQ_WEB_HOST', 'NEXQ_WEB_USERNAME', 'NEXQ_WEB_PASSWORD'];

@@ -9,6 +9,7 @@ import type { NexqConfig } from '../config/defaults';
 import { statsMiddleware } from './actors/stats';
 import { JobEvents } from './events/job-events';
 import { HandlerRegistry } from './handler-registry';
+import { checkHandlers } from './handler-check';
 import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
 // Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
@@ -49,6 +50,9 @@ export class NexqNode {
     const resolved = resolveConfig(config);
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
+    // Every handler loads before anything connects: a bad one stops the start, naming its file.
+    const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
+    if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
     const redis = connectTarget(resolved.redis);
     // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
     if (resolved.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
@@ -78,11 +82,11 @@ export class NexqNode {
     let node: NexqNode | undefined;
     try {
       await waitForRedis(ctx);
-      if (resolved.mode === 'default') {
+      if (handlers) {
         const running = new RunningJobs();
         ctx.workers = {
           running,
-          handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
+          handlers,
           pool: new ThreadPool({
             threads: resolved.threads,
             maxHeapMb: resolved.threadMaxHeapMb,

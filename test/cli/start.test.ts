@@ -94,6 +94,24 @@ describe('nexq CLI', () => {
     expect(wrong.stderr.trim().split('\n')).to.deep.equal([`nexq: invalid config: queues[0].concurrency (from ${path.join(dir, 'wrong.yml')}) must be an integer >= 1 (got -1)`]);
   });
 
+  it('a missing --jobs folder is one line naming it, exit code 2', () => {
+    const missing = path.join(mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-')), 'jobs');
+    const result = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', missing]);
+    expect(result.status).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.deep.equal([`nexq: invalid config: jobsDir (from --jobs) must be a folder that exists (got ${JSON.stringify(missing)})`]);
+  });
+
+  it('a handler that does not load, or has no perform, stops the start: one line naming the file, exit code 2', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-'));
+    const nope = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', fixturesJobs], { NEXQ_JOBS: JSON.stringify({ Foo: path.join(dir, 'nope.js') }) });
+    expect(nope.status).to.equal(2);
+    expect(nope.stderr.trim().split('\n')).to.deep.equal([`nexq: handler Foo: Cannot find module '${path.join(dir, 'nope.js')}'`]);
+    writeFileSync(path.join(dir, 'Lazy.js'), 'exports.run = () => {};\n');
+    const lazy = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', dir]);
+    expect(lazy.status).to.equal(2);
+    expect(lazy.stderr.trim().split('\n')).to.deep.equal([`nexq: handler Lazy: ${path.join(dir, 'Lazy.js')} exports no perform function (named, default, or default.perform)`]);
+  });
+
   it('start --help prints the options and exits 0', () => {
     const result = runCli(['start', '--help']);
     expect(result.status).to.equal(0);
