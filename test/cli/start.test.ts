@@ -132,7 +132,8 @@ describe('nexq CLI', () => {
     try {
       await waitFor(() => stderr.includes('cannot reach Redis'), 10_000, 'the unreachable-Redis message');
       expect(child.exitCode).to.equal(null);
-      expect(stderr).to.include('redis://:***@127.0.0.1:1/0');
+      // The address and why, in one line.
+      expect(stderr).to.include('cannot reach Redis at redis://:***@127.0.0.1:1/0 (connect ECONNREFUSED 127.0.0.1:1); still trying');
       expect(stderr).not.to.include('s3cret-pw');
     } finally {
       child.kill('SIGKILL');

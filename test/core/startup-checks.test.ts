@@ -5,9 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../config/config-error';
 import { HandlerCheckError } from '../../src/handler-check';
+import { Nexq } from '../../src/nexq';
+import { COMMAND_TIMEOUT_MS } from '../../src/redis/connection';
 import { captureLogs } from '../support/capture-logs';
-import { useNodes } from '../support/node';
+import { freshNamespace } from '../support/global-hooks';
+import { sleep, useNodes, waitFor } from '../support/node';
 import { brokenJobs } from '../support/paths';
+import { RedisServer } from '../support/redis-server';
 
 function tempDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'nexq-startup-'));
@@ -61,5 +65,32 @@ describe('checks at start', () => {
     expect(handlers).to.have.length(1);
     expect(handlers[0].level).to.equal('info');
     expect(handlers[0].message).to.contain('Record (').and.to.contain('Mailer::Welcome (').and.not.to.contain('Mailer.Welcome (');
+  });
+});
+
+describe('waiting for Redis at start', () => {
+  let server: RedisServer | undefined;
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('keeps trying past the command timeout, having said which address does not answer and why', async function () {
+    this.timeout(COMMAND_TIMEOUT_MS + 20_000);
+    server = await RedisServer.start();
+    await server.kill9();
+    const logs = captureLogs();
+    const starting = Nexq.start({ redis: server.url, namespace: freshNamespace(), mode: 'enqueuer', logger: logs.logger });
+    starting.catch(() => {});
+    try {
+      await waitFor(() => logs.text().includes('cannot reach Redis'), 5000, 'the unreachable-Redis message');
+      expect(logs.text()).to.include(`cannot reach Redis at ${server.url} (connect ECONNREFUSED 127.0.0.1:${server.port}); still trying`);
+      // A ping queued while Redis is down times out after COMMAND_TIMEOUT_MS; the node waits on.
+      await sleep(COMMAND_TIMEOUT_MS + 1000);
+      await server.launch();
+      expect((await starting).node.running).to.equal(true);
+    } finally {
+      await starting.then((node) => node.stop(), () => {});
+    }
   });
 });
