@@ -1,7 +1,7 @@
 // `nexq start`: runs a node in the foreground until SIGTERM or SIGINT, then stops it gracefully.
 import path from 'node:path';
 import type { NexqConfig } from '../../config/defaults';
-import { fileAndEnv, LayeredConfig, namingSource, parseQueueList, setFromFlag, validateLayers } from '../../config/load';
+import { fileAndEnv, LayeredConfig, namingSource, parseQueueList, setFromFlag, unknownEnvWarnings, validateLayers } from '../../config/load';
 import { ConfigError } from '../../config/validate';
 import { HandlerCheckError } from '../handler-check';
 import { Nexq } from '../nexq';
@@ -57,6 +57,7 @@ export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.e
 /** The same, with where each option came from (for errors found later, at start). */
 function startLayers(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
   checkFlags(args, FLAGS);
+  for (const warning of unknownEnvWarnings(env)) process.stderr.write(`nexq: ${warning}\n`);
   const f = args.flags;
   const layers = fileAndEnv(text(f.get('config'), 'config'), env);
   layRedisFlagsOver(layers, (name) => text(f.get(name), name));

@@ -81,6 +81,12 @@ describe('nexq admin commands', () => {
     expect(result.stderr).not.to.include('s3cret-pw');
   });
 
+  it('warns in one line about a misspelt NEXQ_ variable, and still runs', async () => {
+    const result = await cli(['stats'], { NEXQ_NAMESPCE: 'other' });
+    expect(result.status).to.equal(0);
+    expect(result.stderr.trim().split('\n')).to.deep.equal(['nexq: NEXQ_NAMESPCE is not a nexq setting and is ignored; did you mean NEXQ_NAMESPACE?']);
+  });
+
   it('every command answers --help with its usage and exit code 0', async () => {
     for (const command of ['enqueue', 'stats', 'queues', 'jobs', 'scheduled', 'retries', 'dead', 'retry', 'delete', 'show', 'pause', 'resume', 'processes']) {
       const result = await cli([command, '--help']);

@@ -112,6 +112,20 @@ describe('nexq CLI', () => {
     expect(lazy.stderr.trim().split('\n')).to.deep.equal([`nexq: handler Lazy: ${path.join(dir, 'Lazy.js')} exports no perform function (named, default, or default.perform)`]);
   });
 
+  it('an unknown option in a config file is one line saying which was meant, exit code 2', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-')), 'nexq.yaml');
+    writeFileSync(file, 'concurency: 3\n');
+    const result = runCli(['start', '--config', file]);
+    expect(result.status).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.deep.equal([`nexq: invalid config: concurency (from ${file}) is not an option; did you mean concurrency?`]);
+  });
+
+  it('warns in one line about a misspelt NEXQ_ variable, naming the one meant', () => {
+    const result = runCli(['start', '--queues', 'a b'], { NEXQ_CONCURENCY: '5' });
+    expect(result.status).to.equal(2);
+    expect(result.stderr.trim().split('\n')[0]).to.equal('nexq: NEXQ_CONCURENCY is not a nexq setting and is ignored; did you mean NEXQ_CONCURRENCY?');
+  });
+
   it('start --help prints the options and exits 0', () => {
     const result = runCli(['start', '--help']);
     expect(result.status).to.equal(0);

@@ -2,7 +2,7 @@
 // plain-text tables or JSON. What they read and do is in src/admin, shared with the web dashboard.
 import winston from 'winston';
 import type { NexqConfig } from '../../../config/defaults';
-import { fileAndEnv, setFromFlag, validateLayers } from '../../../config/load';
+import { fileAndEnv, setFromFlag, unknownEnvWarnings, validateLayers } from '../../../config/load';
 import { ConfigError } from '../../../config/validate';
 import { Nexq } from '../../nexq';
 import type { AdminContext } from '../../admin/context';
@@ -65,6 +65,7 @@ export function positionals(args: ParsedArgs, command: string, names: string[], 
 
 /** The connection config: file < environment < flags, as for `nexq start`, checked the same way. */
 export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
+  for (const warning of unknownEnvWarnings(env)) process.stderr.write(`nexq: ${warning}\n`);
   const layers = fileAndEnv(flagText(args, 'config'), env);
   layRedisFlagsOver(layers, (name) => flagText(args, name));
   setFromFlag(layers, 'namespace', flagText(args, 'namespace'), '--namespace');
