@@ -94,7 +94,8 @@ async function ensureLocalRedis(config: NexqConfig): Promise<LocalRedis | undefi
   if (await redisAnswers('127.0.0.1', port)) return undefined;
   const local = await startLocalRedis(port);
   process.stderr.write(`nexq: no Redis answered on port ${port}; started redis-server with its data in ./var/\n`);
-  config.redis = local.url;
+  // It stands in for the configured server: the same database number (REDIS_URL=.../3).
+  config.redis = `${local.url}${url.pathname}`;
   return local;
 }
 

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import Redis from 'ioredis';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot, fixturesJobs } from '../support/paths';
 import { useNodes, waitFor } from '../support/node';
+import { freePort } from '../support/redis-server';
 
 const CLI = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 
@@ -136,6 +138,33 @@ describe('nexq CLI', () => {
     const result = runCli(['frobnicate']);
     expect(result.status).to.equal(2);
     expect(result.stderr).to.include('unknown command "frobnicate"');
+  });
+
+  it('--local-redis keeps the database number of REDIS_URL', async function () {
+    this.timeout(30_000);
+    const port = await freePort();
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-'));
+    const child = spawn(process.execPath, [CLI, 'start', '--local-redis', '--namespace', t.ns, '--jobs', fixturesJobs], {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${port}/3`, NEXQ_LOG_LEVEL: 'warn' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const local = new Redis({ port, db: 3, lazyConnect: true, retryStrategy: () => 100 }).on('error', () => {});
+    try {
+      await waitFor(async () => (await local.keys(`${t.ns}:*`).catch(() => [])).length > 0, 20_000, 'the node\'s keys in db 3');
+      await local.select(0);
+      expect(await local.keys(`${t.ns}:*`)).to.deep.equal([]);
+      child.kill('SIGTERM');
+      expect(await exited, stderr).to.equal(0);
+    } finally {
+      child.kill('SIGKILL');
+      // The local redis-server runs in its own process group: make sure it is gone.
+      await local.shutdown('NOSAVE').catch(() => {});
+      local.disconnect();
+    }
   });
 
   it('waits for a Redis that is not there yet instead of crashing, saying so once without the password', async function () {
