@@ -14,7 +14,11 @@ export class HandlerCheckError extends Error {
 /** Loads every module of `registry`; resolves to a one-line summary, or throws HandlerCheckError for the first bad one. */
 export async function checkHandlers(registry: HandlerRegistry): Promise<string> {
   const modules = registry.modules;
-  const outcomes = await Promise.allSettled(modules.map(({ file }) => loadPerform(file)));
+  // Called from a callback, outside any async function: otherwise the stack of a module that is not
+  // found runs on into the application's `await Nexq.start()`, which the loader would name as the place.
+  const outcomes = await new Promise<Array<PromiseSettledResult<unknown>>>((resolve) => {
+    setImmediate(() => resolve(Promise.allSettled(modules.map(({ file }) => loadPerform(file)))));
+  });
   outcomes.forEach((outcome, i) => {
     if (outcome.status === 'rejected') throw new HandlerCheckError(`handler ${modules[i].className}: ${whyNot(modules[i].file, outcome.reason)}`);
   });
@@ -22,16 +26,11 @@ export async function checkHandlers(registry: HandlerRegistry): Promise<string> 
   return `handlers: ${list.join(', ') || 'none'}`;
 }
 
-/** The reason on one line, naming the file (and, for a CommonJS syntax error, the line). */
+/** The loader's reason on one line; it names the file (and where V8 says it, the line). */
 function whyNot(file: string, err: unknown): string {
-  const e = err instanceof Error ? err : new Error(String(err));
   // "Cannot find module '/x/nope.js' imported from /.../handler-loader.js": the importer is nexq's.
-  const reason = e.message.split('\n')[0].replace(/ imported from \S+$/, '');
-  if (reason.includes(file)) return reason;
-  // CommonJS puts "<file>:<line>" first in a SyntaxError's stack.
-  const at = e.stack?.split('\n')[0];
-  const where = at?.startsWith(`${file}:`) ? at : file;
-  return `cannot load ${where}: ${e.name === 'Error' ? '' : `${e.name}: `}${reason}`;
+  const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0].replace(/ imported from \S+/, '');
+  return reason.includes(file) ? reason : `${file}: ${reason}`;
 }
 
 /** A path relative to the working directory when it lies inside it; absolute otherwise. */

@@ -107,7 +107,8 @@ describe('nexq CLI', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-'));
     const nope = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', fixturesJobs], { NEXQ_JOBS: JSON.stringify({ Foo: path.join(dir, 'nope.js') }) });
     expect(nope.status).to.equal(2);
-    expect(nope.stderr.trim().split('\n')).to.deep.equal([`nexq: handler Foo: Cannot find module '${path.join(dir, 'nope.js')}'`]);
+    const missing = path.join(dir, 'nope.js');
+    expect(nope.stderr.trim().split('\n')).to.deep.equal([`nexq: handler Foo: ${missing} failed to load: Error: Cannot find module '${missing}'`]);
     writeFileSync(path.join(dir, 'Lazy.js'), 'exports.run = () => {};\n');
     const lazy = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', dir]);
     expect(lazy.status).to.equal(2);

@@ -33,7 +33,7 @@ describe('checks at start', () => {
     const missing = path.join(tempDir(), 'nope.js');
     const err = await startError({ jobs: { Foo: missing } });
     expect(err).to.be.instanceOf(HandlerCheckError);
-    expect(err.message).to.equal(`handler Foo: Cannot find module '${missing}'`);
+    expect(err.message).to.equal(`handler Foo: ${missing} failed to load: Error: Cannot find module '${missing}'`);
   });
 
   it('refuses a jobsDir module without a perform function, naming the file', async () => {
@@ -47,7 +47,8 @@ describe('checks at start', () => {
     writeFileSync(path.join(dir, 'Broken.js'), 'exports.perform = function () {\n  return 1;\n');
     const err = await startError({ jobsDir: dir });
     expect(err).to.be.instanceOf(HandlerCheckError);
-    expect(err.message).to.match(new RegExp(`^handler Broken: .*${path.join(dir, 'Broken.js')}:3\\b.*SyntaxError`));
+    const file = path.join(dir, 'Broken.js');
+    expect(err.message).to.equal(`handler Broken: ${file} failed to load: SyntaxError: Unexpected end of input at ${file}:3`);
   });
 
   it('refuses a jobsDir that does not exist with a ConfigError naming the folder', async () => {
