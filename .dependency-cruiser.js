@@ -9,7 +9,7 @@ const LAYERS = [
   ['codec', '^src/(job|periodic)/'],
   ['redis', '^src/redis/'],
   ['threads', '^workers/'],
-  ['node parts', '^src/(fetch|events|actors)/|^src/(middleware|logging-middleware|handler-registry|thread-pool|work-table|in-flight-jobs|young-generation-cap|node-context)\\.ts$'],
+  ['node parts', '^src/(fetch|events|actors)/|^src/(middleware|logging-middleware|handler-registry|handler-check|thread-pool|work-table|in-flight-jobs|young-generation-cap|node-context)\\.ts$'],
   ['supervisors', '^supervisors/'],
   ['operations', '^src/(admin|metrics|web)/'],
   ['node', '^src/(node|nexq|index)\\.ts$'],

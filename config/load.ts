@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { closestName } from './closest-name';
 import { ConfigError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec, WebOptions } from './defaults';
 import type { RedisTarget } from './redis-options';
@@ -79,6 +80,25 @@ function jsonFrom(value: string, key: string, expected: string): unknown {
 /** NEXQ_ and the option's name in upper snake case: shutdownTimeout -> NEXQ_SHUTDOWN_TIMEOUT. */
 export function envName(option: string): string {
   return `NEXQ_${option.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** NEXQ_ variables of nexq's own tests, benchmarks and chaos runs, which no node reads. */
+const TOOLING_ENV = /^NEXQ_(TEST|BENCH|CHAOS)_|^NEXQ_CHROMIUM$/;
+
+/** Every NEXQ_ variable layerFromEnv reads. */
+function knownEnvNames(): string[] {
+  const options = Object.keys(defaults()).filter((key) => key !== 'redis' && key !== 'web').map(envName);
+  return [...options, 'NEXQ_METRICS_PORT', 'NEXQ_METRICS_HOST', ...WEB_VARS, ...Object.values(REDIS_ENV)];
+}
+
+/** One warning per NEXQ_ variable no option reads: a misspelt one would be ignored silently. */
+export function unknownEnvWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = knownEnvNames();
+  const unknown = Object.keys(env).filter((name) => name.startsWith('NEXQ_') && !known.includes(name) && !TOOLING_ENV.test(name));
+  return unknown.sort().map((name) => {
+    const guess = closestName(name.slice('NEXQ_'.length), known.map((k) => k.slice('NEXQ_'.length)));
+    return `${name} is not a nexq setting and is ignored${guess ? `; did you mean NEXQ_${guess}?` : ''}`;
+  });
 }
 
 /** Options read by a rule of their own rather than by their default's type. */
@@ -174,10 +194,14 @@ export function validateLayers({ config, sources }: LayeredConfig): void {
   try {
     resolveConfig(config);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    const source = sources[err.key.split(/[.[]/)[0]];
-    throw source && source !== err.key ? err.from(source) : err;
+    throw err instanceof ConfigError ? namingSource(err, sources) : err;
   }
+}
+
+/** The error, saying which file, variable or flag set its option (when the layers know). */
+export function namingSource(err: ConfigError, sources: ConfigSources): ConfigError {
+  const source = sources[err.key.split(/[.[]/)[0]];
+  return source && source !== err.key && !err.source ? err.from(source) : err;
 }
 
 const WEB_VARS = ['NEXQ_WEB_PORT', 'NEXQ_WEB_HOST', 'NEXQ_WEB_USERNAME', 'NEXQ_WEB_PASSWORD'];

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from './config-error';
+import { ConfigError, UnknownOptionError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
 import type { KeyLayout, PeriodicSpec, WebOptions } from './defaults';
 import { CronError, CronSchedule } from '../src/periodic/cron';
@@ -75,7 +75,7 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
 /** Merges `config` over the defaults and checks every key. Throws ConfigError on the first bad one. */
 export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   for (const key of Object.keys(config)) {
-    if (!KNOWN_KEYS.has(key)) throw new ConfigError(key, `a known option (${[...KNOWN_KEYS].join(', ')})`, key);
+    if (!KNOWN_KEYS.has(key)) throw new UnknownOptionError(key, [...KNOWN_KEYS]);
   }
   const merged: NexqOptions = { ...defaults(), ...stripUndefined(config) };
   if (config.dialect === undefined && merged.namespace === '') merged.dialect = 'sidekiq';

@@ -2,6 +2,7 @@
 // a class name only selects an entry of this map, so it can never name a file of its own choosing.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from '../config/config-error';
 
 const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs'];
 /** Ruby's Foo::Bar, Exq's Foo.Bar, plain names; each segment an identifier. */
@@ -31,7 +32,7 @@ export class HandlerRegistry {
   private readonly files = new Map<string, string>();
 
   constructor(jobs: Record<string, string> = {}, jobsDir?: string, baseDir: string = process.cwd()) {
-    if (jobsDir) this.scan(path.resolve(baseDir, jobsDir), []);
+    if (jobsDir) this.scan(readableFolder(path.resolve(baseDir, jobsDir)), []);
     for (const [className, file] of Object.entries(jobs)) {
       const name = normalizeClassName(className);
       if (!isValidClassName(name)) throw new Error(`jobs: "${className}" is not a valid class name`);
@@ -41,6 +42,13 @@ export class HandlerRegistry {
 
   get classNames(): string[] {
     return [...this.files.keys()];
+  }
+
+  /** Each registered module once, with the first class name it handles. */
+  get modules(): Array<{ className: string; file: string }> {
+    const seen = new Map<string, string>();
+    for (const [className, file] of this.files) if (!seen.has(file)) seen.set(file, className);
+    return [...seen].map(([file, className]) => ({ className, file }));
   }
 
   /** Whether a handler is registered for `className` (Exq's `Elixir.` prefix dropped). */
@@ -74,4 +82,17 @@ export class HandlerRegistry {
       for (const name of names) if (!this.files.has(name)) this.files.set(name, full);
     }
   }
+}
+
+/** `dir` when it is a folder nexq can read; otherwise a ConfigError naming it (not a raw ENOENT). */
+function readableFolder(dir: string): string {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(dir).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError('jobsDir', code === 'ENOENT' ? 'a folder that exists' : `a readable folder (${code})`, dir);
+  }
+  if (!isFolder) throw new ConfigError('jobsDir', 'a folder, not a file', dir);
+  return dir;
 }

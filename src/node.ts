@@ -1,6 +1,6 @@
 // One running nexq node: the resources its actors share (Redis client, thread pool, work table,
 // handler registry) and its supervision tree. Opens them in order and closes them in reverse.
-import { Cluster } from 'ioredis';
+import { Cluster, ReplyError } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from './actor';
@@ -9,6 +9,7 @@ import type { NexqConfig } from '../config/defaults';
 import { statsMiddleware } from './actors/stats';
 import { JobEvents } from './events/job-events';
 import { HandlerRegistry } from './handler-registry';
+import { checkHandlers } from './handler-check';
 import { createLogger, Logger } from './logger';
 import { loggingMiddleware } from './logging-middleware';
 // Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
@@ -34,6 +35,11 @@ export interface NodeStartOptions extends NexqConfig {
   middleware?: Middleware[];
   /** Use this winston logger instead of creating one from logLevel/logFormat. */
   logger?: Logger;
+  /**
+   * Fail the start when Redis has not answered within this many ms, naming its address and why
+   * (the admin commands use 2000). Default: keep trying, saying so after 2 s, as a node should.
+   */
+  redisStartTimeout?: number;
 }
 
 const REDIS_WAIT_LOG_MS = 2000;
@@ -45,10 +51,13 @@ export class NexqNode {
   private constructor(readonly ctx: NodeContext, private readonly tree: Supervisor) {}
 
   static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
-    const { middleware = [], logger: givenLogger, ...config } = options;
+    const { middleware = [], logger: givenLogger, redisStartTimeout, ...config } = options;
     const resolved = resolveConfig(config);
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
+    // Every handler loads before anything connects: a bad one stops the start, naming its file.
+    const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
+    if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
     const redis = connectTarget(resolved.redis);
     // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
     if (resolved.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
@@ -77,12 +86,12 @@ export class NexqNode {
     };
     let node: NexqNode | undefined;
     try {
-      await waitForRedis(ctx);
-      if (resolved.mode === 'default') {
+      await waitForRedis(ctx, redisStartTimeout);
+      if (handlers) {
         const running = new RunningJobs();
         ctx.workers = {
           running,
-          handlers: new HandlerRegistry(resolved.jobs, resolved.jobsDir),
+          handlers,
           pool: new ThreadPool({
             threads: resolved.threads,
             maxHeapMb: resolved.threadMaxHeapMb,
@@ -212,19 +221,47 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
   }
 }
 
-/** Connects, saying once (without credentials) when Redis does not answer, and keeps trying. */
-async function waitForRedis(ctx: NodeContext): Promise<void> {
+/**
+ * Connects. When Redis has not answered after 2 s, says once which address (without credentials)
+ * and why, and keeps trying; with `giveUpMs`, fails then instead, with the same words.
+ */
+async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> {
   const { redis, logger, config } = ctx;
-  const warn = setTimeout(
-    () => logger.error(`cannot reach Redis at ${describeTarget(config.redis)}; still trying`, { actor: 'node' }),
-    REDIS_WAIT_LOG_MS,
-  );
+  let reason: string | undefined;
+  const noteReason = (err: Error) => (reason = err.message);
+  redis.on('error', noteReason);
+  const unreachable = () => `cannot reach Redis at ${describeTarget(config.redis)}${giveUpMs === undefined ? '' : ` within ${giveUpMs / 1000} s`}${reason ? ` (${reason})` : ''}`;
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<never>((_, reject) => {
+    if (giveUpMs === undefined) timer = setTimeout(() => logger.error(`${unreachable()}; still trying`, { actor: 'node' }), REDIS_WAIT_LOG_MS);
+    else timer = setTimeout(() => reject(new Error(unreachable())), giveUpMs);
+  });
+  const pinging = { stop: false };
   try {
-    await redis.connect().catch(() => {}); // ioredis keeps reconnecting by its retry strategy
-    await redis.ping();
+    redis.connect().catch(() => {}); // ioredis keeps reconnecting by its retry strategy
+    await Promise.race([pingUntilAnswered(ctx, pinging), gaveUp]);
   } finally {
-    clearTimeout(warn);
+    pinging.stop = true;
+    clearTimeout(timer);
+    redis.off('error', noteReason);
   }
   const missing = await missingReplicas(redis, config.redis, ctx.keys.queues);
   if (missing) logger.warn(missing, { actor: 'node' });
+}
+
+/**
+ * PING until Redis answers. A ping that times out while ioredis reconnects is sent again (the
+ * command timeout must not end a node's wait); an error reply (NOAUTH, ...) fails the start.
+ */
+async function pingUntilAnswered({ redis, config }: NodeContext, pinging: { stop: boolean }): Promise<void> {
+  for (;;) {
+    try {
+      await redis.ping();
+      return;
+    } catch (err) {
+      if (err instanceof ReplyError) throw new Error(`Redis at ${describeTarget(config.redis)} refused: ${(err as Error).message}`);
+      if (pinging.stop || redis.status === 'end') throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

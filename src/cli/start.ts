@@ -1,8 +1,9 @@
 // `nexq start`: runs a node in the foreground until SIGTERM or SIGINT, then stops it gracefully.
 import path from 'node:path';
 import type { NexqConfig } from '../../config/defaults';
-import { fileAndEnv, parseQueueList, setFromFlag, validateLayers } from '../../config/load';
+import { fileAndEnv, LayeredConfig, namingSource, parseQueueList, setFromFlag, unknownEnvWarnings, validateLayers } from '../../config/load';
 import { ConfigError } from '../../config/validate';
+import { HandlerCheckError } from '../handler-check';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
 import { forceStop } from './forced-stop';
@@ -50,7 +51,13 @@ function text(value: string | true | undefined, flag: string): string | undefine
 
 /** The node's options: defaults < --config file < environment < flags, checked before anything starts. */
 export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
+  return startLayers(args, env).config;
+}
+
+/** The same, with where each option came from (for errors found later, at start). */
+function startLayers(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
   checkFlags(args, FLAGS);
+  for (const warning of unknownEnvWarnings(env)) process.stderr.write(`nexq: ${warning}\n`);
   const f = args.flags;
   const layers = fileAndEnv(text(f.get('config'), 'config'), env);
   layRedisFlagsOver(layers, (name) => text(f.get(name), name));
@@ -76,7 +83,7 @@ export function startConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.e
   const { config } = layers;
   if (typeof config.jobsDir === 'string' && config.jobsDir !== '') config.jobsDir = path.resolve(config.jobsDir);
   validateLayers(layers);
-  return config;
+  return layers;
 }
 
 /** With --local-redis: when the configured local Redis does not answer, start one. */
@@ -87,7 +94,8 @@ async function ensureLocalRedis(config: NexqConfig): Promise<LocalRedis | undefi
   if (await redisAnswers('127.0.0.1', port)) return undefined;
   const local = await startLocalRedis(port);
   process.stderr.write(`nexq: no Redis answered on port ${port}; started redis-server with its data in ./var/\n`);
-  config.redis = local.url;
+  // It stands in for the configured server: the same database number (REDIS_URL=.../3).
+  config.redis = `${local.url}${url.pathname}`;
   return local;
 }
 
@@ -96,14 +104,16 @@ export async function runStart(args: ParsedArgs): Promise<number> {
     process.stdout.write(`${START_HELP}\n`);
     return 0;
   }
-  const config = startConfig(args);
+  const { config, sources } = startLayers(args);
   const local = args.flags.has('local-redis') && typeof (config.redis ?? '') === 'string' ? await ensureLocalRedis(config) : undefined;
   let nexq: Nexq;
   try {
     nexq = await Nexq.start(config);
   } catch (err) {
     await local?.stop();
-    if (err instanceof ConfigError) throw new UsageError(err.message);
+    // Mistakes in the set-up found while starting: one line, exit 2, like a bad flag.
+    if (err instanceof ConfigError) throw new UsageError(namingSource(err, sources).message);
+    if (err instanceof HandlerCheckError) throw new UsageError(err.message);
     throw err;
   }
   const stopped = new Promise<number>((resolve) => {

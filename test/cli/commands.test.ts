@@ -75,6 +75,18 @@ describe('nexq admin commands', () => {
     expect(await t.redis.exists(t.keys.queue('default'))).to.equal(0);
   });
 
+  it('an unreachable Redis is one line naming the address and why, exit 1, without the password', async () => {
+    const result = await cli(['stats'], { REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/3' });
+    expectUsage(result, /^nexq: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/3 within 2 s \(connect ECONNREFUSED 127\.0\.0\.1:1\)$/, 1);
+    expect(result.stderr).not.to.include('s3cret-pw');
+  });
+
+  it('warns in one line about a misspelt NEXQ_ variable, and still runs', async () => {
+    const result = await cli(['stats'], { NEXQ_NAMESPCE: 'other' });
+    expect(result.status).to.equal(0);
+    expect(result.stderr.trim().split('\n')).to.deep.equal(['nexq: NEXQ_NAMESPCE is not a nexq setting and is ignored; did you mean NEXQ_NAMESPACE?']);
+  });
+
   it('every command answers --help with its usage and exit code 0', async () => {
     for (const command of ['enqueue', 'stats', 'queues', 'jobs', 'scheduled', 'retries', 'dead', 'retry', 'delete', 'show', 'pause', 'resume', 'processes']) {
       const result = await cli([command, '--help']);

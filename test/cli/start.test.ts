@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import Redis from 'ioredis';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot, fixturesJobs } from '../support/paths';
 import { useNodes, waitFor } from '../support/node';
+import { freePort } from '../support/redis-server';
 
 const CLI = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 
@@ -94,6 +96,39 @@ describe('nexq CLI', () => {
     expect(wrong.stderr.trim().split('\n')).to.deep.equal([`nexq: invalid config: queues[0].concurrency (from ${path.join(dir, 'wrong.yml')}) must be an integer >= 1 (got -1)`]);
   });
 
+  it('a missing --jobs folder is one line naming it, exit code 2', () => {
+    const missing = path.join(mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-')), 'jobs');
+    const result = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', missing]);
+    expect(result.status).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.deep.equal([`nexq: invalid config: jobsDir (from --jobs) must be a folder that exists (got ${JSON.stringify(missing)})`]);
+  });
+
+  it('a handler that does not load, or has no perform, stops the start: one line naming the file, exit code 2', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-'));
+    const nope = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', fixturesJobs], { NEXQ_JOBS: JSON.stringify({ Foo: path.join(dir, 'nope.js') }) });
+    expect(nope.status).to.equal(2);
+    const missing = path.join(dir, 'nope.js');
+    expect(nope.stderr.trim().split('\n')).to.deep.equal([`nexq: handler Foo: ${missing} failed to load: Error: Cannot find module '${missing}'`]);
+    writeFileSync(path.join(dir, 'Lazy.js'), 'exports.run = () => {};\n');
+    const lazy = runCli(['start', '--redis', t.url, '--namespace', t.ns, '--jobs', dir]);
+    expect(lazy.status).to.equal(2);
+    expect(lazy.stderr.trim().split('\n')).to.deep.equal([`nexq: handler Lazy: ${path.join(dir, 'Lazy.js')} exports no perform function (named, default, or default.perform)`]);
+  });
+
+  it('an unknown option in a config file is one line saying which was meant, exit code 2', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-')), 'nexq.yaml');
+    writeFileSync(file, 'concurency: 3\n');
+    const result = runCli(['start', '--config', file]);
+    expect(result.status).to.equal(2);
+    expect(result.stderr.trim().split('\n')).to.deep.equal([`nexq: invalid config: concurency (from ${file}) is not an option; did you mean concurrency?`]);
+  });
+
+  it('warns in one line about a misspelt NEXQ_ variable, naming the one meant', () => {
+    const result = runCli(['start', '--queues', 'a b'], { NEXQ_CONCURENCY: '5' });
+    expect(result.status).to.equal(2);
+    expect(result.stderr.trim().split('\n')[0]).to.equal('nexq: NEXQ_CONCURENCY is not a nexq setting and is ignored; did you mean NEXQ_CONCURRENCY?');
+  });
+
   it('start --help prints the options and exits 0', () => {
     const result = runCli(['start', '--help']);
     expect(result.status).to.equal(0);
@@ -106,6 +141,33 @@ describe('nexq CLI', () => {
     expect(result.stderr).to.include('unknown command "frobnicate"');
   });
 
+  it('--local-redis keeps the database number of REDIS_URL', async function () {
+    this.timeout(30_000);
+    const port = await freePort();
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'nexq-cli-'));
+    const child = spawn(process.execPath, [CLI, 'start', '--local-redis', '--namespace', t.ns, '--jobs', fixturesJobs], {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${port}/3`, NEXQ_LOG_LEVEL: 'warn' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const local = new Redis({ port, db: 3, lazyConnect: true, retryStrategy: () => 100 }).on('error', () => {});
+    try {
+      await waitFor(async () => (await local.keys(`${t.ns}:*`).catch(() => [])).length > 0, 20_000, 'the node\'s keys in db 3');
+      await local.select(0);
+      expect(await local.keys(`${t.ns}:*`)).to.deep.equal([]);
+      child.kill('SIGTERM');
+      expect(await exited, stderr).to.equal(0);
+    } finally {
+      child.kill('SIGKILL');
+      // The local redis-server runs in its own process group: make sure it is gone.
+      await local.shutdown('NOSAVE').catch(() => {});
+      local.disconnect();
+    }
+  });
+
   it('waits for a Redis that is not there yet instead of crashing, saying so once without the password', async function () {
     this.timeout(15_000);
     const child = spawn(process.execPath, [CLI, 'start', '--redis', 'redis://:s3cret-pw@127.0.0.1:1/0', '--jobs', fixturesJobs], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -114,7 +176,8 @@ describe('nexq CLI', () => {
     try {
       await waitFor(() => stderr.includes('cannot reach Redis'), 10_000, 'the unreachable-Redis message');
       expect(child.exitCode).to.equal(null);
-      expect(stderr).to.include('redis://:***@127.0.0.1:1/0');
+      // The address and why, in one line.
+      expect(stderr).to.include('cannot reach Redis at redis://:***@127.0.0.1:1/0 (connect ECONNREFUSED 127.0.0.1:1); still trying');
       expect(stderr).not.to.include('s3cret-pw');
     } finally {
       child.kill('SIGKILL');

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaults } from '../../config/defaults';
-import { envName, fileAndEnv, layerFromEnv, readConfigFile, validateLayers } from '../../config/load';
+import { envName, fileAndEnv, layerFromEnv, readConfigFile, unknownEnvWarnings, validateLayers } from '../../config/load';
 import { ConfigError, resolveConfig } from '../../config/validate';
 import { parseArgs } from '../../src/cli/args';
 import { connectionConfig } from '../../src/cli/commands/common';
@@ -102,7 +102,22 @@ metrics: { port: 9400, host: 0.0.0.0 }
     expect(() => start(['--config', metricsFile])).to.throw(ConfigError, /metrics\.port \(from .*m\.yml\) must be an integer from 0 to 65535 \(got 70000\)/);
     expect(() => start(['--metrics', '70000'])).to.throw(ConfigError, /metrics\.port \(from --metrics\) must be an integer from 0 to 65535/);
     const unknown = tempFile('u.yaml', 'concurency: 3\n');
-    expect(() => start(['--config', unknown])).to.throw(ConfigError, /concurency \(from .*u\.yaml\) must be a known option/);
+    expect(() => start(['--config', unknown])).to.throw(ConfigError, /^invalid config: concurency \(from .*u\.yaml\) is not an option; did you mean concurrency\?$/);
+  });
+
+  it('warns about NEXQ_ variables no option reads, with the closest name, but not about tooling variables', () => {
+    const env = {
+      NEXQ_CONCURENCY: '5', NEXQ_FROBNICATE: '1', NEXQ_CONCURRENCY: '5', NEXQ_KEY_LAYOUT: 'shared', NEXQ_WEB_PORT: '1',
+      NEXQ_METRICS_HOST: 'x', NEXQ_REDIS_PASSWORD: 'pw', NEXQ_TEST_KEY_LAYOUT: 'shared', NEXQ_TEST_LOGS: '1',
+      NEXQ_BENCH_NODE: '{}', NEXQ_CHAOS_OPTIONS: '{}', NEXQ_CHROMIUM: '/usr/bin/chromium', REDIS_URL: 'redis://x',
+    };
+    expect(unknownEnvWarnings(env)).to.deep.equal([
+      'NEXQ_CONCURENCY is not a nexq setting and is ignored; did you mean NEXQ_CONCURRENCY?',
+      'NEXQ_FROBNICATE is not a nexq setting and is ignored',
+    ]);
+    // Every variable the loader reads counts as known.
+    const every = Object.fromEntries(Object.keys(defaults()).filter((k) => k !== 'redis' && k !== 'web').map((k) => [envName(k), '']));
+    expect(unknownEnvWarnings(every)).to.deep.equal([]);
   });
 
   it('sets the metrics port from --metrics, keeping a host from the file', () => {

@@ -41,7 +41,9 @@ describe('config loading', () => {
   });
 
   it('refuses unknown keys and bad values, naming the key', () => {
-    expect(() => resolveConfig({ concurency: 3 } as never)).to.throw(ConfigError, /concurency must be a known option/);
+    expect(() => resolveConfig({ concurency: 3 } as never)).to.throw(ConfigError, /^invalid config: concurency is not an option; did you mean concurrency\?$/);
+    // Nothing close: the options, listed.
+    expect(() => resolveConfig({ colour: 'blue' } as never)).to.throw(ConfigError, /^invalid config: colour is not an option; the options are redis, namespace, queues, .*, web$/);
     expect(() => resolveConfig({ concurrency: 0 })).to.throw(ConfigError, /concurrency must be an integer >= 1/);
     expect(() => resolveConfig({ queues: ['a', 'a'] })).to.throw(ConfigError, /queues must be a list without repeated names/);
     expect(() => resolveConfig({ logLevel: 'loud' as never })).to.throw(ConfigError, /logLevel must be one of/);

@@ -1,10 +1,13 @@
 // A handler's failure, however it happens, becomes a failed job in Redis; the node carries on.
 import { expect } from 'chai';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { readBacktrace } from '../../src/job/failure';
 import type { Nexq } from '../../src/nexq';
 import { captureLogs } from '../support/capture-logs';
 import { NodeTest, useNodes, waitFor } from '../support/node';
-import { fixture } from '../support/paths';
+import { brokenJobs, fixture } from '../support/paths';
 
 async function failure(t: NodeTest): Promise<any> {
   const raw = await waitFor(async () => (await t.redis.zrange(t.keys.retry('default'), 0, -1))[0], 8000, 'a failed job in the retry set');
@@ -37,8 +40,12 @@ describe('handler failures', () => {
     expect(await failure(t)).to.include({ error_class: 'TypeError', error_message: 'rejected on purpose' });
   });
 
-  it('files a job whose module has no perform function as HandlerLoadError', async () => {
-    const node = await t.start();
+  it('files a job whose module has no perform function (any more) as HandlerLoadError', async () => {
+    // A node refuses such a module at start; one changed on disk after the start fails its jobs.
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'nexq-handler-')), 'Changed.js');
+    writeFileSync(file, 'exports.perform = () => {};\n');
+    const node = await t.start({ jobs: { NoPerform: file } });
+    copyFileSync(path.join(brokenJobs, 'NoPerform.js'), file);
     await node.enqueue('default', 'NoPerform');
     const job = await failure(t);
     expect(job.error_class).to.equal('HandlerLoadError');

@@ -10,3 +10,6 @@ export const fixturesJobs = path.join(repoRoot, 'test', 'fixtures', 'jobs');
 export function fixture(file: string): string {
   return path.join(fixturesJobs, file);
 }
+
+/** Handler modules a node refuses at start (no perform, ...), kept out of fixturesJobs. */
+export const brokenJobs = path.join(repoRoot, 'test', 'fixtures', 'broken-jobs');

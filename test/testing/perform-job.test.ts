@@ -1,7 +1,8 @@
 // performJob: one handler run as a node runs it, answering with the outcome record.
 import { expect } from 'chai';
+import path from 'node:path';
 import { createTestNexq, InvalidJobError, JobArgsError, TestNexq, UnknownJobClassError } from '../../src/testing';
-import { fixture } from '../support/paths';
+import { brokenJobs, fixture } from '../support/paths';
 import { jobsDir, rejection, resetRuns, runs } from './support';
 
 class Money {
@@ -50,7 +51,7 @@ describe('nexq/testing performJob', () => {
   });
 
   it('reports a module without perform as HandlerLoadError', async () => {
-    const custom = createTestNexq({ jobs: { NoPerform: fixture('NoPerform.js') } });
+    const custom = createTestNexq({ jobs: { NoPerform: path.join(brokenJobs, 'NoPerform.js') } });
     const outcome = await custom.performJob('NoPerform', []);
     expect(!outcome.ok && outcome.error.class).to.equal('HandlerLoadError');
   });

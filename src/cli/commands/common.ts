@@ -2,7 +2,7 @@
 // plain-text tables or JSON. What they read and do is in src/admin, shared with the web dashboard.
 import winston from 'winston';
 import type { NexqConfig } from '../../../config/defaults';
-import { fileAndEnv, setFromFlag, validateLayers } from '../../../config/load';
+import { fileAndEnv, setFromFlag, unknownEnvWarnings, validateLayers } from '../../../config/load';
 import { ConfigError } from '../../../config/validate';
 import { Nexq } from '../../nexq';
 import type { AdminContext } from '../../admin/context';
@@ -25,7 +25,7 @@ export function checkCommandFlags(args: ParsedArgs, command: Command): void {
 export const BOOLEAN_FLAGS = new Set(['json', 'help', 'all']);
 
 /** How long a command waits for Redis before giving up (a node waits forever; a command should not). */
-const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 2000;
 
 export interface Command {
   /** One line for `nexq --help`. */
@@ -65,6 +65,7 @@ export function positionals(args: ParsedArgs, command: string, names: string[], 
 
 /** The connection config: file < environment < flags, as for `nexq start`, checked the same way. */
 export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
+  for (const warning of unknownEnvWarnings(env)) process.stderr.write(`nexq: ${warning}\n`);
   const layers = fileAndEnv(flagText(args, 'config'), env);
   layRedisFlagsOver(layers, (name) => flagText(args, name));
   setFromFlag(layers, 'namespace', flagText(args, 'namespace'), '--namespace');
@@ -83,20 +84,15 @@ export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = proc
 /** Opens a producer-mode Nexq for the command, and stops it when `body` is done. */
 export async function withNexq<T>(args: ParsedArgs, body: (s: Session) => Promise<T>): Promise<T> {
   const config = connectionConfig(args);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`cannot reach Redis within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
-  });
   let nexq: Nexq;
   try {
     // The node's own log lines would break the one-line-error contract; NEXQ_LOG_LEVEL brings them back.
     const logger = process.env.NEXQ_LOG_LEVEL ? undefined : winston.createLogger({ silent: true });
-    nexq = await Promise.race([Nexq.start({ ...config, ...(logger ? { logger } : {}) }), timeout]);
+    // An unreachable Redis: one line naming the address and why (ECONNREFUSED ...), exit 1.
+    nexq = await Nexq.start({ ...config, ...(logger ? { logger } : {}), redisStartTimeout: CONNECT_TIMEOUT_MS });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
-  } finally {
-    clearTimeout(timer);
   }
   try {
     const { redis, keys, config, registry } = nexq.node.ctx;

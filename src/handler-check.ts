@@ -1,0 +1,40 @@
+// At start, on the main thread: loads every registered handler module once and checks that it
+// exports a perform function, by the very code a worker thread uses (workers/handler-loader.ts).
+// A wrong path, a module without `perform` or a syntax error then stops the start, naming the
+// file, instead of failing every job of that class later.
+import path from 'node:path';
+import { loadPerform } from '../workers/handler-loader';
+import type { HandlerRegistry } from './handler-registry';
+
+/** A registered handler that does not load or has no perform function. */
+export class HandlerCheckError extends Error {
+  override readonly name = 'HandlerCheckError';
+}
+
+/** Loads every module of `registry`; resolves to a one-line summary, or throws HandlerCheckError for the first bad one. */
+export async function checkHandlers(registry: HandlerRegistry): Promise<string> {
+  const modules = registry.modules;
+  // Called from a callback, outside any async function: otherwise the stack of a module that is not
+  // found runs on into the application's `await Nexq.start()`, which the loader would name as the place.
+  const outcomes = await new Promise<Array<PromiseSettledResult<unknown>>>((resolve) => {
+    setImmediate(() => resolve(Promise.allSettled(modules.map(({ file }) => loadPerform(file)))));
+  });
+  outcomes.forEach((outcome, i) => {
+    if (outcome.status === 'rejected') throw new HandlerCheckError(`handler ${modules[i].className}: ${whyNot(modules[i].file, outcome.reason)}`);
+  });
+  const list = modules.map(({ className, file }) => `${className} (${shortPath(file)})`);
+  return `handlers: ${list.join(', ') || 'none'}`;
+}
+
+/** The loader's reason on one line; it names the file (and where V8 says it, the line). */
+function whyNot(file: string, err: unknown): string {
+  // "Cannot find module '/x/nope.js' imported from /.../handler-loader.js": the importer is nexq's.
+  const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0].replace(/ imported from \S+/, '');
+  return reason.includes(file) ? reason : `${file}: ${reason}`;
+}
+
+/** A path relative to the working directory when it lies inside it; absolute otherwise. */
+function shortPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
