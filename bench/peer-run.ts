@@ -44,8 +44,11 @@ function env(ctx: BenchContext, peer: Peer, role: 'enqueue' | 'work', extra: obj
   return { NEXQ_BENCH_PEER: JSON.stringify(config) };
 }
 
+/** The peer's log lines as problems, each once with its count (BullMQ's threads repeat theirs). */
 function keepLog(ctx: BenchContext, what: string, child: NodeChild): void {
-  for (const line of child.log) ctx.problems.push(`${what} log: ${line}`);
+  const counts = new Map<string, number>();
+  for (const line of child.log) counts.set(line, (counts.get(line) ?? 0) + 1);
+  for (const [line, n] of counts) ctx.problems.push(`${what} log${n > 1 ? ` (×${n})` : ''}: ${line}`);
 }
 
 /** Runs the peer's enqueue side; resolves to the timed part's seconds and redis-server's CPU in them. */
