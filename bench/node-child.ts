@@ -41,13 +41,13 @@ export class NodeChild {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const child = new NodeChild(proc);
-    const ready = await child.nextMessage('ready', READY_TIMEOUT_MS);
+    const ready = await child.next('ready', READY_TIMEOUT_MS);
     return { child, ready };
   }
 
   /**
-   * Spawns a peer's process; resolves once it said `version` (when `waitReady`, also `ready`).
-   * `ignore` drops log lines that are not problems (a peer's boot banner).
+   * Spawns a peer's process; resolves once it said `version`. `ignore` drops log lines that are not
+   * problems (a peer's boot banner).
    */
   static async spawnPeer(command: string, args: string[], env: NodeJS.ProcessEnv, ignore?: RegExp): Promise<{ child: NodeChild; version: string }> {
     const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -65,14 +65,22 @@ export class NodeChild {
     else if (line.trim() !== '' && !this.ignore?.test(line)) this.log.push(line);
   }
 
+  /**
+   * Messages nobody waited for yet, by type: several lines can arrive in one read (a peer whose
+   * jobs all finished at start says `ready` and `done` at once), before the next wait begins.
+   */
+  private readonly unclaimed = new Map<ChildMessage['type'], ChildMessage>();
+
   private receive(msg: ChildMessage): void {
     if (msg.type === 'error') this.log.push(`child error: ${msg.message}`);
+    this.unclaimed.set(msg.type, msg);
     for (const listener of this.listeners) listener(msg);
   }
 
-  /** Waits for the next message of this type (a peer's `ready`, `enqueued`). */
-  next<T extends ChildMessage['type']>(type: T, timeoutMs = READY_TIMEOUT_MS): Promise<Extract<ChildMessage, { type: T }>> {
-    return this.nextMessage(type, timeoutMs);
+  private claim<T extends ChildMessage['type']>(type: T): Extract<ChildMessage, { type: T }> | undefined {
+    const msg = this.unclaimed.get(type);
+    this.unclaimed.delete(type);
+    return msg as Extract<ChildMessage, { type: T }> | undefined;
   }
 
   /** Resolves when the process exited (a peer's enqueue side exits when it is done). */
@@ -90,6 +98,8 @@ export class NodeChild {
    * for STALL_MS (`onProgress` sees every progress report).
    */
   waitDone(onProgress?: (acked: number, failed: number) => void): Promise<DoneMessage> {
+    const already = this.claim('done');
+    if (already) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
       let last = -1;
       let lastMove = Date.now();
@@ -103,7 +113,7 @@ export class NodeChild {
             last = msg.acked + msg.failed;
             lastMove = Date.now();
           }
-        } else if (msg.type === 'done') finish(undefined, msg);
+        } else if (msg.type === 'done') finish(undefined, this.claim('done'));
         else if (msg.type === 'error') finish(new Error(msg.message));
       };
       const finish = (err?: Error, done?: DoneMessage) => {
@@ -134,11 +144,14 @@ export class NodeChild {
     if (!this.exitReason) this.child.kill('SIGKILL');
   }
 
-  private nextMessage<T extends ChildMessage['type']>(type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>> {
+  /** Waits for the next message of this type (`ready`; a peer's `version`, `enqueued`). */
+  next<T extends ChildMessage['type']>(type: T, timeoutMs = READY_TIMEOUT_MS): Promise<Extract<ChildMessage, { type: T }>> {
+    const already = this.claim(type);
+    if (already) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => done(new Error(`${this.messagesOnStdout ? 'peer' : 'node child'} sent no ${type} within ${timeoutMs} ms`)), timeoutMs);
       const listener = (msg: ChildMessage) => {
-        if (msg.type === type) done(undefined, msg as Extract<ChildMessage, { type: T }>);
+        if (msg.type === type) done(undefined, this.claim(type));
         else if (msg.type === 'error') done(new Error(msg.message));
       };
       const done = (err?: Error, msg?: Extract<ChildMessage, { type: T }>) => {
