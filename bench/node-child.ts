@@ -1,6 +1,9 @@
 // The parent's handle on a node child process (node-process.ts): fork it, wait until it is ready,
 // wait for `done` while watching for stalls and crashes, stop it, and keep its log lines.
-import { ChildProcess, fork } from 'node:child_process';
+// A peer's process (bench/peers/) is handled the same way: it is spawned, says the same messages
+// as JSON lines on stdout (its other lines are log lines), and is stopped with SIGTERM.
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { ChildMessage, NodeChildConfig } from './protocol';
 
@@ -18,16 +21,14 @@ export class NodeChild {
   private readonly listeners = new Set<(msg: ChildMessage) => void>();
   private exitReason?: string;
 
-  private constructor(private readonly child: ChildProcess) {
-    child.on('message', (msg: ChildMessage) => {
-      if (msg.type === 'error') this.log.push(`child error: ${msg.message}`);
-      for (const listener of this.listeners) listener(msg);
-    });
+  private constructor(private readonly child: ChildProcess, private readonly messagesOnStdout = false) {
+    child.on('message', (msg: ChildMessage) => this.receive(msg));
     const keep = (data: Buffer) => this.log.push(...data.toString().split('\n').filter((l) => l.trim() !== ''));
-    child.stdout?.on('data', keep);
+    if (messagesOnStdout && child.stdout) createInterface({ input: child.stdout }).on('line', (line) => this.line(line));
+    else child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     child.on('exit', (code, signal) => {
-      this.exitReason = `node child exited (code ${code}, signal ${signal})`;
+      this.exitReason = `${messagesOnStdout ? 'peer process' : 'node child'} exited (code ${code}, signal ${signal})`;
       for (const listener of this.listeners) listener({ type: 'error', message: this.exitReason });
     });
   }
@@ -44,6 +45,50 @@ export class NodeChild {
     return { child, ready };
   }
 
+  /**
+   * Spawns a peer's process; resolves once it said `version`. `ignore` drops log lines that are not
+   * problems (a peer's boot banner).
+   */
+  static async spawnPeer(command: string, args: string[], env: NodeJS.ProcessEnv, ignore?: RegExp): Promise<{ child: NodeChild; version: string }> {
+    const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = new NodeChild(proc, true);
+    child.ignore = ignore;
+    proc.on('error', (err) => child.receive({ type: 'error', message: `${command}: ${err.message}` }));
+    const { version } = await child.next('version', READY_TIMEOUT_MS);
+    return { child, version };
+  }
+
+  private ignore?: RegExp;
+
+  private line(line: string): void {
+    if (line.startsWith('{"type":')) this.receive(JSON.parse(line) as ChildMessage);
+    else if (line.trim() !== '' && !this.ignore?.test(line)) this.log.push(line);
+  }
+
+  /**
+   * Messages nobody waited for yet, by type: several lines can arrive in one read (a peer whose
+   * jobs all finished at start says `ready` and `done` at once), before the next wait begins.
+   */
+  private readonly unclaimed = new Map<ChildMessage['type'], ChildMessage>();
+
+  private receive(msg: ChildMessage): void {
+    if (msg.type === 'error') this.log.push(`child error: ${msg.message}`);
+    this.unclaimed.set(msg.type, msg);
+    for (const listener of this.listeners) listener(msg);
+  }
+
+  private claim<T extends ChildMessage['type']>(type: T): Extract<ChildMessage, { type: T }> | undefined {
+    const msg = this.unclaimed.get(type);
+    this.unclaimed.delete(type);
+    return msg as Extract<ChildMessage, { type: T }> | undefined;
+  }
+
+  /** Resolves when the process exited (a peer's enqueue side exits when it is done). */
+  exited(): Promise<void> {
+    if (this.exitReason) return Promise.resolve();
+    return new Promise((resolve) => this.child.once('exit', () => resolve()));
+  }
+
   get pid(): number {
     return this.child.pid!;
   }
@@ -53,6 +98,8 @@ export class NodeChild {
    * for STALL_MS (`onProgress` sees every progress report).
    */
   waitDone(onProgress?: (acked: number, failed: number) => void): Promise<DoneMessage> {
+    const already = this.claim('done');
+    if (already) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
       let last = -1;
       let lastMove = Date.now();
@@ -66,7 +113,7 @@ export class NodeChild {
             last = msg.acked + msg.failed;
             lastMove = Date.now();
           }
-        } else if (msg.type === 'done') finish(undefined, msg);
+        } else if (msg.type === 'done') finish(undefined, this.claim('done'));
         else if (msg.type === 'error') finish(new Error(msg.message));
       };
       const finish = (err?: Error, done?: DoneMessage) => {
@@ -82,8 +129,9 @@ export class NodeChild {
   /** Graceful stop (nexq.stop()), then waits for the process to exit; kills it if it hangs. */
   async stop(): Promise<void> {
     if (this.exitReason) return;
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.send({ type: 'stop' });
+    const exited = this.exited();
+    if (this.messagesOnStdout) this.child.kill('SIGTERM');
+    else this.child.send({ type: 'stop' });
     const timer = setTimeout(() => {
       this.log.push(`node child did not exit within ${STOP_TIMEOUT_MS / 1000} s of stop; killed`);
       this.child.kill('SIGKILL');
@@ -96,11 +144,14 @@ export class NodeChild {
     if (!this.exitReason) this.child.kill('SIGKILL');
   }
 
-  private next<T extends ChildMessage['type']>(type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>> {
+  /** Waits for the next message of this type (`ready`; a peer's `version`, `enqueued`). */
+  next<T extends ChildMessage['type']>(type: T, timeoutMs = READY_TIMEOUT_MS): Promise<Extract<ChildMessage, { type: T }>> {
+    const already = this.claim(type);
+    if (already) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`node child sent no ${type} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => done(new Error(`${this.messagesOnStdout ? 'peer' : 'node child'} sent no ${type} within ${timeoutMs} ms`)), timeoutMs);
       const listener = (msg: ChildMessage) => {
-        if (msg.type === type) done(undefined, msg as Extract<ChildMessage, { type: T }>);
+        if (msg.type === type) done(undefined, this.claim(type));
         else if (msg.type === 'error') done(new Error(msg.message));
       };
       const done = (err?: Error, msg?: Extract<ChildMessage, { type: T }>) => {

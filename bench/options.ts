@@ -1,4 +1,5 @@
-// Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile]`.
+// Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile] [--peers[=...]]`.
+import { PEER_IDS, PeerId } from './peer-setup';
 
 export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5'] as const;
 export type Workload = (typeof WORKLOADS)[number];
@@ -9,13 +10,17 @@ export interface Options {
   profile: boolean;
   /** The workloads to run; all of them unless --only. The ceiling runs only without --only. */
   only?: Set<Workload>;
+  /** --peers: the peers to run beside nexq (W1, W2, W3), in this order; none without it. */
+  peers?: PeerId[];
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile]
+export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile] [--peers[=${PEER_IDS.join(',')}]]
   --quick    small sizes for a smoke run (2,000 jobs; W4 10,000)
   --only     run only these workloads (comma separated; the redis-benchmark ceiling is "ceiling")
   --json     print the results as JSON instead of a table (progress still goes to stderr)
-  --profile  run W2 at concurrency 50 with the node under --cpu-prof and print the top self time`;
+  --profile  run W2 at concurrency 50 with the node under --cpu-prof and print the top self time
+  --peers    also run the peers (all, or those named) through W1, W2 c10/c50 and W3, and print nexq
+             beside the best of them as ratios; Sidekiq only when ruby-sidekiq is installed`;
 
 export class UsageError extends Error {}
 
@@ -39,6 +44,9 @@ export function parseOptions(argv: string[]): Options {
         options.only = new Set(value.split(',').map((name) => toWorkload(name.trim())));
         break;
       }
+      case '--peers':
+        options.peers = inline === undefined ? [...PEER_IDS] : inline.split(',').map((name) => toPeer(name.trim()));
+        break;
       case '--help':
       case '-h':
         throw new UsageError('');
@@ -46,7 +54,14 @@ export function parseOptions(argv: string[]): Options {
         throw new UsageError(`unknown option ${argv[i]}`);
     }
   }
+  if (options.peers && options.profile) throw new UsageError('--peers and --profile do not go together (--profile runs only nexq)');
   return options;
+}
+
+function toPeer(name: string): PeerId {
+  const found = PEER_IDS.find((p) => p === name.toLowerCase());
+  if (!found) throw new UsageError(`unknown peer ${JSON.stringify(name)} (one of ${PEER_IDS.join(', ')})`);
+  return found;
 }
 
 function toWorkload(name: string): Workload {

@@ -9,6 +9,7 @@ import type { W2Result } from './workloads/w2-processing';
 import type { W3Result } from './workloads/w3-latency';
 import type { W4Result } from './workloads/w4-backlog';
 import type { W5Result } from './workloads/w5-several-queues';
+import type { PeerResult } from './workloads/peers';
 
 export interface BenchResults {
   ceiling?: CeilingResult[];
@@ -21,6 +22,8 @@ export interface BenchResults {
   w4?: W4Result;
   w5?: W5Result[];
   profile?: ProfileResult;
+  /** --peers: each peer through W1, W2 c10/c50 and W3 (see comparison.ts). */
+  peers?: PeerResult[];
 }
 
 type Row = [workload: string, metric: string, measured: string, target: string];
@@ -134,7 +137,7 @@ export function table(results: BenchResults): string {
   return markdown(['workload', 'metric', 'measured', 'target (issue 7)'], rows);
 }
 
-function markdown(header: string[], rows: string[][]): string {
+export function markdown(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');

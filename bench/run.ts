@@ -10,6 +10,9 @@ import { runRedisBenchmark } from './redis-benchmark';
 import { BenchRedis } from './redis-server';
 import { measureSerialRoundTrips } from './serial-round-trips';
 import { BenchResults, profileReport, table } from './report';
+import { comparisonTable } from './comparison';
+import { preparePeers } from './peer-setup';
+import { runPeer } from './workloads/peers';
 import { runProfile } from './workloads/profile';
 import { runW1 } from './workloads/w1-enqueue';
 import { runW2 } from './workloads/w2-processing';
@@ -54,6 +57,12 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   }
   if (wants(options, 'W5')) results.w5 = await step('W5', () => runW5(ctx));
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
+  if (options.peers) {
+    const workloads = { w1: wants(options, 'W1'), w2: wants(options, 'W2'), w3: wants(options, 'W3') };
+    const peers = (await step('peers setup', async () => preparePeers(ctx.log, options.peers))) ?? [];
+    results.peers = [];
+    for (const peer of peers) results.peers.push(await runPeer(ctx, peer, workloads));
+  }
   return results;
 }
 
@@ -107,6 +116,7 @@ async function main(): Promise<number> {
   } else {
     const out = [`nexq bench, ${meta.date}, ${meta.machine}, Node ${meta.node}, Redis ${meta.redis}, ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(2)} → ${meta.loadAverage.atEnd.toFixed(2)}`, '', table(results)];
     if (results.profile) out.push('', profileReport(results.profile));
+    if (results.peers?.length) out.push('', 'nexq beside the peers (same Redis, same run):', '', comparisonTable(results, results.peers));
     out.push('', problems.length ? `Problems seen (${problems.length}):\n${problems.map((p) => `- ${p}`).join('\n')}` : 'Problems seen: none');
     process.stdout.write(`${out.join('\n')}\n`);
   }

@@ -3,10 +3,12 @@
 import { performance } from 'node:perf_hooks';
 import { BenchContext, keys, QUEUE } from '../context';
 import { CHUNK, fillQueue, NOOP } from '../fill';
+import { cpuSeconds } from '../proc';
 
 export interface W1Result {
   jobs: number;
-  oneAtATime: { seconds: number; jobsPerSec: number };
+  /** redisCpuSeconds: redis-server's CPU while the timed enqueues ran. */
+  oneAtATime: { seconds: number; jobsPerSec: number; redisCpuSeconds: number };
   bulk: { chunk: number; seconds: number; jobsPerSec: number };
 }
 
@@ -25,9 +27,11 @@ export async function runW1(ctx: BenchContext): Promise<W1Result> {
   await admin.flushall();
 
   ctx.log(`W1: ${n} jobs one at a time`);
+  const redisCpuBefore = cpuSeconds(ctx.server.pid);
   const started = performance.now();
   for (let i = 0; i < n; i++) await enqueuer.enqueue(QUEUE, NOOP, [i]);
   const oneSeconds = (performance.now() - started) / 1000;
+  const redisCpuSeconds = cpuSeconds(ctx.server.pid) - redisCpuBefore;
   await expectQueued(ctx, 'one at a time', n);
   await admin.flushall();
 
@@ -38,7 +42,7 @@ export async function runW1(ctx: BenchContext): Promise<W1Result> {
 
   return {
     jobs: n,
-    oneAtATime: { seconds: oneSeconds, jobsPerSec: n / oneSeconds },
+    oneAtATime: { seconds: oneSeconds, jobsPerSec: n / oneSeconds, redisCpuSeconds },
     bulk: { chunk: CHUNK, seconds: bulkSeconds, jobsPerSec: n / bulkSeconds },
   };
 }

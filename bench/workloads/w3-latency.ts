@@ -10,7 +10,7 @@ import type { BenchQueue } from '../protocol';
 
 export const GAP_MS = 5;
 /** The node polls every pollTimeout when idle; this lets it settle into that before jobs arrive. */
-const SETTLE_MS = 500;
+export const SETTLE_MS = 500;
 const LATENCY = 'Latency';
 
 /** W3 on the third of three queues (the other two empty): as fast as on a node's only queue. */
