@@ -35,6 +35,11 @@ export class JobStore {
     this.entries.push({ seq: this.seq++, queue: job.queue, raw: job.json, at: job.runAt, due: job.runAt ?? nowSeconds() });
   }
 
+  /** A job a drain puts back into `queue` (a nack: behind the others; interrupted: next). */
+  putBack(queue: string, raw: string, end: 'back' | 'front'): void {
+    this.entries.push({ seq: this.seq++, queue, raw, due: end === 'front' ? -Infinity : nowSeconds() });
+  }
+
   /** Recorded jobs of `queue` (or of every queue) in the order they were enqueued. */
   list(queue?: string): RecordedJob[] {
     return this.select(queue).map(toRecorded);

@@ -5,8 +5,9 @@
 // Both check and encode jobs with the enqueuer's own code (src/job/new-jobs.ts), pick handlers with
 // the node's HandlerRegistry and run them with the worker's performTask.
 import type { TimestampFormat } from '../../config/defaults';
-import { ConfigError, resolveConfig } from '../../config/validate';
+import { ConfigError, ResolvedConfig, resolveConfig } from '../../config/validate';
 import { HandlerRegistry } from '../handler-registry';
+import { fateOf, Outcome } from '../run/outcome';
 import { decodeJob, hasExpired, JobOptions } from '../job/job';
 import { rewriteMembers } from '../job/json-members';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
@@ -48,6 +49,7 @@ export class TestNexq implements NexqEnqueuer {
   readonly mode: TestMode;
   private readonly registry: HandlerRegistry;
   private readonly timestamps: TimestampFormat;
+  private readonly config: ResolvedConfig;
   private readonly store = new JobStore();
   private stopped = false;
 
@@ -62,6 +64,7 @@ export class TestNexq implements NexqEnqueuer {
     this.mode = mode;
     this.registry = new HandlerRegistry(resolved.jobs, resolved.jobsDir);
     this.timestamps = resolved.timestamps;
+    this.config = resolved;
   }
 
   /** Enqueues a job now; resolves to its jid (in inline mode, once its handler succeeded). */
@@ -117,7 +120,7 @@ export class TestNexq implements NexqEnqueuer {
         throw new Error(`drain gave up after ${maxJobs} jobs: jobs keep enqueueing jobs (${this.store.size(queue)} left, next: ${this.store.list(queue)[0].class})`);
       }
       const job = this.store.takeNext(queue)!;
-      if (await this.run(job.raw, job.at !== undefined)) ran++;
+      if (await this.run(job.raw, job.queue, job.at !== undefined)) ran++;
     }
     return ran;
   }
@@ -152,21 +155,33 @@ export class TestNexq implements NexqEnqueuer {
     if (this.mode === 'fake') {
       for (const job of prepared) this.store.add(job);
     } else {
-      for (const job of prepared) await this.run(job.json, job.runAt !== undefined);
+      for (const job of prepared) await this.run(job.json, job.queue, job.runAt !== undefined);
     }
     return prepared.map((job) => job.jid);
   }
 
   /**
-   * Runs one payload, unless it expired (then false, as a node would not start it); a scheduled one
-   * gets its enqueued_at now, as the scheduler stamps it.
+   * Runs one payload and applies its fate the way a node's settle path decides it
+   * (src/run/outcome.ts): an expired job is not started (false), a nacked one goes back behind the
+   * others (fake mode), a failure rejects with JobFailedError at once (no retries in a test). A
+   * scheduled job gets its enqueued_at now, as the scheduler stamps it.
    */
-  private async run(raw: string, scheduled: boolean): Promise<boolean> {
-    if (hasExpired(decodeJob(raw))) return false;
+  private async run(raw: string, queue: string, scheduled: boolean): Promise<boolean> {
     const payload = scheduled ? rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.timestamps) }) : raw;
-    const { outcome, thrown } = await runPayload(this, this.registry, payload);
-    if (!outcome.ok) throw new JobFailedError(decodeJob(payload), outcome.error, thrown);
-    return true;
+    const fetched = { raw: payload, job: decodeJob(payload), queue };
+    let outcome: Outcome = { kind: 'expired' };
+    let thrown: unknown;
+    if (!hasExpired(fetched.job)) {
+      const started = Date.now();
+      const result = await runPayload(this, this.registry, payload);
+      thrown = result.thrown;
+      const durationMs = Date.now() - started;
+      outcome = result.outcome.ok ? { kind: result.outcome.nack ? 'nack' : 'success', durationMs } : { kind: 'failure', error: result.outcome.error, durationMs };
+    }
+    if (outcome.kind === 'failure') throw new JobFailedError(fetched.job, outcome.error, thrown);
+    const fate = fateOf(outcome, fetched, this.config, nowSeconds());
+    if (fate.to === 'queue' && this.mode === 'fake') this.store.putBack(queue, fate.json, fate.end);
+    return outcome.kind !== 'expired';
   }
 
   private requireFake(what: string): void {

@@ -25,6 +25,19 @@ describe('nexq/testing fake mode: drain', () => {
     expect(runs()[0].context).to.deep.equal({ jid, queue: 'mail', className: 'Push', retryCount: 0, enqueuedAt, nacks: 0 });
   });
 
+  it('puts a nacked job back behind the others with its nacks raised, as a node does, and runs it again', async () => {
+    await nexq.enqueue('default', 'Nack', [2]);
+    await nexq.enqueue('default', 'Push', ['after']);
+    expect(await nexq.drain()).to.equal(4);
+    expect(runs().map((r) => [r.class, r.class === 'Nack' ? r.context.nacks : r.args[0]])).to.deep.equal([
+      ['Nack', 0],
+      ['Push', 'after'],
+      ['Nack', 1],
+      ['Nack', 2],
+    ]);
+    expect(nexq.jobs()).to.deep.equal([]);
+  });
+
   it('runs jobs in the order they were enqueued', async () => {
     for (const n of [1, 2, 3]) await nexq.enqueue('default', 'Push', [n]);
     await nexq.drain();
