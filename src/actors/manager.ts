@@ -199,6 +199,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       if (fetched.jobs[0].length > 0) this.reclaimDue.add(queue);
     } else {
       await this.dispatchFetched([waited], fetched);
+      // The jobs just dispatched reach their threads on this turn's ticks (ThreadPool): let that
+      // hand-off go first, ahead of the next decision's round trips to Redis.
+      if (fetched.jobs[0].length > 0) await new Promise((resolve) => setImmediate(resolve));
     }
     await this.reclaimIfDue();
     this.pollNow();
