@@ -9,30 +9,22 @@
 //     (src/fetch/idle-waits.ts: one blocking connection per queue, the fetch sent behind the wait),
 //     and poll the limited and paused ones every `pollTimeout`. A freed slot of a full queue, a
 //     wait's answer and every fetch make it decide again, so no queue waits on another's state.
-//  3. Start one ephemeral JobWorker per job under the job-workers supervisor, taking its slot.
-//  4. Bury payloads it cannot read in the dead set with the reason (never a crash loop); leave a
-//     queue whose keys fail out for a while, and back off after a Redis error.
-//  5. Put back backup entries no worker holds: after a failed fetch or wait, when a worker was
-//     killed, and every RECLAIM_INTERVAL_MS anyway (a fetch a client re-sent after a lost reply,
-//     as a cluster client does when a master drops its connection, ran twice and reported once).
-//     Never a queue with a wait out: that wait's fetch may have moved jobs not dispatched yet.
+//  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobWorker per job).
+//  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
+//  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no worker holds.
 //  6. Subscribe and unsubscribe queues at run time.
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
-import { decodeJob } from '../job/job';
-import { MiddlewarePipeline } from '../middleware';
 import { ClassLimit, Fetched, fetchJobs, FetchQueue } from '../redis/scripts';
 import { classLimits } from '../job/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
-import type { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
 import { IdleWaits } from '../fetch/idle-waits';
-import type { RunningJob } from '../run/running-jobs';
+import { rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
 import { decideFetch, QueueState } from '../fetch/policy';
 import { fetchOrder } from '../fetch/queue-order';
-import { buryUnreadable } from './bury-unreadable';
-import { JobWorker } from './job-worker';
-import { queuesWithBackups, reclaimUnworked, rehydrateBackups, requeueOwnBackup } from './unworked-backups';
+import { Reclaimer } from '../fetch/reclaimer';
+import { Dispatcher } from '../run/dispatcher';
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
@@ -55,9 +47,6 @@ export const IDLE_WAIT_SECONDS = 2;
 /** After a failed idle wait the node polls, and waits again no sooner than this. */
 const WAIT_RETRY_MS = 1000;
 
-/** The longest a backup entry no worker holds waits before it goes back to its queue. */
-export const RECLAIM_INTERVAL_MS = 10_000;
-
 /** A served queue with what the last fetch from it said. */
 interface ServedQueue extends ResolvedQueue {
   state: QueueState;
@@ -67,8 +56,9 @@ interface ServedQueue extends ResolvedQueue {
 
 export class Manager extends Actor<ManagerCall, never, Info> {
   private queues: ServedQueue[];
-  private readonly pipeline: MiddlewarePipeline;
   private readonly waits: IdleWaits;
+  private readonly reclaimer: Reclaimer;
+  private readonly dispatcher: Dispatcher;
   private readonly classes: ClassLimit[];
   /** With waitReplicas a fetch counts once replicas hold it: waits only wake, a poll fetches. */
   private readonly confirmsWrites: boolean;
@@ -81,16 +71,18 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private backoffUntil = 0;
   /** After a failed wait the node only polls until then (no tight loop of failing waits). */
   private noWaitUntil = 0;
-  /** Queues whose unheld backup entries are to go back; every queue (with a SCAN) when `reclaimAll`. */
-  private reclaimDue = new Set<string>();
-  private reclaimAll = false;
-  private lastReclaimAt = Date.now();
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     this.queues = ctx.config.queues.map(served);
-    this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
     this.waits = new IdleWaits(ctx.redis);
+    this.reclaimer = new Reclaimer(ctx, this.name);
+    // The worker of a job outlives a restart of the manager that started it: it tells whichever runs now.
+    const current = () => ctx.registry.whereis<Manager>(ActorNames.manager);
+    this.dispatcher = new Dispatcher(ctx, {
+      slotFreed: (queue) => current()?.send({ type: 'slot_freed', queue }),
+      reclaim: (queue) => current()?.send({ type: 'reclaim', queue }),
+    }, this.name);
     this.classes = classLimits(ctx.config, ctx.keys);
     this.confirmsWrites = typeof ctx.config.redis !== 'string' && (ctx.config.redis.waitReplicas ?? 0) > 0;
   }
@@ -108,7 +100,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   protected override init(): void {
     for (const q of this.queues) this.table.add(q.name, q.concurrency);
     // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
-    if (this.ctx.rehydrated) this.reclaimAll = true;
+    if (this.ctx.rehydrated) this.reclaimer.everything();
     this.pollNow();
   }
 
@@ -141,7 +133,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   protected override async handleInfo(msg: Info): Promise<void> {
     if (msg.type === 'slot_freed') return this.pollNow();
     if (msg.type === 'reclaim') {
-      this.reclaimDue.add(msg.queue);
+      this.reclaimer.queue(msg.queue);
       return this.pollNow();
     }
     try {
@@ -149,7 +141,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       else await this.poll(msg.due === true);
     } catch (err) {
       this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
-      this.reclaimAll = true;
+      this.reclaimer.everything();
       this.backoffUntil = Date.now() + this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS;
       this.pollAt(this.backoffUntil);
     }
@@ -190,13 +182,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (error) {
       // Its fetch may have run with its reply lost: the jobs it took wait in the backup list.
       this.ctx.logger.warn(`the idle wait on queue ${queue} failed: ${error.message}; polling meanwhile`, { actor: this.name });
-      this.reclaimDue.add(queue);
+      this.reclaimer.queue(queue);
       this.noWaitUntil = Date.now() + WAIT_RETRY_MS;
     } else if (!fetched) {
       if (spec) spec.state = 'unknown'; // a wake alone: a job is there, a poll fetches it
     } else if (this.ctx.quiet || !spec || !this.table.isActive(queue)) {
       // Quiet, or the queue was left meanwhile: what the fetch took goes back to its queue.
-      if (fetched.jobs[0].length > 0) this.reclaimDue.add(queue);
+      if (fetched.jobs[0].length > 0) this.reclaimer.queue(queue);
     } else {
       await this.dispatchFetched([waited], fetched);
       // The jobs just dispatched reach their threads on this turn's ticks (ThreadPool): let that
@@ -260,28 +252,15 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.ctx.rehydrated = true;
   }
 
-  /**
-   * Puts back the unheld backup entries of the queues due (every queue every RECLAIM_INTERVAL_MS).
-   * A queue with a wait out stays due until its wait has answered.
-   */
-  private async reclaimIfDue(): Promise<void> {
-    const all = this.reclaimAll || Date.now() - this.lastReclaimAt >= RECLAIM_INTERVAL_MS;
-    if (!all && this.reclaimDue.size === 0) return;
-    const due = all ? await queuesWithBackups(this.ctx, this.queues.map((q) => q.name)) : this.reclaimDue;
-    const now = [...due].filter((q) => !this.waits.has(q));
-    this.reclaimDue = new Set([...due].filter((q) => this.waits.has(q)));
-    await reclaimUnworked(this.ctx, now, this.name);
-    if (all) {
-      this.reclaimAll = false;
-      this.lastReclaimAt = Date.now();
-    }
+  private reclaimIfDue(): Promise<void> {
+    return this.reclaimer.runIfDue(this.queues.map((q) => q.name), (queue) => this.waits.has(queue));
   }
 
   /** Starts a worker per job a fetch took (a poll's or an idle wait's), and records each queue's state. */
   private async dispatchFetched(fetchQueues: FetchQueue[], fetched: Fetched): Promise<void> {
     for (const [i, message] of fetched.errors) this.queueFailed(fetchQueues[i].name, message);
     // A call that failed may have moved jobs before its reply was lost: look for them before the next fetch.
-    if (fetched.unsure) for (const q of fetchQueues) this.reclaimDue.add(q.name);
+    if (fetched.unsure) for (const q of fetchQueues) this.reclaimer.queue(q.name);
     for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
     for (let i = 0; i < fetchQueues.length; i++) {
       const { name, backupKey } = fetchQueues[i];
@@ -290,44 +269,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       for (const raw of fetched.jobs[i]) {
         // A queue whose concurrency was lowered while an idle wait was out: the rest go back.
         if (this.table.free(name) <= 0) {
-          this.reclaimDue.add(name);
+          this.reclaimer.queue(name);
           continue;
         }
-        await this.dispatch(name, backupKey, raw);
+        await this.dispatcher.dispatch(name, backupKey, raw);
       }
-    }
-  }
-
-  private async dispatch(queue: string, backup: string, raw: string): Promise<void> {
-    let job;
-    try {
-      job = decodeJob(raw);
-    } catch (err) {
-      return buryUnreadable(this.ctx, backup, raw, queue, (err as Error).message, this.name);
-    }
-    const { running } = this.ctx.workers!;
-    const entry = running.start(job.jid, queue, raw);
-    const supervisor = this.ctx.registry.lookup<DynamicSupervisor>(ActorNames.jobWorkers);
-    const worker = new JobWorker({
-      ctx: this.ctx,
-      fetched: { raw, job, queue },
-      backup,
-      pipeline: this.pipeline,
-      onExit: () => this.onWorkerExit(entry),
-    });
-    running.attach(entry, worker);
-    // However the worker ends — even killed, when its terminate never runs — its slot comes back;
-    // a killed worker leaves its job in the backup list, so the manager reclaims it.
-    void worker.exited.then((reason) => {
-      worker.reportExit();
-      if (reason === 'killed') this.currentManager()?.send({ type: 'reclaim', queue });
-    });
-    try {
-      await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: this.ctx.config.shutdownTimeout });
-    } catch (err) {
-      // The node is stopping: the job stays in the backup list and runs after the next boot.
-      worker.reportExit();
-      throw err;
     }
   }
 
@@ -339,18 +285,6 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       spec.brokenUntil = Date.now() + this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS;
       spec.state = 'unknown';
     }
-  }
-
-  /** Whichever manager is running now (this one may have been restarted since it started a worker). */
-  private currentManager(): Manager | undefined {
-    return this.ctx.registry.whereis<Manager>(ActorNames.manager);
-  }
-
-  private onWorkerExit(job: RunningJob): void {
-    const cap = this.ctx.config.totalConcurrency;
-    const nodeWasFull = cap > 0 && this.table.totalBusy() >= cap;
-    // A queue that had free slots is fetched already, or waited on: only a full one needs a word.
-    if (this.ctx.workers!.running.finish(job) || nodeWasFull) this.currentManager()?.send({ type: 'slot_freed', queue: job.queue });
   }
 }
 

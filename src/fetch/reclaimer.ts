@@ -1,0 +1,43 @@
+// When the manager puts back the backup entries no live worker holds (src/fetch/own-backups.ts):
+// the queues asked for (after a failed fetch or wait, a killed worker), and every queue with a
+// SCAN for the lists of queues no longer served, every RECLAIM_INTERVAL_MS anyway (a fetch a
+// cluster client re-sent after a lost reply ran twice and reported once). Never a queue whose
+// idle wait is out: that wait's fetch may have moved jobs not dispatched yet; it stays due until
+// its wait has answered.
+import type { NodeContext } from '../node-context';
+import { queuesWithBackups, reclaimUnworked } from './own-backups';
+
+/** The longest a backup entry no worker holds waits before it goes back to its queue. */
+export const RECLAIM_INTERVAL_MS = 10_000;
+
+export class Reclaimer {
+  private due = new Set<string>();
+  private all = false;
+  private lastAllAt = Date.now();
+
+  constructor(private readonly ctx: NodeContext, private readonly actor: string) {}
+
+  /** Reclaims `queue` before the next fetch. */
+  queue(queue: string): void {
+    this.due.add(queue);
+  }
+
+  /** Reclaims every queue (with a SCAN) before the next fetch: a restarted manager, a failed poll. */
+  everything(): void {
+    this.all = true;
+  }
+
+  /** Puts back what is due, leaving out the queues `waited` says have a wait out (they stay due). */
+  async runIfDue(served: string[], waited: (queue: string) => boolean): Promise<void> {
+    const all = this.all || Date.now() - this.lastAllAt >= RECLAIM_INTERVAL_MS;
+    if (!all && this.due.size === 0) return;
+    const due = all ? await queuesWithBackups(this.ctx, served) : this.due;
+    const now = [...due].filter((q) => !waited(q));
+    this.due = new Set([...due].filter(waited));
+    await reclaimUnworked(this.ctx, now, this.actor);
+    if (all) {
+      this.all = false;
+      this.lastAllAt = Date.now();
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// Starts the jobs a fetch took: each payload decoded (one that cannot be read goes to the dead
+// set with the reason, never a crash loop), its slot taken in the table of running jobs, and one
+// ephemeral JobWorker started for it under the job-workers supervisor. However the worker ends —
+// even killed, when its terminate never runs — its slot comes back and the manager hears of it
+// when its queue (or the node, under a cap) was full; a killed worker leaves its job in the backup
+// list, and the manager is asked to reclaim that queue.
+import { Actor } from '../actor';
+import { JobWorker } from '../actors/job-worker';
+import { decodeJob } from '../job/job';
+import { MiddlewarePipeline } from '../middleware';
+import type { NodeContext } from '../node-context';
+import { ActorNames } from '../node-context';
+import { buryUnreadable } from './bury-unreadable';
+import type { RunningJob } from './running-jobs';
+
+/** What the dispatcher tells the manager (through its mailbox: the manager may have restarted). */
+export interface DispatchEvents {
+  /** A worker exited and its queue, or the node under its cap, had no free slot before. */
+  slotFreed(queue: string): void;
+  /** A worker was killed with its job still in the backup list of `queue`. */
+  reclaim(queue: string): void;
+}
+
+/** The job-workers supervisor, as the dispatcher uses it. */
+interface JobWorkers {
+  startChild(spec: { id: string; start: () => Promise<Actor<any, any, any>>; restart: 'temporary'; shutdownMs: number }): Promise<unknown>;
+}
+
+export class Dispatcher {
+  private readonly pipeline: MiddlewarePipeline;
+
+  constructor(private readonly ctx: NodeContext, private readonly events: DispatchEvents, private readonly actor: string) {
+    this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
+  }
+
+  async dispatch(queue: string, backup: string, raw: string): Promise<void> {
+    const { ctx } = this;
+    let job;
+    try {
+      job = decodeJob(raw);
+    } catch (err) {
+      return buryUnreadable(ctx, backup, raw, queue, (err as Error).message, this.actor);
+    }
+    const { running } = ctx.workers!;
+    const entry = running.start(job.jid, queue, raw);
+    const supervisor = ctx.registry.lookup<JobWorkers & Actor<any, any, any>>(ActorNames.jobWorkers);
+    const worker = new JobWorker({ ctx, fetched: { raw, job, queue }, backup, pipeline: this.pipeline, onExit: () => this.exited(entry) });
+    running.attach(entry, worker);
+    void worker.exited.then((reason) => {
+      worker.reportExit();
+      if (reason === 'killed') this.events.reclaim(queue);
+    });
+    try {
+      await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: ctx.config.shutdownTimeout });
+    } catch (err) {
+      // The node is stopping: the job stays in the backup list and runs after the next boot.
+      worker.reportExit();
+      throw err;
+    }
+  }
+
+  private exited(job: RunningJob): void {
+    const { running } = this.ctx.workers!;
+    const cap = this.ctx.config.totalConcurrency;
+    const nodeWasFull = cap > 0 && running.slots.totalBusy() >= cap;
+    // A queue that had free slots is fetched already, or waited on: only a full one needs a word.
+    if (running.finish(job) || nodeWasFull) this.events.slotFreed(job.queue);
+  }
+}
