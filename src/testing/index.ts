@@ -1,8 +1,7 @@
 // nexq/testing: fake and inline modes, performJob and assertions for the tests of nexq's users.
 // Nothing here opens a Redis connection or a worker thread.
-export { createTestNexq, TestNexq } from './test-nexq';
+export { createTestNexq, currentTestNexq, TestNexq } from './test-nexq';
 export type { DrainOptions, NexqEnqueuer, TestMode, TestNexqOptions } from './test-nexq';
-export { currentTestNexq } from './scope';
 export type { RecordedJob } from './store';
 export type { JobMatch } from './assertions';
 export type { PerformJobOptions, PerformOutcome } from './perform-job';

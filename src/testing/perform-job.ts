@@ -10,7 +10,7 @@ import type { JobOutcome } from '../../workers/protocol';
 import { JobArgsError } from './errors';
 import { jsonProblems } from '../job/json-safety';
 import { runPayload } from './run-job';
-import type { TestNexq } from './test-nexq';
+import type { ScopeOwner } from './scope';
 
 export interface PerformJobOptions extends JobOptions {
   /** The job's queue (`this.queue`); `default` unless given. */
@@ -26,7 +26,7 @@ export interface PerformJobOptions extends JobOptions {
 export type PerformOutcome = JobOutcome & { warnings?: string[] };
 
 export async function performJob(
-  nexq: TestNexq,
+  nexq: ScopeOwner,
   registry: HandlerRegistry,
   timestamps: TimestampFormat,
   className: string,

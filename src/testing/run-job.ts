@@ -7,8 +7,7 @@ import { performTask } from '../../workers/perform-task';
 import type { JobOutcome } from '../../workers/protocol';
 import { jsonProblems } from '../job/json-safety';
 import { preview } from './json-values';
-import { runInScope } from './scope';
-import type { TestNexq } from './test-nexq';
+import { runInScope, ScopeOwner } from './scope';
 
 export interface RunResult {
   outcome: JobOutcome;
@@ -26,7 +25,7 @@ function stringify(value: unknown): string | undefined {
   }
 }
 
-export async function runPayload(nexq: TestNexq, registry: HandlerRegistry, raw: string): Promise<RunResult> {
+export async function runPayload(nexq: ScopeOwner, registry: HandlerRegistry, raw: string): Promise<RunResult> {
   const job = decodeJob(raw);
   let resolved: Resolved;
   try {

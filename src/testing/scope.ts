@@ -1,18 +1,19 @@
 // Which test nexq runs the handler now: set around each handler run by drain, inline enqueue and
-// performJob, and followed through awaits (AsyncLocalStorage), so a handler can enqueue through it.
+// performJob, and followed through awaits (AsyncLocalStorage), so a handler can enqueue through it
+// (`currentTestNexq()`, in test-nexq.ts). The runners know the test nexq only as the scope's owner,
+// so none of them imports test-nexq.ts, which imports them.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { TestNexq } from './test-nexq';
 
-const scope = new AsyncLocalStorage<TestNexq>();
+/** The test nexq a handler run belongs to, as the runners see it. */
+export type ScopeOwner = object;
 
-/**
- * The test nexq that is running the calling handler, or `undefined` outside such a run (in a real
- * node, for instance). A handler enqueues follow-up jobs with `currentTestNexq() ?? yourRealNexq`.
- */
-export function currentTestNexq(): TestNexq | undefined {
+const scope = new AsyncLocalStorage<ScopeOwner>();
+
+/** The owner of the handler run in progress, or `undefined` outside one. */
+export function scopeOwner(): ScopeOwner | undefined {
   return scope.getStore();
 }
 
-export function runInScope<T>(nexq: TestNexq, fn: () => T): T {
-  return scope.run(nexq, fn);
+export function runInScope<T>(owner: ScopeOwner, fn: () => T): T {
+  return scope.run(owner, fn);
 }

@@ -17,6 +17,7 @@ import { allMatching, assertEnqueued, JobMatch, refuteEnqueued } from './asserti
 import { JobFailedError } from './errors';
 import { performJob, PerformJobOptions, PerformOutcome } from './perform-job';
 import { runPayload } from './run-job';
+import { scopeOwner } from './scope';
 import { JobStore, RecordedJob } from './store';
 
 export type TestMode = 'fake' | 'inline';
@@ -187,4 +188,13 @@ export class TestNexq implements NexqEnqueuer {
   private requireFake(what: string): void {
     if (this.mode !== 'fake') throw new Error(`${what} needs fake mode: in inline mode jobs run as they are enqueued and none is recorded`);
   }
+}
+
+/**
+ * The test nexq that is running the calling handler, or `undefined` outside such a run (in a real
+ * node, for instance). A handler enqueues follow-up jobs with `currentTestNexq() ?? yourRealNexq`.
+ */
+export function currentTestNexq(): TestNexq | undefined {
+  // Only a TestNexq starts a run (drain, inline enqueue, performJob): the owner is one.
+  return scopeOwner() as TestNexq | undefined;
 }
