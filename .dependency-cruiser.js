@@ -1,8 +1,6 @@
 // Which folder may import which (docs/internals.md, "Layers"), checked in CI by
 // `npm run check:imports`. Layers are listed bottom to top: a module may import its own layer and
 // the ones below it, never one above, and no module may take part in an import cycle.
-// Violations that existed when the check came are listed in .dependency-cruiser-known-violations.json
-// (each is a place to fix); a new one fails CI.
 const LAYERS = [
   ['config', '^config/'],
   ['runtime', '^src/(actor/|logger\\.ts$)'],

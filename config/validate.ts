@@ -5,8 +5,8 @@ import path from 'node:path';
 import { ConfigError, UnknownOptionError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
 import type { KeyLayout, PeriodicSpec, WebOptions } from './defaults';
-import { CronError, CronSchedule } from '../src/periodic/cron';
-import { PERIODIC_NAME, periodicId } from '../src/periodic/schedule';
+import { CronError, CronSchedule } from './cron';
+import { PERIODIC_NAME, periodicId } from './periodic-id';
 import { checkRedisTarget } from './redis-options';
 import { resolveKeyLayout } from './key-layout';
 

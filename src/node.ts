@@ -22,7 +22,7 @@ import { backupQueuesOf } from './redis/backups';
 import { Keys } from './redis/keys';
 import { checkSlotsOn } from './redis/scripts';
 import { requeueBackup } from './redis/move-scripts';
-import { dropNodeSlots } from './job/limits';
+import { dropNodeSlots } from './redis/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
 import type { WebServer } from './web/server';

@@ -16,7 +16,7 @@
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { ClassLimit, Fetched, fetchJobs, FetchQueue } from '../redis/scripts';
-import { classLimits } from '../job/limits';
+import { classLimits } from '../redis/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import { IdleWaits } from '../fetch/idle-waits';

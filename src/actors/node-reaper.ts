@@ -15,7 +15,7 @@ import { nowSeconds } from '../job/time';
 import { allBackups, backupQueuesOf } from '../redis/backups';
 import { formatScore } from '../redis/scripts';
 import { recoverNode, requeueBackup } from '../redis/move-scripts';
-import { allRunningKeys, dropNodeSlots } from '../job/limits';
+import { allRunningKeys, dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
 

@@ -3,7 +3,7 @@
 // was lost, a wait cut off after its fetch ran, a worker killed with its job).
 import type { NodeContext } from '../node-context';
 import { jsonObject } from '../job/json-object';
-import { dropNodeSlots, heldSlots } from '../job/limits';
+import { dropNodeSlots, heldSlots } from '../redis/limits';
 import { backupQueuesOf } from '../redis/backups';
 import { requeueBackup } from '../redis/move-scripts';
 import { requeueJob } from '../redis/scripts';

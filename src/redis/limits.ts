@@ -2,9 +2,9 @@
 // when the queue has `globalConcurrency`, its class's when `classConcurrency` names it), so every
 // step that settles or puts back the job gives the same slots back.
 import type { ResolvedConfig } from '../../config/validate';
-import type { RedisClient } from '../redis/client';
-import type { Keys } from '../redis/keys';
-import type { ClassLimit } from '../redis/scripts';
+import type { RedisClient } from './client';
+import type { Keys } from './keys';
+import type { ClassLimit } from './scripts';
 
 /** The limited classes, as the fetch script takes them. */
 export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {

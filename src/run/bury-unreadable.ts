@@ -4,7 +4,7 @@ import { v4 as uuidv4 } from 'uuid';
 import type { NodeContext } from '../node-context';
 import { malformedEntry } from '../job/failure';
 import { jsonObject } from '../job/json-object';
-import { heldSlots } from '../job/limits';
+import { heldSlots } from '../redis/limits';
 import { nowSeconds } from '../job/time';
 import { failJob } from '../redis/scripts';
 

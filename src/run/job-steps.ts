@@ -4,7 +4,7 @@
 // (unique lock, running slots); the settle path (src/run/settle.ts) decides when. Every step keeps
 // the job index in step (src/redis/job-index.ts).
 import type { FetchedJob } from '../job/job';
-import { heldSlots } from '../job/limits';
+import { heldSlots } from '../redis/limits';
 import { nowSeconds } from '../job/time';
 import type { NodeContext } from '../node-context';
 import { ackJob, failJob, Held, releaseJob, requeueJob } from '../redis/scripts';

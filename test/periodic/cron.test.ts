@@ -1,7 +1,7 @@
 // The cron parser: every syntax form, next and previous ticks, Vixie's day-of-month/day-of-week
 // rule, and clear errors for bad expressions. All times UTC.
 import { expect } from 'chai';
-import { CronError, CronSchedule, parseCron } from '../../src/periodic/cron';
+import { CronError, CronSchedule, parseCron } from '../../config/cron';
 
 const at = (iso: string) => new Date(iso);
 const next = (expr: string, from: string) => parseCron(expr).nextTick(at(from)).toISOString();
