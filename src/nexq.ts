@@ -6,7 +6,7 @@ import type { Manager, ManagerCall } from './actors/manager';
 import { readBacktrace } from './job/failure';
 import type { JobOptions } from './job/job';
 import { jsonObject } from './job/json-object';
-import { ActorNames } from './node-context';
+import { ActorNames, runsJobs } from './node-context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node';
@@ -162,13 +162,13 @@ export class Nexq {
    */
   async drain(pollMs = 20): Promise<void> {
     const { ctx } = this.node;
-    if (ctx.config.mode !== 'default') throw new Error('drain needs a worker node; this one runs in enqueuer mode');
+    if (!runsJobs(ctx)) throw new Error('drain needs a worker node; this one runs in enqueuer mode');
     const { keys, redis, config } = ctx;
     for (;;) {
       const queues = (await this.subscriptions()).map((q) => q.name);
       // A job is queued, or in this node's backup list from its fetch until it is settled.
       const lengths = await Promise.all(queues.flatMap((q) => [redis.llen(keys.queue(q)), redis.llen(keys.backup(config.nodeId, q))]));
-      if (lengths.every((n) => n === 0) && ctx.workers!.running.size === 0) return;
+      if (lengths.every((n) => n === 0) && ctx.workers.running.size === 0) return;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   }

@@ -21,15 +21,7 @@ export interface NodeContext {
   identity: string;
   startedAt: number;
   /** Absent in enqueuer mode. */
-  workers?: {
-    /** The jobs running here, with the shared table of slots. */
-    running: RunningJobs;
-    pool: ThreadPool;
-    handlers: HandlerRegistry;
-    middleware: Middleware[];
-    /** Acks of plain jobs, sent together once per turn of the event loop. */
-    acks: AckBatcher;
-  };
+  workers?: Workers;
   /** Set once the manager has put this node's backup lists back into their queues. */
   rehydrated: boolean;
   /** Quiet (Sidekiq's TSTP): the node runs what it has and fetches nothing more. */
@@ -38,6 +30,24 @@ export interface NodeContext {
   events: JobEvents;
   /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */
   requestStop: () => void;
+}
+
+/** What a node that runs jobs has besides: the parts of the job's path. */
+export interface Workers {
+  /** The jobs running here, with the shared table of slots. */
+  running: RunningJobs;
+  pool: ThreadPool;
+  handlers: HandlerRegistry;
+  middleware: Middleware[];
+  /** Acks of plain jobs, sent together once per turn of the event loop. */
+  acks: AckBatcher;
+}
+
+/** The context of a node that runs jobs: what the manager, the dispatcher and the workers get. */
+export type WorkerContext = NodeContext & { readonly workers: Workers };
+
+export function runsJobs(ctx: NodeContext): ctx is WorkerContext {
+  return ctx.workers !== undefined;
 }
 
 /** Registered names of the node's actors. */

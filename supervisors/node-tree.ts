@@ -17,21 +17,19 @@ import { Actor } from '../src/actor';
 import { Canceller } from '../src/actors/canceller';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
-import { Manager } from '../src/actors/manager';
+import { Manager, MANAGER_SHUTDOWN_MS } from '../src/actors/manager';
 import { NodeReaper } from '../src/actors/node-reaper';
 import { Periodic } from '../src/actors/periodic';
 import { Scheduler } from '../src/actors/scheduler';
 import { Stats } from '../src/actors/stats';
-import { ActorNames, NodeContext } from '../src/node-context';
-import { COMMAND_TIMEOUT_MS } from '../src/redis/connection';
+import { ActorNames, NodeContext, runsJobs } from '../src/node-context';
 import { DynamicSupervisor } from './dynamic-supervisor';
 import { ChildSpec, Supervisor, SupervisorEvent } from './supervisor';
 
 export function nodeTree(ctx: NodeContext): Supervisor {
   const { registry } = ctx;
   const enqueuer: ChildSpec = { id: ActorNames.enqueuer, start: () => Actor.start(new Enqueuer(ctx)) };
-  const children: ChildSpec[] =
-    ctx.config.mode === 'enqueuer'
+  const children: ChildSpec[] = !runsJobs(ctx)
       ? [enqueuer]
       : [
           { id: ActorNames.stats, start: () => Actor.start(new Stats(ctx)) },
@@ -50,9 +48,7 @@ export function nodeTree(ctx: NodeContext): Supervisor {
           {
             id: ActorNames.manager,
             start: () => Actor.start(new Manager(ctx)),
-            // Long enough for a poll's Redis calls to time out: a killed manager would skip the
-            // terminate that closes its blocking connection.
-            shutdownMs: COMMAND_TIMEOUT_MS + 2000,
+            shutdownMs: MANAGER_SHUTDOWN_MS,
           },
         ];
   return new Supervisor({

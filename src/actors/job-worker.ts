@@ -15,14 +15,14 @@ import { hasExpired } from '../job/job';
 import type { FetchedJob } from '../job/job';
 import { jobLogFields } from '../logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from '../middleware';
-import type { NodeContext } from '../node-context';
+import type { WorkerContext } from '../node-context';
 import { JobSteps } from '../run/job-steps';
 import type { Outcome } from '../run/outcome';
 import { settle, SettlingJob, untilItLands } from '../run/settle';
 import type { CancelHandle } from '../thread-pool';
 
 export interface JobWorkerOptions {
-  ctx: NodeContext;
+  ctx: WorkerContext;
   fetched: FetchedJob;
   backup: string;
   pipeline: MiddlewarePipeline;
@@ -95,8 +95,8 @@ export class JobWorker extends Actor<never, Cast, never> {
     try {
       await pipeline.before(event);
       if (this.cancelRequested) return { kind: 'cancelled' };
-      const { file, activeJob } = ctx.workers!.handlers.resolve(job.class, job.wrapped);
-      const result = await ctx.workers!.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
+      const { file, activeJob } = ctx.workers.handlers.resolve(job.class, job.wrapped);
+      const result = await ctx.workers.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return { kind: result.nack ? 'nack' : 'success', durationMs };
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,

@@ -15,9 +15,10 @@
 //  6. Subscribe and unsubscribe queues at run time.
 import { Actor } from '../actor';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
+import { COMMAND_TIMEOUT_MS } from '../redis/connection';
 import { ClassLimit, Fetched, fetchJobs, FetchQueue } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
-import type { NodeContext } from '../node-context';
+import type { WorkerContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import { IdleWaits } from '../fetch/idle-waits';
 import { rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
@@ -25,6 +26,12 @@ import { decideFetch, QueueState } from '../fetch/policy';
 import { fetchOrder } from '../fetch/queue-order';
 import { Reclaimer } from '../fetch/reclaimer';
 import { Dispatcher } from '../run/dispatcher';
+
+/**
+ * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
+ * killed manager would skip the terminate that closes its blocking connections.
+ */
+export const MANAGER_SHUTDOWN_MS = COMMAND_TIMEOUT_MS + 2000;
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
@@ -72,7 +79,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** After a failed wait the node only polls until then (no tight loop of failing waits). */
   private noWaitUntil = 0;
 
-  constructor(private readonly ctx: NodeContext) {
+  constructor(private readonly ctx: WorkerContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     this.queues = ctx.config.queues.map(served);
     this.waits = new IdleWaits(ctx.redis);
@@ -94,7 +101,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   /** Free and busy slots per queue: the shared work table. */
   private get table() {
-    return this.ctx.workers!.running.slots;
+    return this.ctx.workers.running.slots;
   }
 
   protected override init(): void {

@@ -8,7 +8,7 @@ import { Actor } from '../actor';
 import { JobWorker } from '../actors/job-worker';
 import { decodeJob } from '../job/job';
 import { MiddlewarePipeline } from '../middleware';
-import type { NodeContext } from '../node-context';
+import type { WorkerContext } from '../node-context';
 import { ActorNames } from '../node-context';
 import { buryUnreadable } from './bury-unreadable';
 import type { RunningJob } from './running-jobs';
@@ -29,8 +29,8 @@ interface JobWorkers {
 export class Dispatcher {
   private readonly pipeline: MiddlewarePipeline;
 
-  constructor(private readonly ctx: NodeContext, private readonly events: DispatchEvents, private readonly actor: string) {
-    this.pipeline = new MiddlewarePipeline(ctx.workers!.middleware);
+  constructor(private readonly ctx: WorkerContext, private readonly events: DispatchEvents, private readonly actor: string) {
+    this.pipeline = new MiddlewarePipeline(ctx.workers.middleware);
   }
 
   async dispatch(queue: string, backup: string, raw: string): Promise<void> {
@@ -41,7 +41,7 @@ export class Dispatcher {
     } catch (err) {
       return buryUnreadable(ctx, backup, raw, queue, (err as Error).message, this.actor);
     }
-    const { running } = ctx.workers!;
+    const { running } = ctx.workers;
     const entry = running.start(job.jid, queue, raw);
     const supervisor = ctx.registry.lookup<JobWorkers & Actor<any, any, any>>(ActorNames.jobWorkers);
     const worker = new JobWorker({ ctx, fetched: { raw, job, queue }, backup, pipeline: this.pipeline, onExit: () => this.exited(entry) });
@@ -60,7 +60,7 @@ export class Dispatcher {
   }
 
   private exited(job: RunningJob): void {
-    const { running } = this.ctx.workers!;
+    const { running } = this.ctx.workers;
     const cap = this.ctx.config.totalConcurrency;
     const nodeWasFull = cap > 0 && running.slots.totalBusy() >= cap;
     // A queue that had free slots is fetched already, or waited on: only a full one needs a word.
