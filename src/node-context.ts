@@ -9,6 +9,7 @@ import type { AckBatcher } from './redis/ack-batcher';
 import type { Keys } from './redis/keys';
 import type { ScriptedRedis } from './redis/scripts';
 import type { ThreadPool } from './thread-pool';
+import type { JobCounters } from './run/job-counters';
 import type { RunningJobs } from './run/running-jobs';
 
 export interface NodeContext {
@@ -41,6 +42,8 @@ export interface Workers {
   middleware: Middleware[];
   /** Acks of plain jobs, sent together once per turn of the event loop. */
   acks: AckBatcher;
+  /** Processed and failed counts since the Stats actor's last flush. */
+  counters: JobCounters;
 }
 
 /** The context of a node that runs jobs: what the manager, the dispatcher and the workers get. */

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from './actor';
 import { resolveConfig } from '../config/validate';
 import type { NexqConfig } from '../config/defaults';
-import { statsMiddleware } from './actors/stats';
 import { JobEvents } from './events/job-events';
 import { HandlerRegistry } from './handler-registry';
 import { checkHandlers } from './handler-check';
@@ -26,6 +25,7 @@ import { dropNodeSlots } from './redis/limits';
 import type { NodeContext } from './node-context';
 import { ThreadPool } from './thread-pool';
 import type { WebServer } from './web/server';
+import { JobCounters, statsMiddleware } from './run/job-counters';
 import { RunningJobs } from './run/running-jobs';
 import { nodeTree } from '../supervisors/node-tree';
 import type { Supervisor } from '../supervisors/supervisor';
@@ -89,6 +89,9 @@ export class NexqNode {
       await waitForRedis(ctx, redisStartTimeout);
       if (handlers) {
         const running = new RunningJobs();
+        const counters = new JobCounters();
+        // The configured queues are subscribed from the start, so every reader of the table sees them.
+        for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);
         ctx.workers = {
           running,
           handlers,
@@ -99,7 +102,8 @@ export class NexqNode {
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
             data: { workTable: running.slots.buffer },
           }),
-          middleware: [statsMiddleware(ctx), loggingMiddleware(logger), ...middleware],
+          middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
+          counters,
           acks: new AckBatcher(redis, ctx.keys),
         };
       }

@@ -13,7 +13,6 @@ import { nowSeconds } from '../job/time';
 import { formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node-context';
 import { ActorNames } from '../node-context';
-import type { Manager } from './manager';
 import type { RunningJob } from '../run/running-jobs';
 
 /** Sidekiq's expiry of a process entry: a node that stops beating disappears within a minute. */
@@ -45,13 +44,15 @@ export class Heartbeat extends TickingActor {
 
   info(): Record<string, unknown> {
     const { config, identity, startedAt } = this.ctx;
+    // What the node serves now, from the shared work table.
+    const served = this.ctx.workers?.running.slots.subscribed() ?? [];
     return {
       hostname: os.hostname(),
       started_at: startedAt,
       pid: process.pid,
       tag: '',
-      concurrency: (this.ctx.registry.whereis<Manager>(ActorNames.manager)?.subscriptions ?? config.queues).reduce((sum, q) => sum + q.concurrency, 0),
-      queues: this.ctx.registry.whereis<Manager>(ActorNames.manager)?.subscriptions.map((q) => q.name) ?? config.queues.map((q) => q.name),
+      concurrency: served.reduce((sum, q) => sum + q.concurrency, 0),
+      queues: served.map((q) => q.name),
       labels: ['nexq'],
       identity,
       node_id: config.nodeId,

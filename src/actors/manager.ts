@@ -105,6 +105,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   protected override init(): void {
+    // A restarted manager serves the configured queues again: the table says so to its readers.
+    for (const q of this.table.subscribed()) if (!this.queues.some((served) => served.name === q.name)) this.table.remove(q.name);
     for (const q of this.queues) this.table.add(q.name, q.concurrency);
     // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
     if (this.ctx.rehydrated) this.reclaimer.everything();

@@ -4,12 +4,11 @@
 //  1. Count processed and failed jobs in memory and flush them to Redis every second (total and
 //     per-day keys), so counting costs the hot path no round trip. Sidekiq counts the same way;
 //     a node killed with -9 loses at most the last second of counts, never a job.
-//  2. Provide the built-in stats middleware that feeds 1.
-// The jobs running on this node are in src/run/running-jobs.ts.
+// The counts themselves are in src/run/job-counters.ts, fed by the built-in stats middleware; the
+// jobs running on this node are in src/run/running-jobs.ts.
 import { TickingActor } from '../actor';
-import type { Middleware } from '../middleware';
 import { statDay } from '../redis/keys';
-import type { NodeContext } from '../node-context';
+import type { WorkerContext } from '../node-context';
 import { ActorNames } from '../node-context';
 
 export const STATS_FLUSH_MS = 1000;
@@ -17,18 +16,9 @@ export const STATS_FLUSH_MS = 1000;
 export const STATS_DAY_TTL_SECONDS = 5 * 365 * 24 * 3600;
 
 export class Stats extends TickingActor {
-  private processed = 0;
-  private failed = 0;
-
-  constructor(private readonly ctx: NodeContext) {
+  constructor(private readonly ctx: WorkerContext) {
     // A failed flush keeps its counts in memory for the next one.
     super({ name: ActorNames.stats, registry: ctx.registry, logger: ctx.logger, what: 'stats flush' });
-  }
-
-  /** Touches memory only; any actor on the main thread may call it directly. */
-  jobFinished(failed: boolean): void {
-    this.processed++;
-    if (failed) this.failed++;
   }
 
   protected override firstTickMs(): number {
@@ -50,10 +40,10 @@ export class Stats extends TickingActor {
 
   /** Writes the counts gathered since the last flush. Counts stay in memory if Redis fails. */
   async flush(): Promise<void> {
-    const processed = this.processed;
-    const failed = this.failed;
+    const { counters } = this.ctx.workers;
+    const counts = counters.take();
+    const { processed, failed } = counts;
     if (processed === 0 && failed === 0) return;
-    this.processed = this.failed = 0;
     const { keys } = this.ctx;
     const day = statDay();
     try {
@@ -62,19 +52,8 @@ export class Stats extends TickingActor {
       if (failed) tx.incrby(keys.stat('failed'), failed).incrby(keys.stat('failed', day), failed).expire(keys.stat('failed', day), STATS_DAY_TTL_SECONDS);
       await tx.exec();
     } catch (err) {
-      this.processed += processed;
-      this.failed += failed;
+      counters.restore(counts);
       throw err;
     }
   }
-}
-
-/** The built-in stats middleware. It finds the current Stats actor by name, so a restart is seen. */
-export function statsMiddleware(ctx: NodeContext): Middleware {
-  const stats = () => ctx.registry.whereis<Stats>(ActorNames.stats);
-  return {
-    name: 'stats',
-    afterSuccess: () => stats()?.jobFinished(false),
-    afterFailure: () => stats()?.jobFinished(true),
-  };
 }

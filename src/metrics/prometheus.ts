@@ -4,10 +4,8 @@
 // per scrape, shared by every gauge) and this node's busy slots (from its work table).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Manager } from '../actors/manager';
 import type { JobEventMap } from '../events/job-events';
 import type { NodeContext } from '../node-context';
-import { ActorNames } from '../node-context';
 import { queueInfo, QueueInfo } from '../redis/queue-info';
 import { jobSetSize } from '../redis/known-queues';
 
@@ -150,7 +148,7 @@ export class NodeMetrics {
 }
 
 /** The queues this node serves now (the manager's subscriptions), or as configured. */
+/** The queues this node serves now, read from the shared work table (none in enqueuer mode). */
 function subscribedQueues(ctx: NodeContext): string[] {
-  const manager = ctx.registry.whereis<Manager>(ActorNames.manager);
-  return (manager?.subscriptions ?? (ctx.config.mode === 'default' ? ctx.config.queues : [])).map((q) => q.name);
+  return (ctx.workers?.running.slots.subscribed() ?? []).map((q) => q.name);
 }

@@ -42,6 +42,15 @@ export class WorkTable {
     this.releaseIfIdle(queue, row);
   }
 
+  /** The queues subscribed now, with their concurrency, in the order they were first subscribed. */
+  subscribed(): Array<{ name: string; concurrency: number }> {
+    const queues: Array<{ name: string; concurrency: number }> = [];
+    for (const [name, row] of this.rows) {
+      if (Atomics.load(this.cells, row * FIELDS + ACTIVE) === 1) queues.push({ name, concurrency: Atomics.load(this.cells, row * FIELDS + CONCURRENCY) });
+    }
+    return queues;
+  }
+
   isActive(queue: string): boolean {
     const row = this.rows.get(queue);
     return row !== undefined && Atomics.load(this.cells, row * FIELDS + ACTIVE) === 1;

@@ -96,6 +96,16 @@ describe('WorkTable', () => {
     expect([...cells.slice(row * 3, row * 3 + 3)]).to.deep.equal([7, 2, 1]);
   });
 
+  it('lists the queues subscribed now with their concurrency, not one unsubscribed while its jobs still run', () => {
+    const table = new WorkTable();
+    table.add('a', 2);
+    table.add('b', 3);
+    table.take('b');
+    table.remove('b');
+    table.add('c', 4);
+    expect(table.subscribed()).to.deep.equal([{ name: 'a', concurrency: 2 }, { name: 'c', concurrency: 4 }]);
+  });
+
   it(`refuses more than ${MAX_QUEUES} queues at once`, () => {
     const table = new WorkTable();
     for (let i = 0; i < MAX_QUEUES; i++) table.add(`q${i}`, 1);
