@@ -8,7 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Nexq } from '../src/nexq';
-import type { Middleware } from '../src/middleware';
+import type { Middleware } from '../src/run/middleware';
 import { ChildMessage, LATENCY_CHANNEL, LatencyReading, NodeChildConfig, ParentMessage } from './protocol';
 
 const PROGRESS_MS = 1000;

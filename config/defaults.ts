@@ -25,7 +25,7 @@ export type TimestampFormat = 'seconds' | 'milliseconds';
 export interface PeriodicSpec {
   /**
    * 5 fields `minute hour day-of-month month day-of-week`, or 6 with `second` first; each `*`, `n`,
-   * `a-b`, a step (`*` or `a-b`, then `/n`) or a comma list; `@daily` and friends (see src/periodic/cron.ts).
+   * `a-b`, a step (`*` or `a-b`, then `/n`) or a comma list; `@daily` and friends (see config/cron.ts).
    */
   cron: string;
   queue: string;
@@ -117,7 +117,7 @@ export interface NexqOptions {
   /**
    * Most MB of the main thread's young generation while the node runs handlers (0: V8's own, up
    * to 32 MB); V8 doubles it from 2 MB, so other values round up to the next power of two. See
-   * src/young-generation-cap.ts. Process-wide: the smallest of the running nodes'.
+   * src/pool/young-generation-cap.ts. Process-wide: the smallest of the running nodes'.
    */
   maxYoungGenerationMb: number;
   /**

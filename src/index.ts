@@ -9,7 +9,7 @@ export type { HostPort, NexqRedisOptions, RedisTarget } from '../config/redis-op
 export { ConfigError } from '../config/validate';
 export type { JobOptions, JobPayload, UniqueOptions } from './job/job';
 export { InvalidJobError, MalformedJobError } from './job/job';
-export type { Middleware, JobEvent } from './middleware';
+export type { Middleware, JobEvent } from './run/middleware';
 export type { JobContext } from '../workers/handler-loader';
 export { CallTimeoutError, ActorExitedError } from './actor';
 export { JobEvents } from './events/job-events';

@@ -13,7 +13,7 @@ export interface LoggerOptions {
 
 /**
  * Fields a pretty line leaves out: the node is the same on every line, a job's `[job:<jid>]` tag and
- * text name it already. JSON lines carry them all (see src/logging-middleware.ts).
+ * text name it already. JSON lines carry them all (see src/run/logging-middleware.ts).
  */
 const PRETTY_OMITS = new Set(['node', 'jid', 'class', 'queue', 'retryCount', 'durationMs', 'error']);
 

@@ -6,10 +6,10 @@ import type { Manager, ManagerCall } from './actors/manager';
 import { readBacktrace } from './job/failure';
 import type { JobOptions } from './job/job';
 import { jsonObject } from './job/json-object';
-import { ActorNames, runsJobs } from './node-context';
+import { ActorNames, runsJobs } from './node/context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
-import { NexqNode, NodeStartOptions } from './node';
+import { NexqNode, NodeStartOptions } from './node/node';
 import { deleteJobByJid, indexEntryOf, JobLocation, locateJob, parseEntry } from './redis/job-index';
 
 export type NexqStartOptions = NodeStartOptions;

@@ -22,7 +22,7 @@ import { NodeReaper } from '../src/actors/node-reaper';
 import { Periodic } from '../src/actors/periodic';
 import { Scheduler } from '../src/actors/scheduler';
 import { Stats } from '../src/actors/stats';
-import { ActorNames, NodeContext, runsJobs } from '../src/node-context';
+import { ActorNames, NodeContext, runsJobs } from '../src/node/context';
 import { DynamicSupervisor } from './dynamic-supervisor';
 import { ChildSpec, Supervisor, SupervisorEvent } from './supervisor';
 

@@ -35,6 +35,6 @@ export type JobOutcome = { ok: true; nack?: true } | { ok: false; error: ThrownE
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {
-  /** The work table's buffer (see src/work-table.ts), readable from threads. */
+  /** The work table's buffer (see src/run/work-table.ts), readable from threads. */
   workTable: SharedArrayBuffer;
 }

@@ -7,8 +7,8 @@
 //     terminated and the job filed in the dead set as cancelled); ignore it otherwise.
 // A request lost while the connection was down is sent again by `Nexq#cancel` until it takes.
 import { Actor } from '../actor';
-import type { NodeContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import type { NodeContext } from '../node/context';
+import { ActorNames } from '../node/context';
 import { duplicateClient, RedisClient } from '../redis/client';
 
 type Info = { type: 'cancel'; jid: string };

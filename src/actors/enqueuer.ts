@@ -11,8 +11,8 @@
 import { Actor } from '../actor';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
 import { enqueueJobs, NewJob } from '../redis/enqueue-scripts';
-import type { NodeContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import type { NodeContext } from '../node/context';
+import { ActorNames } from '../node/context';
 
 export type { EnqueueRequest } from '../job/new-jobs';
 

@@ -11,8 +11,8 @@ import os from 'node:os';
 import { TickingActor } from '../actor';
 import { nowSeconds } from '../job/time';
 import { formatScore } from '../redis/scripts';
-import type { NodeContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import type { NodeContext } from '../node/context';
+import { ActorNames } from '../node/context';
 import type { RunningJob } from '../run/running-jobs';
 
 /** Sidekiq's expiry of a process entry: a node that stops beating disappears within a minute. */

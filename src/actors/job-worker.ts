@@ -13,13 +13,13 @@
 import { Actor, ExitReason } from '../actor';
 import { hasExpired } from '../job/job';
 import type { FetchedJob } from '../job/job';
-import { jobLogFields } from '../logging-middleware';
-import type { JobEvent, MiddlewarePipeline } from '../middleware';
-import type { WorkerContext } from '../node-context';
+import { jobLogFields } from '../run/logging-middleware';
+import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
+import type { WorkerContext } from '../node/context';
 import { JobSteps } from '../run/job-steps';
 import type { Outcome } from '../run/outcome';
 import { settle, SettlingJob, untilItLands } from '../run/settle';
-import type { CancelHandle } from '../thread-pool';
+import type { CancelHandle } from '../pool/thread-pool';
 
 export interface JobWorkerOptions {
   ctx: WorkerContext;

@@ -16,8 +16,8 @@ import { allBackups, backupQueuesOf } from '../redis/backups';
 import { formatScore } from '../redis/scripts';
 import { recoverNode, requeueBackup } from '../redis/move-scripts';
 import { allRunningKeys, dropNodeSlots } from '../redis/limits';
-import type { NodeContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import type { NodeContext } from '../node/context';
+import { ActorNames } from '../node/context';
 
 /** Dead nodes handled per round; the rest wait for the next round. */
 export const NODES_PER_ROUND = 20;

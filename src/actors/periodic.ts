@@ -13,8 +13,8 @@ import { TickingActor } from '../actor';
 import { encodeNewJob } from '../job/job';
 import { PeriodicEntry, periodicJid, resolvePeriodic } from '../periodic/schedule';
 import { enqueuePeriodic } from '../redis/enqueue-scripts';
-import type { NodeContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import type { NodeContext } from '../node/context';
+import { ActorNames } from '../node/context';
 
 /** Longest single sleep: setTimeout cannot wait past 2^31-1 ms, and a long one drifts from the wall clock. */
 export const PERIODIC_MAX_SLEEP_MS = 60_000;

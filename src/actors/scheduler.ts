@@ -13,8 +13,8 @@ import { rewriteMembers } from '../job/json-members';
 import { jsonTimestamp, nowSeconds } from '../job/time';
 import { formatScore } from '../redis/scripts';
 import { buryDue, enqueueDue } from '../redis/move-scripts';
-import type { NodeContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import type { NodeContext } from '../node/context';
+import { ActorNames } from '../node/context';
 import { isQueueName } from '../../config/validate';
 
 /** Due jobs read per round trip; a full batch means more may be due, so the next is read at once. */

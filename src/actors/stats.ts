@@ -8,8 +8,8 @@
 // jobs running on this node are in src/run/running-jobs.ts.
 import { TickingActor } from '../actor';
 import { statDay } from '../redis/keys';
-import type { WorkerContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import type { WorkerContext } from '../node/context';
+import { ActorNames } from '../node/context';
 
 export const STATS_FLUSH_MS = 1000;
 /** Per-day counters expire after five years, as Sidekiq's do. */

@@ -1,6 +1,6 @@
 // A second SIGINT (Ctrl-C) or SIGTERM while `nexq start` stops gracefully: exit at once, saying on
 // the terminal how many jobs stay in this node's backup lists and when they run again.
-import type { NexqNode } from '../node';
+import type { NexqNode } from '../node/node';
 import { backupQueuesOf } from '../redis/backups';
 
 /** How long the count may take: the user asked to stop now. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { NexqConfig } from '../../config/defaults';
 import { fileAndEnv, LayeredConfig, namingSource, parseQueueList, setFromFlag, unknownEnvWarnings, validateLayers } from '../../config/load';
 import { ConfigError } from '../../config/validate';
-import { HandlerCheckError } from '../handler-check';
+import { HandlerCheckError } from '../handlers/check';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
 import { forceStop } from './forced-stop';

@@ -4,7 +4,7 @@
 // cluster client re-sent after a lost reply ran twice and reported once). Never a queue whose
 // idle wait is out: that wait's fetch may have moved jobs not dispatched yet; it stays due until
 // its wait has answered.
-import type { WorkerContext } from '../node-context';
+import type { WorkerContext } from '../node/context';
 import { queuesWithBackups, reclaimUnworked } from './own-backups';
 
 /** The longest a backup entry no worker holds waits before it goes back to its queue. */

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobEventMap } from '../events/job-events';
-import type { NodeContext } from '../node-context';
+import type { NodeContext } from '../node/context';
 import { queueInfo, QueueInfo } from '../redis/queue-info';
 import { jobSetSize } from '../redis/known-queues';
 

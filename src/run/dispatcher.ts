@@ -7,9 +7,9 @@
 import { Actor } from '../actor';
 import { JobWorker } from '../actors/job-worker';
 import { decodeJob } from '../job/job';
-import { MiddlewarePipeline } from '../middleware';
-import type { WorkerContext } from '../node-context';
-import { ActorNames } from '../node-context';
+import { MiddlewarePipeline } from './middleware';
+import type { WorkerContext } from '../node/context';
+import { ActorNames } from '../node/context';
 import { buryUnreadable } from './bury-unreadable';
 import type { RunningJob } from './running-jobs';
 

@@ -2,7 +2,7 @@
 // built-in stats middleware adds to them as each job settles, the Stats actor takes them every
 // second and writes them to Redis (and puts them back when Redis fails). A plain object both get
 // at construction, so counting costs the hot path neither a round trip nor a message.
-import type { Middleware } from '../middleware';
+import type { Middleware } from './middleware';
 
 export class JobCounters {
   processed = 0;

@@ -6,7 +6,7 @@
 import type { FetchedJob } from '../job/job';
 import { heldSlots } from '../redis/limits';
 import { nowSeconds } from '../job/time';
-import type { NodeContext } from '../node-context';
+import type { NodeContext } from '../node/context';
 import { ackJob, failJob, Held, releaseJob, requeueJob } from '../redis/scripts';
 import type { Fate } from './outcome';
 

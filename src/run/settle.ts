@@ -17,9 +17,9 @@
 import type { JobEventBase } from '../events/job-events';
 import type { FetchedJob } from '../job/job';
 import { nowSeconds } from '../job/time';
-import { errorLogFields, jobLogFields } from '../logging-middleware';
-import type { JobEvent, MiddlewarePipeline } from '../middleware';
-import type { NodeContext } from '../node-context';
+import { errorLogFields, jobLogFields } from './logging-middleware';
+import type { JobEvent, MiddlewarePipeline } from './middleware';
+import type { NodeContext } from '../node/context';
 import type { JobSteps } from './job-steps';
 import { Fate, fateOf, Outcome } from './outcome';
 

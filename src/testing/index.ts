@@ -8,7 +8,7 @@ export type { PerformJobOptions, PerformOutcome } from './perform-job';
 export { JobArgsError, JobFailedError } from './errors';
 export { InvalidJobError } from '../job/job';
 export type { JobPayload } from '../job/job';
-export { UnknownJobClassError } from '../handler-registry';
+export { UnknownJobClassError } from '../handlers/registry';
 export { ConfigError } from '../../config/validate';
 export type { JobContext } from '../../workers/handler-loader';
 export type { JobOutcome, ThrownError } from '../../workers/protocol';

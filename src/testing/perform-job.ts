@@ -2,7 +2,7 @@
 // answers with its outcome. Mistakes in the call itself (an unknown class, args that JSON would
 // change) reject; what the handler does is the outcome, plus warnings when it changed its args.
 import type { TimestampFormat } from '../../config/defaults';
-import type { HandlerRegistry } from '../handler-registry';
+import type { HandlerRegistry } from '../handlers/registry';
 import { InvalidJobError, JobOptions } from '../job/job';
 import { rewriteMembers } from '../job/json-members';
 import { prepareJobs } from '../job/new-jobs';

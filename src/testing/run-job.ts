@@ -1,7 +1,7 @@
 // Runs one payload's handler in-process the way a node does: the class picks a module through the
 // HandlerRegistry (an unknown class is a failed job, as in JobWorker), then the worker's own
 // performTask parses the JSON, loads the module and calls perform with the job context as `this`.
-import type { HandlerRegistry, Resolved } from '../handler-registry';
+import type { HandlerRegistry, Resolved } from '../handlers/registry';
 import { decodeJob } from '../job/job';
 import { performTask } from '../../workers/perform-task';
 import type { JobOutcome } from '../../workers/protocol';

@@ -6,7 +6,7 @@
 // the node's HandlerRegistry and run them with the worker's performTask.
 import type { TimestampFormat } from '../../config/defaults';
 import { ConfigError, ResolvedConfig, resolveConfig } from '../../config/validate';
-import { HandlerRegistry } from '../handler-registry';
+import { HandlerRegistry } from '../handlers/registry';
 import { fateOf, Outcome } from '../run/outcome';
 import { decodeJob, hasExpired, JobOptions } from '../job/job';
 import { rewriteMembers } from '../job/json-members';

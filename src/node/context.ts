@@ -1,16 +1,16 @@
 // What every actor of one node shares: its config and the resources the node opened for it.
-import type { ResolvedConfig } from '../config/validate';
-import type { Registry } from './actor';
-import type { JobEvents } from './events/job-events';
-import type { HandlerRegistry } from './handler-registry';
-import type { Logger } from './logger';
-import type { Middleware } from './middleware';
-import type { AckBatcher } from './redis/ack-batcher';
-import type { Keys } from './redis/keys';
-import type { ScriptedRedis } from './redis/scripts';
-import type { ThreadPool } from './thread-pool';
-import type { JobCounters } from './run/job-counters';
-import type { RunningJobs } from './run/running-jobs';
+import type { ResolvedConfig } from '../../config/validate';
+import type { Registry } from '../actor/index';
+import type { JobEvents } from '../events/job-events';
+import type { HandlerRegistry } from '../handlers/registry';
+import type { Logger } from '../logger';
+import type { Middleware } from '../run/middleware';
+import type { AckBatcher } from '../redis/ack-batcher';
+import type { Keys } from '../redis/keys';
+import type { ScriptedRedis } from '../redis/scripts';
+import type { ThreadPool } from '../pool/thread-pool';
+import type { JobCounters } from '../run/job-counters';
+import type { RunningJobs } from '../run/running-jobs';
 
 export interface NodeContext {
   config: ResolvedConfig;

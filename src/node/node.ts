@@ -3,32 +3,32 @@
 import { Cluster, ReplyError } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Actor, describeReason, isCleanExit, Registry } from './actor';
-import { resolveConfig } from '../config/validate';
-import type { NexqConfig } from '../config/defaults';
-import { JobEvents } from './events/job-events';
-import { HandlerRegistry } from './handler-registry';
-import { checkHandlers } from './handler-check';
-import { createLogger, Logger } from './logger';
-import { loggingMiddleware } from './logging-middleware';
+import { Actor, describeReason, isCleanExit, Registry } from '../actor/index';
+import { resolveConfig } from '../../config/validate';
+import type { NexqConfig } from '../../config/defaults';
+import { JobEvents } from '../events/job-events';
+import { HandlerRegistry } from '../handlers/registry';
+import { checkHandlers } from '../handlers/check';
+import { createLogger, Logger } from '../logger';
+import { loggingMiddleware } from '../run/logging-middleware';
 // Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
-import type { NodeMetrics } from './metrics/prometheus';
-import type { MetricsServer } from './metrics/server';
-import type { Middleware } from './middleware';
-import { connectTarget, describeTarget, missingReplicas } from './redis/connection';
-import { AckBatcher } from './redis/ack-batcher';
-import { backupQueuesOf } from './redis/backups';
-import { Keys } from './redis/keys';
-import { checkSlotsOn } from './redis/scripts';
-import { requeueBackup } from './redis/move-scripts';
-import { dropNodeSlots } from './redis/limits';
-import type { NodeContext } from './node-context';
-import { ThreadPool } from './thread-pool';
-import type { WebServer } from './web/server';
-import { JobCounters, statsMiddleware } from './run/job-counters';
-import { RunningJobs } from './run/running-jobs';
-import { nodeTree } from '../supervisors/node-tree';
-import type { Supervisor } from '../supervisors/supervisor';
+import type { NodeMetrics } from '../metrics/prometheus';
+import type { MetricsServer } from '../metrics/server';
+import type { Middleware } from '../run/middleware';
+import { connectTarget, describeTarget, missingReplicas } from '../redis/connection';
+import { AckBatcher } from '../redis/ack-batcher';
+import { backupQueuesOf } from '../redis/backups';
+import { Keys } from '../redis/keys';
+import { checkSlotsOn } from '../redis/scripts';
+import { requeueBackup } from '../redis/move-scripts';
+import { dropNodeSlots } from '../redis/limits';
+import type { NodeContext } from './context';
+import { ThreadPool } from '../pool/thread-pool';
+import type { WebServer } from '../web/server';
+import { JobCounters, statsMiddleware } from '../run/job-counters';
+import { RunningJobs } from '../run/running-jobs';
+import { nodeTree } from '../../supervisors/node-tree';
+import type { Supervisor } from '../../supervisors/supervisor';
 
 export interface NodeStartOptions extends NexqConfig {
   /** Extra middleware, run inside the built-in stats and logging middleware. */
@@ -126,7 +126,7 @@ export class NexqNode {
     if (resolved.web) {
       // Served once the tree is up. A port that cannot be bound fails the start: the node stops again.
       const { web } = resolved;
-      const { WebServer } = require('./web/server') as typeof import('./web/server');
+      const { WebServer } = require('../web/server') as typeof import('../web/server');
       node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(async (err) => {
         await node!.stop();
         throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
@@ -141,7 +141,7 @@ export class NexqNode {
   /** This node's Prometheus metrics; counting from start with the `metrics` option, else from first use. */
   get metrics(): NodeMetrics {
     if (this.metricsInstance) return this.metricsInstance;
-    const { NodeMetrics } = require('./metrics/prometheus') as typeof import('./metrics/prometheus');
+    const { NodeMetrics } = require('../metrics/prometheus') as typeof import('../metrics/prometheus');
     return (this.metricsInstance = new NodeMetrics(this.ctx));
   }
 
@@ -157,7 +157,7 @@ export class NexqNode {
     void this.metrics;
     if (typeof option !== 'object') return;
     try {
-      const { serveMetrics } = require('./metrics/server') as typeof import('./metrics/server');
+      const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
       this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host);
     } catch (err) {
       await this.stop().catch(() => {});

@@ -2,10 +2,10 @@
 // expiry, cancel and cut-off by the JobWorker at info/warn) carries `jid`, `class`, `queue` and
 // `retryCount` as fields, and its end `durationMs` and `error` ({ class, message, stack }): JSON
 // lines hold them as fields; pretty lines show `[job:<jid>]` and the text (src/logger.ts).
-import type { JobPayload } from './job/job';
-import type { Logger } from './logger';
+import type { JobPayload } from '../job/job';
+import type { Logger } from '../logger';
 import type { Middleware } from './middleware';
-import type { ThrownError } from '../workers/protocol';
+import type { ThrownError } from '../../workers/protocol';
 
 export interface JobLogFields {
   actor: string;

@@ -3,8 +3,8 @@
 // A wrong path, a module without `perform` or a syntax error then stops the start, naming the
 // file, instead of failing every job of that class later.
 import path from 'node:path';
-import { loadPerform } from '../workers/handler-loader';
-import type { HandlerRegistry } from './handler-registry';
+import { loadPerform } from '../../workers/handler-loader';
+import type { HandlerRegistry } from './registry';
 
 /** A registered handler that does not load or has no perform function. */
 export class HandlerCheckError extends Error {

@@ -3,7 +3,7 @@
 // a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../workers/protocol';
+import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../../workers/protocol';
 import { capYoungGeneration, recheckYoungGeneration, sizeThreadYoungGeneration } from './young-generation-cap';
 
 /** Filled in by `run` while the job is in the pool's hands: stops that job (its thread is terminated). */
@@ -29,7 +29,7 @@ export interface ThreadPoolOptions {
   data: ThreadData;
 }
 
-const ENTRY = path.join(__dirname, '..', 'workers', 'thread-entry.js');
+const ENTRY = path.join(__dirname, '..', '..', 'workers', 'thread-entry.js');
 /** Async handlers share a thread; this bounds how many run on one thread at once. */
 const TASKS_PER_THREAD = 1000;
 /** Most jobs handed to a thread in one piscina task. */

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../config/config-error';
-import { HandlerCheckError } from '../../src/handler-check';
+import { HandlerCheckError } from '../../src/handlers/check';
 import { Nexq } from '../../src/nexq';
 import { COMMAND_TIMEOUT_MS } from '../../src/redis/connection';
 import { captureLogs } from '../support/capture-logs';

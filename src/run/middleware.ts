@@ -1,8 +1,8 @@
 // The pipeline around each job: `before` hooks in order, then the handler, then `afterSuccess` or
 // `afterFailure` hooks in reverse order (the outermost middleware sees the job first and last).
 // Stats and logging are built-in middleware; users add their own through the `middleware` option.
-import type { JobPayload } from './job/job';
-import type { JobError } from './job/failure';
+import type { JobPayload } from '../job/job';
+import type { JobError } from '../job/failure';
 
 export interface JobEvent {
   jid: string;

@@ -2,7 +2,7 @@
 // a class name only selects an entry of this map, so it can never name a file of its own choosing.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../config/config-error';
 
 const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs'];
 /** Ruby's Foo::Bar, Exq's Foo.Bar, plain names; each segment an identifier. */

@@ -2,7 +2,7 @@
 // hand it the next batch. Jobs lost that way were interrupted by the cancel, not failed.
 import path from 'node:path';
 import { expect } from 'chai';
-import { CancelHandle, ThreadPool } from '../../src/thread-pool';
+import { CancelHandle, ThreadPool } from '../../src/pool/thread-pool';
 import { WorkTable } from '../../src/run/work-table';
 import { fixturesJobs } from '../support/paths';
 import { waitFor } from '../support/node';

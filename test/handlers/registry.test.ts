@@ -1,7 +1,7 @@
 // Which module handles a class: only entries built at start, never a path made from a class name.
 import { expect } from 'chai';
-import { HandlerRegistry, isValidClassName, UnknownJobClassError } from '../src/handler-registry';
-import { fixture, fixturesJobs } from './support/paths';
+import { HandlerRegistry, isValidClassName, UnknownJobClassError } from '../../src/handlers/registry';
+import { fixture, fixturesJobs } from '../support/paths';
 
 describe('HandlerRegistry', () => {
   const registry = new HandlerRegistry({}, fixturesJobs);

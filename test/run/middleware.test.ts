@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Middleware } from '../src/middleware';
-import { useNodes, waitFor } from './support/node';
+import type { Middleware } from '../../src/run/middleware';
+import { useNodes, waitFor } from '../support/node';
 
 describe('middleware', () => {
   const t = useNodes();

@@ -1,5 +1,5 @@
 // The main thread's young generation stays at `maxYoungGenerationMb` while a thread pool runs, and
-// its threads start theirs at `threadYoungGenerationMb` (src/young-generation-cap.ts). Each case
+// its threads start theirs at `threadYoungGenerationMb` (src/pool/young-generation-cap.ts). Each case
 // runs in a fresh process: the heap of this one has grown already.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
