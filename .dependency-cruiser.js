@@ -3,7 +3,7 @@
 // the ones below it, never one above, and no module may take part in an import cycle.
 const LAYERS = [
   ['config', '^config/'],
-  ['runtime', '^src/(actor/|logger\\.ts$)'],
+  ['runtime', '^src/(runtime/|logger\\.ts$)'],
   ['codec', '^src/(job|periodic)/'],
   ['redis', '^src/redis/'],
   ['threads', '^workers/'],

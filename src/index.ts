@@ -11,7 +11,7 @@ export type { JobOptions, JobPayload, UniqueOptions } from './job/job';
 export { InvalidJobError, MalformedJobError } from './job/job';
 export type { Middleware, JobEvent } from './run/middleware';
 export type { JobContext } from '../workers/handler-loader';
-export { CallTimeoutError, ActorExitedError } from './actor';
+export { CallTimeoutError, ActorExitedError } from './runtime';
 export { JobEvents } from './events/job-events';
 export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';
 export { NodeMetrics } from './metrics/prometheus';

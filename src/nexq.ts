@@ -168,7 +168,7 @@ export class Nexq {
       const queues = (await this.subscriptions()).map((q) => q.name);
       // A job is queued, or in this node's backup list from its fetch until it is settled.
       const lengths = await Promise.all(queues.flatMap((q) => [redis.llen(keys.queue(q)), redis.llen(keys.backup(config.nodeId, q))]));
-      if (lengths.every((n) => n === 0) && ctx.workers.running.size === 0) return;
+      if (lengths.every((n) => n === 0) && ctx.jobs.running.size === 0) return;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   }

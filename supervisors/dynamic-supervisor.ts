@@ -1,11 +1,11 @@
-// A supervisor of children started at run time (OTP's DynamicSupervisor): the per-job workers.
+// A supervisor of children started at run time (OTP's DynamicSupervisor): the per-job runners.
 //
 // Responsibilities:
 //  1. Start a child on request and watch it; children are temporary unless their spec says so.
 //  2. Restart permanent / transient children by the same rules and intensity as `Supervisor`.
 //  3. On stop, stop every child at once (they are independent) and wait for each up to its
-//     shutdown timeout: for job workers this is the graceful drain of running jobs.
-import { Actor, ActorExitedError, ActorOptions, Down } from '../src/actor';
+//     shutdown timeout: for job runners this is the graceful drain of running jobs.
+import { Actor, ActorExitedError, ActorOptions, Down } from '../src/runtime';
 import { RestartIntensity, RestartIntensityError } from './restart-intensity';
 import { ChildSpec, DEFAULT_SHUTDOWN_MS, shouldRestart } from './supervisor';
 

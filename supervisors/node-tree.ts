@@ -1,5 +1,5 @@
 // The supervision tree of one nexq node. Read top to bottom it is the start order; stop runs it
-// bottom to top, so the manager stops fetching before the job workers drain.
+// bottom to top, so the manager stops fetching before the job runners drain.
 //
 //   nexq.root (rest_for_one: a child's restart restarts every child after it, which depends on it)
 //   ├─ stats        counters and running jobs
@@ -9,11 +9,11 @@
 //   ├─ periodic     cron jobs of the `periodic` option, each tick once across nodes (only when any)
 //   ├─ node-reaper  re-enqueues the unfinished jobs of nodes that stopped beating
 //   ├─ canceller    hears cancel requests and stops the jobs of this node they name
-//   ├─ job-workers  dynamic supervisor of one ephemeral JobWorker per running job
-//   └─ manager      fetches jobs into backup lists and starts their workers
+//   ├─ job-runners  dynamic supervisor of one ephemeral JobRunner per running job
+//   └─ manager      fetches jobs into backup lists and starts their runners
 //
 // In 'enqueuer' mode the root holds the enqueuer alone.
-import { Actor } from '../src/actor';
+import { Actor } from '../src/runtime';
 import { Canceller } from '../src/actors/canceller';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
@@ -40,8 +40,8 @@ export function nodeTree(ctx: NodeContext): Supervisor {
           { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
           { id: ActorNames.canceller, start: () => Actor.start(new Canceller(ctx)) },
           {
-            id: ActorNames.jobWorkers,
-            start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobWorkers, registry })),
+            id: ActorNames.jobRunners,
+            start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobRunners, registry })),
             // Running jobs get the whole shutdown timeout to finish, plus a moment to settle in Redis.
             shutdownMs: ctx.config.shutdownTimeout + 1000,
           },

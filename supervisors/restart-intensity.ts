@@ -1,7 +1,7 @@
 // Restart intensity: a supervisor may restart at most `maxRestarts` times within `maxSeconds`.
 // Past that, restarting is not helping (a dependency is down, or the bug is deterministic), so the
 // supervisor gives up and lets its parent decide: OTP's rule, which stops crash loops spreading.
-import { describeReason, ExitReason } from '../src/actor';
+import { describeReason, ExitReason } from '../src/runtime';
 
 export class RestartIntensity {
   private restarts: number[] = [];

@@ -7,7 +7,7 @@
 //  3. Enforce restart intensity: more than `maxRestarts` in `maxSeconds` and the supervisor gives
 //     up, stops its children and exits with RestartIntensityError, so its own parent decides.
 //  4. On stop, stop the children in reverse start order, each within its shutdown timeout.
-import { Actor, ActorOptions, Down, ExitReason, isCleanExit } from '../src/actor';
+import { Actor, ActorOptions, Down, ExitReason, isCleanExit } from '../src/runtime';
 import { RestartIntensity, RestartIntensityError } from './restart-intensity';
 
 export type RestartType = 'permanent' | 'transient' | 'temporary';

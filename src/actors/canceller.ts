@@ -6,7 +6,7 @@
 //  2. For each jid heard, cancel its job if a worker of this node runs it (its thread is
 //     terminated and the job filed in the dead set as cancelled); ignore it otherwise.
 // A request lost while the connection was down is sent again by `Nexq#cancel` until it takes.
-import { Actor } from '../actor';
+import { Actor } from '../runtime';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import { duplicateClient, RedisClient } from '../redis/client';
@@ -34,7 +34,7 @@ export class Canceller extends Actor<never, never, Info> {
   }
 
   protected override handleInfo(msg: Info): void {
-    if (this.ctx.workers?.running.cancel(msg.jid)) this.ctx.logger.info(`cancelling job ${msg.jid}`, { actor: this.name });
+    if (this.ctx.jobs?.running.cancel(msg.jid)) this.ctx.logger.info(`cancelling job ${msg.jid}`, { actor: this.name });
   }
 
   protected override terminate(): void {

@@ -8,7 +8,7 @@
 //     and takes unique locks, sending a duplicate to the job holding the lock.
 // Enqueue runs on the caller's turn rather than through the mailbox: it shares no state, Redis
 // orders the writes, and serializing it would allow one round trip at a time for the whole node.
-import { Actor } from '../actor';
+import { Actor } from '../runtime';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
 import { enqueueJobs, NewJob } from '../redis/enqueue-scripts';
 import type { NodeContext } from '../node/context';

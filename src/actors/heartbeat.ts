@@ -8,7 +8,7 @@
 //     TSTP quiets the node (no more fetching), TERM stops it, TTIN logs the running jobs.
 //  3. On stop, remove the entry at once instead of waiting for it to expire.
 import os from 'node:os';
-import { TickingActor } from '../actor';
+import { TickingActor } from '../runtime';
 import { nowSeconds } from '../job/time';
 import { formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node/context';
@@ -45,7 +45,7 @@ export class Heartbeat extends TickingActor {
   info(): Record<string, unknown> {
     const { config, identity, startedAt } = this.ctx;
     // What the node serves now, from the shared work table.
-    const served = this.ctx.workers?.running.slots.subscribed() ?? [];
+    const served = this.ctx.jobs?.running.slots.subscribed() ?? [];
     return {
       hostname: os.hostname(),
       started_at: startedAt,
@@ -61,7 +61,7 @@ export class Heartbeat extends TickingActor {
 
   async beat(): Promise<void> {
     const { keys, identity, redis } = this.ctx;
-    const running = this.ctx.workers?.running.list() ?? [];
+    const running = this.ctx.jobs?.running.list() ?? [];
     const workersKey = keys.processWorkers(identity);
     const tx = redis.multi().del(workersKey);
     if (running.length > 0) {

@@ -9,16 +9,16 @@
 //     (src/fetch/idle-waits.ts: one blocking connection per queue, the fetch sent behind the wait),
 //     and poll the limited and paused ones every `pollTimeout`. A freed slot of a full queue, a
 //     wait's answer and every fetch make it decide again, so no queue waits on another's state.
-//  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobWorker per job).
+//  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobRunner per job).
 //  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
 //  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no worker holds.
 //  6. Subscribe and unsubscribe queues at run time.
-import { Actor } from '../actor';
+import { Actor } from '../runtime';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { COMMAND_TIMEOUT_MS } from '../redis/connection';
 import { ClassLimit, Fetched, fetchJobs, FetchQueue } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
-import type { WorkerContext } from '../node/context';
+import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import { IdleWaits } from '../fetch/idle-waits';
 import { rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
@@ -79,7 +79,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** After a failed wait the node only polls until then (no tight loop of failing waits). */
   private noWaitUntil = 0;
 
-  constructor(private readonly ctx: WorkerContext) {
+  constructor(private readonly ctx: JobsContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     this.queues = ctx.config.queues.map(served);
     this.waits = new IdleWaits(ctx.redis);
@@ -101,7 +101,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   /** Free and busy slots per queue: the shared work table. */
   private get table() {
-    return this.ctx.workers.running.slots;
+    return this.ctx.jobs.running.slots;
   }
 
   protected override init(): void {

@@ -10,7 +10,7 @@
 //     list. A crash between leaves backup lists of a node no longer in the beat set; every round
 //     therefore also sweeps the backup lists of nodes that are not there.
 //  4. Keep going through Redis errors: log, and try again next round.
-import { TickingActor } from '../actor';
+import { TickingActor } from '../runtime';
 import { nowSeconds } from '../job/time';
 import { allBackups, backupQueuesOf } from '../redis/backups';
 import { formatScore } from '../redis/scripts';

@@ -9,7 +9,7 @@
 //     them; a schedule Redis has no state for is new and starts with its next tick.
 //  3. Keep going through Redis errors: log, try the tick again a second later (while it is still
 //     the most recent one), and never crash.
-import { TickingActor } from '../actor';
+import { TickingActor } from '../runtime';
 import { encodeNewJob } from '../job/job';
 import { PeriodicEntry, periodicJid, resolvePeriodic } from '../periodic/schedule';
 import { enqueuePeriodic } from '../redis/enqueue-scripts';

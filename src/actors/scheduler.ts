@@ -6,7 +6,7 @@
 //  2. Bury a due entry nexq cannot read in the dead set with the reason, instead of retrying it forever.
 //  3. Keep going through Redis errors: log, and try again on the next tick.
 import { v4 as uuidv4 } from 'uuid';
-import { TickingActor } from '../actor';
+import { TickingActor } from '../runtime';
 import { decodeJob, MalformedJobError } from '../job/job';
 import { malformedEntry } from '../job/failure';
 import { rewriteMembers } from '../job/json-members';

@@ -6,9 +6,9 @@
 //     a node killed with -9 loses at most the last second of counts, never a job.
 // The counts themselves are in src/run/job-counters.ts, fed by the built-in stats middleware; the
 // jobs running on this node are in src/run/running-jobs.ts.
-import { TickingActor } from '../actor';
+import { TickingActor } from '../runtime';
 import { statDay } from '../redis/keys';
-import type { WorkerContext } from '../node/context';
+import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 
 export const STATS_FLUSH_MS = 1000;
@@ -16,7 +16,7 @@ export const STATS_FLUSH_MS = 1000;
 export const STATS_DAY_TTL_SECONDS = 5 * 365 * 24 * 3600;
 
 export class Stats extends TickingActor {
-  constructor(private readonly ctx: WorkerContext) {
+  constructor(private readonly ctx: JobsContext) {
     // A failed flush keeps its counts in memory for the next one.
     super({ name: ActorNames.stats, registry: ctx.registry, logger: ctx.logger, what: 'stats flush' });
   }
@@ -40,7 +40,7 @@ export class Stats extends TickingActor {
 
   /** Writes the counts gathered since the last flush. Counts stay in memory if Redis fails. */
   async flush(): Promise<void> {
-    const { counters } = this.ctx.workers;
+    const { counters } = this.ctx.jobs;
     const counts = counters.take();
     const { processed, failed } = counts;
     if (processed === 0 && failed === 0) return;

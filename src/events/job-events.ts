@@ -1,7 +1,7 @@
 // The node's typed job events, for users' own hooks (and nexq's Prometheus metrics): a job started,
-// succeeded, failed, and where a failed one went (retry or dead). Emitted by the JobWorker once the
+// succeeded, failed, and where a failed one went (retry or dead). Emitted by the JobRunner once the
 // outcome is settled in Redis. Listeners are observers: one that throws or rejects is logged and
-// never reaches the job or the actor. The JobWorker asks `has` before building a payload, so a node
+// never reaches the job or the actor. The JobRunner asks `has` before building a payload, so a node
 // nobody listens to pays nothing per job.
 import type { Logger } from '../logger';
 

@@ -1,7 +1,7 @@
 // The manager's recovery of its own backup lists: on boot every entry goes back to its queue (no
 // worker of this run holds any), later only the entries no live worker holds (a fetch whose reply
 // was lost, a wait cut off after its fetch ran, a worker killed with its job).
-import type { NodeContext, WorkerContext } from '../node/context';
+import type { NodeContext, JobsContext } from '../node/context';
 import { jsonObject } from '../job/json-object';
 import { dropNodeSlots, heldSlots } from '../redis/limits';
 import { backupQueuesOf } from '../redis/backups';
@@ -40,9 +40,9 @@ export async function rehydrateBackups(ctx: NodeContext, served: string[], actor
 }
 
 /** Puts every entry of this node's backup lists of `queues` that no worker holds back at the head of its queue. */
-export async function reclaimUnworked(ctx: WorkerContext, queues: Iterable<string>, actor: string): Promise<void> {
+export async function reclaimUnworked(ctx: JobsContext, queues: Iterable<string>, actor: string): Promise<void> {
   const { keys, config, redis } = ctx;
-  const running = ctx.workers.running;
+  const running = ctx.jobs.running;
   for (const queue of queues) {
     const backup = keys.backup(config.nodeId, queue);
     if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue

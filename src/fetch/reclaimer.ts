@@ -4,7 +4,7 @@
 // cluster client re-sent after a lost reply ran twice and reported once). Never a queue whose
 // idle wait is out: that wait's fetch may have moved jobs not dispatched yet; it stays due until
 // its wait has answered.
-import type { WorkerContext } from '../node/context';
+import type { JobsContext } from '../node/context';
 import { queuesWithBackups, reclaimUnworked } from './own-backups';
 
 /** The longest a backup entry no worker holds waits before it goes back to its queue. */
@@ -15,7 +15,7 @@ export class Reclaimer {
   private all = false;
   private lastAllAt = Date.now();
 
-  constructor(private readonly ctx: WorkerContext, private readonly actor: string) {}
+  constructor(private readonly ctx: JobsContext, private readonly actor: string) {}
 
   /** Reclaims `queue` before the next fetch. */
   queue(queue: string): void {

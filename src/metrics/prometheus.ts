@@ -75,7 +75,7 @@ export class NodeMetrics {
     const slots = (pick: 'busy' | 'concurrency') =>
       function (this: Gauge<'queue'>) {
         this.reset();
-        const table = ctx.workers?.running.slots;
+        const table = ctx.jobs?.running.slots;
         if (!table) return;
         for (const q of subscribedQueues(ctx)) this.set({ queue: q }, table[pick](q));
       };
@@ -103,7 +103,7 @@ export class NodeMetrics {
   }
 
   private labels(e: { queue: string; class: string }): { queue: string; class: string } {
-    const known = this.ctx.workers?.handlers.has(e.class) ?? false;
+    const known = this.ctx.jobs?.handlers.has(e.class) ?? false;
     return { queue: e.queue, class: known ? e.class : UNKNOWN_CLASS };
   }
 
@@ -150,5 +150,5 @@ export class NodeMetrics {
 /** The queues this node serves now (the manager's subscriptions), or as configured. */
 /** The queues this node serves now, read from the shared work table (none in enqueuer mode). */
 function subscribedQueues(ctx: NodeContext): string[] {
-  return (ctx.workers?.running.slots.subscribed() ?? []).map((q) => q.name);
+  return (ctx.jobs?.running.slots.subscribed() ?? []).map((q) => q.name);
 }

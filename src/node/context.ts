@@ -1,6 +1,6 @@
 // What every actor of one node shares: its config and the resources the node opened for it.
 import type { ResolvedConfig } from '../../config/validate';
-import type { Registry } from '../actor/index';
+import type { Registry } from '../runtime';
 import type { JobEvents } from '../events/job-events';
 import type { HandlerRegistry } from '../handlers/registry';
 import type { Logger } from '../logger';
@@ -22,7 +22,7 @@ export interface NodeContext {
   identity: string;
   startedAt: number;
   /** Absent in enqueuer mode. */
-  workers?: Workers;
+  jobs?: NodeJobs;
   /** Set once the manager has put this node's backup lists back into their queues. */
   rehydrated: boolean;
   /** Quiet (Sidekiq's TSTP): the node runs what it has and fetches nothing more. */
@@ -34,7 +34,7 @@ export interface NodeContext {
 }
 
 /** What a node that runs jobs has besides: the parts of the job's path. */
-export interface Workers {
+export interface NodeJobs {
   /** The jobs running here, with the shared table of slots. */
   running: RunningJobs;
   pool: ThreadPool;
@@ -46,11 +46,11 @@ export interface Workers {
   counters: JobCounters;
 }
 
-/** The context of a node that runs jobs: what the manager, the dispatcher and the workers get. */
-export type WorkerContext = NodeContext & { readonly workers: Workers };
+/** The context of a node that runs jobs: what the manager, the dispatcher and the job runners get. */
+export type JobsContext = NodeContext & { readonly jobs: NodeJobs };
 
-export function runsJobs(ctx: NodeContext): ctx is WorkerContext {
-  return ctx.workers !== undefined;
+export function runsJobs(ctx: NodeContext): ctx is JobsContext {
+  return ctx.jobs !== undefined;
 }
 
 /** Registered names of the node's actors. */
@@ -62,6 +62,6 @@ export const ActorNames = {
   periodic: 'periodic',
   nodeReaper: 'node-reaper',
   canceller: 'canceller',
-  jobWorkers: 'job-workers',
+  jobRunners: 'job-runners',
   manager: 'manager',
 } as const;

@@ -3,7 +3,7 @@
 import { Cluster, ReplyError } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Actor, describeReason, isCleanExit, Registry } from '../actor/index';
+import { Actor, describeReason, isCleanExit, Registry } from '../runtime';
 import { resolveConfig } from '../../config/validate';
 import type { NexqConfig } from '../../config/defaults';
 import { JobEvents } from '../events/job-events';
@@ -92,7 +92,7 @@ export class NexqNode {
         const counters = new JobCounters();
         // The configured queues are subscribed from the start, so every reader of the table sees them.
         for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);
-        ctx.workers = {
+        ctx.jobs = {
           running,
           handlers,
           pool: new ThreadPool({
@@ -119,7 +119,7 @@ export class NexqNode {
       );
       await node.startMetrics();
     } catch (err) {
-      await ctx.workers?.pool.destroy().catch(() => {});
+      await ctx.jobs?.pool.destroy().catch(() => {});
       redis.disconnect();
       throw err;
     }
@@ -190,11 +190,11 @@ export class NexqNode {
     this.stopping ??= (async () => {
       const { config, logger, redis } = this.ctx;
       await this.web?.close();
-      // Room for every child's own shutdown timeout (the manager's, the job workers', the rest).
+      // Room for every child's own shutdown timeout (the manager's, the job runners', the rest).
       await this.tree.stop('shutdown', config.shutdownTimeout + 30_000);
       await this.metricsServer?.close();
       this.metricsInstance?.detach();
-      await this.ctx.workers?.pool.destroy();
+      await this.ctx.jobs?.pool.destroy();
       await leaveNodeList(this.ctx).catch((err) => logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }));
       await redis.quit().catch(() => redis.disconnect());
       logger.info('node stopped', { actor: 'node' });

@@ -49,7 +49,7 @@ export class AckBatcher {
         else ack.reject(new Error(String(result)));
       });
     } catch (err) {
-      // The call itself failed (Redis away, a timeout): each JobWorker retries its own ack.
+      // The call itself failed (Redis away, a timeout): each JobRunner retries its own ack.
       for (const ack of batch) ack.reject(err as Error);
     }
   }

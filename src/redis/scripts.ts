@@ -206,7 +206,7 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
   if (groups.size === 1) return call(acks);
   await Promise.all(
     [...groups.values()].map(async (members) => {
-      // A call that fails (its master away) fails its own acks only: their workers try them again.
+      // A call that fails (its master away) fails its own acks only: their job runners try them again.
       const acked = await call(members.map((i) => acks[i])).catch((err: Error) => members.map(() => err.message));
       acked.forEach((result, k) => (results[members[k]] = result));
     }),

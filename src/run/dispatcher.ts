@@ -1,14 +1,14 @@
 // Starts the jobs a fetch took: each payload decoded (one that cannot be read goes to the dead
 // set with the reason, never a crash loop), its slot taken in the table of running jobs, and one
-// ephemeral JobWorker started for it under the job-workers supervisor. However the worker ends —
+// ephemeral JobRunner started for it under the job-runners supervisor. However the worker ends —
 // even killed, when its terminate never runs — its slot comes back and the manager hears of it
 // when its queue (or the node, under a cap) was full; a killed worker leaves its job in the backup
 // list, and the manager is asked to reclaim that queue.
-import { Actor } from '../actor';
-import { JobWorker } from '../actors/job-worker';
+import { Actor } from '../runtime';
+import { JobRunner } from '../actors/job-runner';
 import { decodeJob } from '../job/job';
 import { MiddlewarePipeline } from './middleware';
-import type { WorkerContext } from '../node/context';
+import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import { buryUnreadable } from './bury-unreadable';
 import type { RunningJob } from './running-jobs';
@@ -21,16 +21,16 @@ export interface DispatchEvents {
   reclaim(queue: string): void;
 }
 
-/** The job-workers supervisor, as the dispatcher uses it. */
-interface JobWorkers {
+/** The job-runners supervisor, as the dispatcher uses it. */
+interface JobRunners {
   startChild(spec: { id: string; start: () => Promise<Actor<any, any, any>>; restart: 'temporary'; shutdownMs: number }): Promise<unknown>;
 }
 
 export class Dispatcher {
   private readonly pipeline: MiddlewarePipeline;
 
-  constructor(private readonly ctx: WorkerContext, private readonly events: DispatchEvents, private readonly actor: string) {
-    this.pipeline = new MiddlewarePipeline(ctx.workers.middleware);
+  constructor(private readonly ctx: JobsContext, private readonly events: DispatchEvents, private readonly actor: string) {
+    this.pipeline = new MiddlewarePipeline(ctx.jobs.middleware);
   }
 
   async dispatch(queue: string, backup: string, raw: string): Promise<void> {
@@ -41,10 +41,10 @@ export class Dispatcher {
     } catch (err) {
       return buryUnreadable(ctx, backup, raw, queue, (err as Error).message, this.actor);
     }
-    const { running } = ctx.workers;
+    const { running } = ctx.jobs;
     const entry = running.start(job.jid, queue, raw);
-    const supervisor = ctx.registry.lookup<JobWorkers & Actor<any, any, any>>(ActorNames.jobWorkers);
-    const worker = new JobWorker({ ctx, fetched: { raw, job, queue }, backup, pipeline: this.pipeline, onExit: () => this.exited(entry) });
+    const supervisor = ctx.registry.lookup<JobRunners & Actor<any, any, any>>(ActorNames.jobRunners);
+    const worker = new JobRunner({ ctx, fetched: { raw, job, queue }, backup, pipeline: this.pipeline, onExit: () => this.exited(entry) });
     running.attach(entry, worker);
     void worker.exited.then((reason) => {
       worker.reportExit();
@@ -60,7 +60,7 @@ export class Dispatcher {
   }
 
   private exited(job: RunningJob): void {
-    const { running } = this.ctx.workers;
+    const { running } = this.ctx.jobs;
     const cap = this.ctx.config.totalConcurrency;
     const nodeWasFull = cap > 0 && running.slots.totalBusy() >= cap;
     // A queue that had free slots is fetched already, or waited on: only a full one needs a word.

@@ -82,9 +82,9 @@ export class JobSteps {
 
   /** Success: off the backup list and out of the index, letting go of its lock and slots. */
   private ack(): Promise<boolean> {
-    const { workers, redis } = this.ctx;
+    const { jobs, redis } = this.ctx;
     const { queue, raw, job } = this.fetched;
-    if (!this.held.lock && this.held.slots.length === 0 && workers) return workers.acks.ack(queue, this.backup, raw, job.jid);
+    if (!this.held.lock && this.held.slots.length === 0 && jobs) return jobs.acks.ack(queue, this.backup, raw, job.jid);
     return ackJob(redis, this.index, this.backup, raw, job.jid, this.held);
   }
 

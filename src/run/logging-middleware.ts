@@ -1,5 +1,5 @@
 // How a job's log lines look. Every line about a job (start and end here at debug level; failures,
-// expiry, cancel and cut-off by the JobWorker at info/warn) carries `jid`, `class`, `queue` and
+// expiry, cancel and cut-off by the JobRunner at info/warn) carries `jid`, `class`, `queue` and
 // `retryCount` as fields, and its end `durationMs` and `error` ({ class, message, stack }): JSON
 // lines hold them as fields; pretty lines show `[job:<jid>]` and the text (src/logger.ts).
 import type { JobPayload } from '../job/job';

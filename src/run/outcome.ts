@@ -1,5 +1,5 @@
 // How one run of a job ended, and where that sends the job: a tagged union produced in one place
-// (the JobWorker's run), and one pure table from it to the job's fate. The node settles the fate
+// (the JobRunner's run), and one pure table from it to the job's fate. The node settles the fate
 // in Redis (src/run/settle.ts); nexq/testing's drain applies the same fates in memory, so tests
 // and production agree on what a nack, an expiry or a failure does.
 import type { ResolvedConfig } from '../../config/validate';

@@ -29,7 +29,7 @@ interface Entry extends RunningJob {
 export class RunningJobs {
   readonly slots = new WorkTable();
   private readonly entries = new Set<Entry>();
-  /** Per queue, how many live workers hold each raw payload (a payload fetched twice counts twice). */
+  /** Per queue, how many live job runners hold each raw payload (a payload fetched twice counts twice). */
   private readonly held = new Map<string, Map<string, number>>();
 
   /** Takes a slot of `queue` for the job and records it; the handle given back ends it. */

@@ -1,5 +1,5 @@
 // Runs one payload's handler in-process the way a node does: the class picks a module through the
-// HandlerRegistry (an unknown class is a failed job, as in JobWorker), then the worker's own
+// HandlerRegistry (an unknown class is a failed job, as in JobRunner), then the worker's own
 // performTask parses the JSON, loads the module and calls perform with the job context as `this`.
 import type { HandlerRegistry, Resolved } from '../handlers/registry';
 import { decodeJob } from '../job/job';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { Actor, ActorExitedError } from '../../src/actor';
+import { Actor, ActorExitedError } from '../../src/runtime';
 import { DynamicSupervisor } from '../../supervisors/dynamic-supervisor';
 import { RestartIntensityError } from '../../supervisors/restart-intensity';
 import { ChildSpec } from '../../supervisors/supervisor';
-import { eventually, only, Probe, rejectionOf, sleep } from '../actor/support';
+import { eventually, only, Probe, rejectionOf, sleep } from '../runtime/support';
 import { crash, probeChild } from './support';
 
 describe('DynamicSupervisor', function () {

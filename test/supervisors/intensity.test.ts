@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { Actor } from '../../src/actor';
+import { Actor } from '../../src/runtime';
 import { RestartIntensity, RestartIntensityError } from '../../supervisors/restart-intensity';
 import { ChildSpec, Supervisor, SupervisorEvent } from '../../supervisors/supervisor';
-import { Probe } from '../actor/support';
+import { Probe } from '../runtime/support';
 import { child, crash, probeChild, settled } from './support';
 
 describe('RestartIntensity', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { Actor } from '../../src/actor';
+import { Actor } from '../../src/runtime';
 import { RestartType, shouldRestart, Supervisor, SupervisorEvent } from '../../supervisors/supervisor';
 import { child, crash, probeChild, settled } from './support';
-import { Probe } from '../actor/support';
+import { Probe } from '../runtime/support';
 
 async function supervise(restart: RestartType): Promise<{ sup: Supervisor; w: Probe; events: SupervisorEvent[] }> {
   const log: string[] = [];

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { Actor } from '../../src/actor';
+import { Actor } from '../../src/runtime';
 import { Strategy, Supervisor } from '../../supervisors/supervisor';
-import { only, Probe } from '../actor/support';
+import { only, Probe } from '../runtime/support';
 import { child, crash, probeChild, settled } from './support';
 
 async function startABC(strategy: Strategy, log: string[]): Promise<{ sup: Supervisor; before: Probe[] }> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { Actor } from '../../src/actor';
+import { Actor } from '../../src/runtime';
 import { Supervisor, SupervisorEvent } from '../../supervisors/supervisor';
-import { only, rejectionOf } from '../actor/support';
+import { only, rejectionOf } from '../runtime/support';
 import { child, crash, probeChild, settled } from './support';
 
 describe('Supervisor start and stop', function () {

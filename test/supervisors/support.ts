@@ -1,7 +1,7 @@
 // Helpers for supervisor tests: child specs that start Probe actors logging into a shared array.
-import { Actor } from '../../src/actor';
+import { Actor } from '../../src/runtime';
 import { ChildSpec, RestartType, Supervisor } from '../../supervisors/supervisor';
-import { Probe, ProbeOptions } from '../actor/support';
+import { Probe, ProbeOptions } from '../runtime/support';
 
 export interface ProbeChildOptions extends ProbeOptions {
   restart?: RestartType;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Actor, CallTimeoutError } from '../../src/actor';
+import { Actor, CallTimeoutError } from '../../src/runtime';
 import { Probe, rejectionOf, sleep } from './support';
 
 /** Records the order messages are handled in, and how many handlers ever ran at once. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Actor, Down, isDown } from '../../src/actor';
+import { Actor, Down, isDown } from '../../src/runtime';
 import { eventually, Probe, sleep } from './support';
 
 function downs(probe: Probe): Down[] {

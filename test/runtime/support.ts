@@ -1,6 +1,6 @@
 // Test helpers for the actor runtime and the supervisors: a Probe actor that records what happens
 // to it into a (possibly shared) log, and small promise utilities.
-import { Actor, ActorOptions, describeReason, ExitReason } from '../../src/actor';
+import { Actor, ActorOptions, describeReason, ExitReason } from '../../src/runtime';
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Actor, ActorExitedError } from '../../src/actor';
+import { Actor, ActorExitedError } from '../../src/runtime';
 import { Probe, rejectionOf } from './support';
 
 describe('Actor lifecycle', function () {

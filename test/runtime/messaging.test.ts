@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Actor } from '../../src/actor';
+import { Actor } from '../../src/runtime';
 import { eventually, Probe, sleep } from './support';
 
 /** A Probe that records every `send` made to it, delivered or not. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Actor, NameTakenError, Registry } from '../../src/actor';
+import { Actor, NameTakenError, Registry } from '../../src/runtime';
 import { Probe, rejectionOf } from './support';
 
 describe('Registry', function () {

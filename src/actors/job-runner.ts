@@ -1,4 +1,4 @@
-// JobWorker: an ephemeral actor for one job, started by the manager under the job-workers
+// JobRunner: an ephemeral actor for one job, started by the manager under the job-runners
 // supervisor and gone when the job is settled.
 //
 // Responsibilities:
@@ -10,19 +10,19 @@
 //  3. Give its slot back when it exits, however it exits (the manager's onExit).
 //  4. On `cancel`, stop its job (the thread is terminated); it settles as cancelled.
 //  5. Emit job:start; say at warn when the stop's shutdownTimeout cuts it off, with where the job is left.
-import { Actor, ExitReason } from '../actor';
+import { Actor, ExitReason } from '../runtime';
 import { hasExpired } from '../job/job';
 import type { FetchedJob } from '../job/job';
 import { jobLogFields } from '../run/logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
-import type { WorkerContext } from '../node/context';
+import type { JobsContext } from '../node/context';
 import { JobSteps } from '../run/job-steps';
 import type { Outcome } from '../run/outcome';
 import { settle, SettlingJob, untilItLands } from '../run/settle';
 import type { CancelHandle } from '../pool/thread-pool';
 
-export interface JobWorkerOptions {
-  ctx: WorkerContext;
+export interface JobRunnerOptions {
+  ctx: JobsContext;
   fetched: FetchedJob;
   backup: string;
   pipeline: MiddlewarePipeline;
@@ -32,7 +32,7 @@ export interface JobWorkerOptions {
 
 type Cast = { type: 'run' };
 
-export class JobWorker extends Actor<never, Cast, never> {
+export class JobRunner extends Actor<never, Cast, never> {
   private exitReported = false;
   private cancelRequested = false;
   /** Its fate is settled (or was never in its hands): a stop that kills it now cuts nothing off. */
@@ -41,7 +41,7 @@ export class JobWorker extends Actor<never, Cast, never> {
   private readonly running: CancelHandle = {};
   private readonly job: SettlingJob;
 
-  constructor(private readonly options: JobWorkerOptions) {
+  constructor(private readonly options: JobRunnerOptions) {
     super({ name: `job:${options.fetched.job.jid}` });
     const { ctx, fetched, backup, pipeline } = options;
     this.job = { ctx, fetched, pipeline, steps: new JobSteps(ctx, fetched, backup), taken: false, givingUp: () => this.stopping };
@@ -95,8 +95,8 @@ export class JobWorker extends Actor<never, Cast, never> {
     try {
       await pipeline.before(event);
       if (this.cancelRequested) return { kind: 'cancelled' };
-      const { file, activeJob } = ctx.workers.handlers.resolve(job.class, job.wrapped);
-      const result = await ctx.workers.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
+      const { file, activeJob } = ctx.jobs.handlers.resolve(job.class, job.wrapped);
+      const result = await ctx.jobs.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return { kind: result.nack ? 'nack' : 'success', durationMs };
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
