@@ -155,9 +155,10 @@ describe('nexq CLI', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const local = new Redis({ port, db: 3, lazyConnect: true, retryStrategy: () => 100 }).on('error', () => {});
     try {
-      await waitFor(async () => (await local.keys(`${t.ns}:*`).catch(() => [])).length > 0, 20_000, 'the node\'s keys in db 3');
+      // `*ns*`: in the per-queue key layout the node-wide keys start with `{ns}:`.
+      await waitFor(async () => (await local.keys(`*${t.ns}*`).catch(() => [])).length > 0, 20_000, 'the node\'s keys in db 3');
       await local.select(0);
-      expect(await local.keys(`${t.ns}:*`)).to.deep.equal([]);
+      expect(await local.keys(`*${t.ns}*`)).to.deep.equal([]);
       child.kill('SIGTERM');
       expect(await exited, stderr).to.equal(0);
     } finally {
