@@ -2,7 +2,7 @@
 // bottom to top, so the manager stops fetching before the job runners drain.
 //
 //   nexq.root (rest_for_one: a child's restart restarts every child after it, which depends on it)
-//   ├─ stats        counters and running jobs
+//   ├─ stats        flushes the processed/failed counters
 //   ├─ heartbeat    process entry in Redis
 //   ├─ enqueuer     writes new jobs
 //   ├─ scheduler    schedule/retry -> queues

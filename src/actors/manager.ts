@@ -84,7 +84,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.queues = ctx.config.queues.map(served);
     this.waits = new IdleWaits(ctx.redis);
     this.reclaimer = new Reclaimer(ctx, this.name);
-    // The worker of a job outlives a restart of the manager that started it: it tells whichever runs now.
+    // A job's runner outlives a restart of the manager that started it: it tells whichever runs now.
     const current = () => ctx.registry.whereis<Manager>(ActorNames.manager);
     this.dispatcher = new Dispatcher(ctx, {
       slotFreed: (queue) => current()?.send({ type: 'slot_freed', queue }),
