@@ -25,8 +25,8 @@
 -- popped with LMPOP on Redis >= 7.0 and read then trimmed on 6.2 (same result, one command more).
 -- A queue paused for output is skipped; a global limit counts every node's running jobs. A job
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first.
--- Every job moved is indexed as running here with its delivery count raised (two commands per
--- queue, whatever the count).
+-- Every job moved is indexed as running here with its delivery count raised, and every queue's
+-- pause state is read: three commands per call, whatever the number of queues and jobs.
 local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local jobs, errors, states = {}, {}, {}
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
@@ -81,23 +81,34 @@ local function pick(window, wanted)
   return chosen, skipped
 end
 
--- Indexes the jobs moved as running here, each with one more delivery.
-local function index(moved, where)
-  local jids = {}
+-- The jobs moved by every queue of this call, indexed together at the end (one HMGET, one HSET)
+-- as running here, each with one more delivery.
+local moved_jids, moved_where = {}, {}
+local function note_moved(moved, where)
   for _, raw in ipairs(moved) do
     local jid = nexq_jid_of(raw)
-    if jid then jids[#jids + 1] = jid end
+    if jid then
+      moved_jids[#moved_jids + 1] = jid
+      moved_where[#moved_jids] = where
+    end
   end
-  if #jids == 0 then return end
-  local entries = redis.pcall('HMGET', KEYS[2], unpack(jids))
+end
+local function index_moved()
+  if #moved_jids == 0 then return end
+  local entries = redis.pcall('HMGET', KEYS[2], unpack(moved_jids))
   if entries.err then return end
   local fields = {}
-  for k, jid in ipairs(jids) do
+  for k, jid in ipairs(moved_jids) do
     fields[#fields + 1] = jid
-    fields[#fields + 1] = (tonumber(nexq_deliveries(entries[k])) + 1) .. where
+    fields[#fields + 1] = (tonumber(nexq_deliveries(entries[k])) + 1) .. moved_where[k]
   end
   redis.pcall('HSET', KEYS[2], unpack(fields))
 end
+
+-- Every queue's pause state in one read (the hash is the same for all queues of a call).
+local pause_names = {}
+for i = 1, n do pause_names[i] = ARGV[3 * i + 2] end
+local pauses = redis.pcall('HMGET', KEYS[1], unpack(pause_names))
 
 -- Jobs come from the consumer (right) end, and go onto the backup list as one RPOPLPUSH per job
 -- would leave them (the oldest deepest). Each taker returns the jobs moved, oldest first, or {} and
@@ -162,7 +173,7 @@ for i = 1, n do
   local asked, name, limit = math.min(tonumber(ARGV[3 * i + 1]), MOST, cap or MOST), ARGV[3 * i + 2], ARGV[3 * i + 3]
   local wanted, state = asked, 'm'
   local moved = {}
-  local paused = redis.pcall('HGET', KEYS[1], name)
+  local paused = pauses.err and pauses or pauses[i]
   local total, err = 0, nil
   if limit ~= '' then total, err = used(running) end
   if type(paused) == 'table' and paused.err then
@@ -207,8 +218,9 @@ for i = 1, n do
       class.taken = 0
     end
   end
-  index(moved, '\trunning\t' .. name .. '\t' .. node)
+  note_moved(moved, '\trunning\t' .. name .. '\t' .. node)
   if cap then cap = cap - #moved end
   jobs[i] = moved
 end
+index_moved()
 return { jobs, errors, table.concat(states) }
