@@ -18,7 +18,7 @@ import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
 import type { JobsContext } from '../node/context';
 import { JobSteps } from '../run/job-steps';
 import type { Outcome } from '../run/outcome';
-import { settle, SettlingJob, untilItLands } from '../run/settle';
+import { jobEventBase, settle, SettlingJob, untilItLands } from '../run/settle';
 import type { CancelHandle } from '../pool/thread-pool';
 
 export interface JobRunnerOptions {
@@ -88,10 +88,7 @@ export class JobRunner extends Actor<never, Cast, never> {
     await untilItLands(this.job, () => steps.releaseLockAtStart());
     const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: (this.startedAt = Date.now()) };
     this.job.event = event;
-    if (ctx.events.has('job:start')) {
-      const fields = jobLogFields(job, queue);
-      ctx.events.emit('job:start', { jid: job.jid, queue, class: fields.class, args: job.args, nodeId: ctx.config.nodeId, retryCount: fields.retryCount });
-    }
+    if (ctx.events.has('job:start')) ctx.events.emit('job:start', jobEventBase(ctx, fetched));
     try {
       await pipeline.before(event);
       if (this.cancelRequested) return { kind: 'cancelled' };

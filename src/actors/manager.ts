@@ -81,7 +81,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   constructor(private readonly ctx: JobsContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
-    this.queues = ctx.config.queues.map(served);
+    this.queues = ctx.config.queues.map(toServed);
     this.waits = new IdleWaits(ctx.redis);
     this.reclaimer = new Reclaimer(ctx, this.name);
     // A job's runner outlives a restart of the manager that started it: it tells whichever runs now.
@@ -97,6 +97,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** The queues this node serves, with their concurrency. */
   get subscriptions(): ResolvedQueue[] {
     return this.queues.map(({ state: _s, brokenUntil: _b, ...q }) => q);
+  }
+
+  private served(name: string): ServedQueue | undefined {
+    return this.queues.find((q) => q.name === name);
   }
 
   /** Free and busy slots per queue: the shared work table. */
@@ -119,7 +123,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
         const configured = this.ctx.config.queues.find((q) => q.name === msg.queue);
         const spec = resolveQueue({ ...configured, name: msg.queue, concurrency: msg.concurrency ?? configured?.concurrency }, this.ctx.config.concurrency, 'queue');
         const wasIdle = this.table.busy(spec.name) === 0 && !this.waits.has(spec.name);
-        this.queues = [...this.queues.filter((q) => q.name !== spec.name), served(spec)];
+        this.queues = [...this.queues.filter((q) => q.name !== spec.name), toServed(spec)];
         this.table.add(spec.name, spec.concurrency);
         // Its backup list holds jobs still running here unless the queue is idle on this node.
         if (wasIdle && this.ctx.rehydrated) await requeueOwnBackup(this.ctx, spec.name, this.name);
@@ -176,7 +180,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (decision.pollIn !== undefined) this.pollAt(now + decision.pollIn);
     for (const name of decision.wait) this.startWait(name, capLeft !== undefined);
     if (decision.fetch.length === 0) return;
-    const fetchQueues = decision.fetch.map((name) => this.fetchQueueOf(this.queues.find((q) => q.name === name)!));
+    const fetchQueues = decision.fetch.map((name) => this.fetchQueueOf(this.served(name)!));
     const fetched = await fetchJobs(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes, capLeft);
     await this.dispatchFetched(fetchQueues, fetched);
     this.pollNow(); // the states changed: decide again
@@ -185,7 +189,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** An idle wait answered: dispatch what its fetch took, then decide again. */
   private async woken(queue: string, fetched: Fetched | undefined, error: Error | undefined): Promise<void> {
     const waited = this.waits.answered(queue);
-    const spec = this.queues.find((q) => q.name === queue);
+    const spec = this.served(queue);
     if (!spec) this.waits.close(queue);
     if (!waited) return this.pollNow();
     if (error) {
@@ -220,7 +224,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
    */
   private startWait(name: string, capped: boolean): void {
     const { keys, config } = this.ctx;
-    const queue = this.fetchQueueOf(this.queues.find((q) => q.name === name)!);
+    const queue = this.fetchQueueOf(this.served(name)!);
     const fetch = this.confirmsWrites || capped ? undefined : (connection: Parameters<typeof fetchJobs>[0]) => fetchJobs(connection, keys, config.nodeId, [queue], this.classes);
     this.waits.start(queue, IDLE_WAIT_SECONDS, fetch).then(
       (fetched) => this.send({ type: 'woken', queue: name, fetched }),
@@ -273,7 +277,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
     for (let i = 0; i < fetchQueues.length; i++) {
       const { name, backupKey } = fetchQueues[i];
-      const spec = this.queues.find((q) => q.name === name);
+      const spec = this.served(name);
       if (spec) spec.state = fetched.states[i];
       for (const raw of fetched.jobs[i]) {
         // A queue whose concurrency was lowered while an idle wait was out: the rest go back.
@@ -289,7 +293,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   /** One queue's keys are unusable: say so, and leave it out for a while; the others go on. */
   private queueFailed(queue: string, message: string): void {
     this.ctx.logger.error(`cannot fetch from queue ${queue}: ${message}; trying it again later`, { actor: this.name });
-    const spec = this.queues.find((q) => q.name === queue);
+    const spec = this.served(queue);
     if (spec) {
       spec.brokenUntil = Date.now() + this.ctx.config.pollTimeout * ERROR_BACKOFF_POLLS;
       spec.state = 'unknown';
@@ -297,6 +301,6 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 }
 
-function served(q: ResolvedQueue): ServedQueue {
+function toServed(q: ResolvedQueue): ServedQueue {
   return { ...q, state: 'unknown', brokenUntil: 0 };
 }

@@ -60,11 +60,17 @@ export async function untilItLands(job: SettlingJob, step: () => Promise<unknown
   }
 }
 
+/** What every job event says about the job; `class` is ActiveJob's wrapped class when there is one. */
+export function jobEventBase(ctx: NodeContext, fetched: FetchedJob): JobEventBase {
+  const { jid, queue, class: className, retryCount } = jobLogFields(fetched.job, fetched.queue);
+  return { jid, queue, class: className, args: fetched.job.args, nodeId: ctx.config.nodeId, retryCount };
+}
+
 async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<void> {
   const { ctx, fetched, pipeline, event } = job;
   const { events, logger } = ctx;
   const fields = jobLogFields(fetched.job, fetched.queue);
-  const base = (): JobEventBase => ({ jid: fields.jid, queue: fields.queue, class: fields.class, args: fetched.job.args, nodeId: ctx.config.nodeId, retryCount: fields.retryCount });
+  const base = () => jobEventBase(ctx, fetched);
   switch (outcome.kind) {
     case 'success':
     case 'nack':
