@@ -77,6 +77,18 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
     expect(fetched.errors.map(([i, message]) => [i, /WRONGTYPE/.test(message)])).to.deep.equal([[0, true]]);
     expect(fetched.jobs).to.deep.equal([[], [job(7)]]);
   });
+
+  it('reports a queue key that is not a list even when its limit across nodes is reached (nothing taken), and serves the next queue', async () => {
+    await redis.del(queue.queueKey);
+    await redis.set(queue.queueKey, 'not a list');
+    await redis.hset(queue.runningKey, 'other-node', '1');
+    const other: FetchQueue = { ...queue, name: 'r', queueKey: keys.queue('r'), backupKey: keys.backup('n1', 'r'), runningKey: keys.running('r') };
+    await redis.lpush(other.queueKey, job(7));
+    const fetched = await fetchJobs(redis, keys, 'n1', [{ ...queue, globalLimit: 1 }, other]);
+    expect(fetched.errors.map(([i, message]) => [i, /WRONGTYPE/.test(message)])).to.deep.equal([[0, true]]);
+    expect(fetched.jobs).to.deep.equal([[], [job(7)]]);
+    expect(fetched.states).to.deep.equal(['unknown', 'empty']);
+  });
 }
 
 describe('fetch.lua taking the oldest jobs', () => {

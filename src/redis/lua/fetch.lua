@@ -205,7 +205,14 @@ for i = 1, n do
     if #moved < wanted and not limitedClasses then
       state = 'e'
     else
-      state = redis.call('LLEN', queue) > 0 and 'l' or 'e'
+      -- Nothing may have been taken (a limit reached): the queue's key is read here first.
+      local left = redis.pcall('LLEN', queue)
+      if type(left) == 'table' then
+        errors[#errors + 1] = { i, left.err }
+        state = 'x'
+      else
+        state = left > 0 and 'l' or 'e'
+      end
     end
   end
   states[i] = state
