@@ -32,7 +32,8 @@ module.exports = {
   forbidden: [
     {
       name: 'no-circular',
-      comment: 'No import cycles, type-only ones included: each is two modules that are really one, or a layer upside down.',
+      comment:
+        'No import cycles, type-only ones included: each is two modules that are really one, or a layer upside down.',
       severity: 'error',
       from: {},
       to: { circular: true },
@@ -46,7 +47,8 @@ module.exports = {
     },
     {
       name: 'every-module-in-a-layer',
-      comment: 'A module of src/, config/, workers/ or supervisors/ that no layer above names escapes the check: add its folder to LAYERS.',
+      comment:
+        'A module of src/, config/, workers/ or supervisors/ that no layer above names escapes the check: add its folder to LAYERS.',
       severity: 'error',
       from: { path: '^(src|config|workers|supervisors)/', pathNot: LAYERS.map(([, p]) => `(${p})`).join('|') },
       to: {},

@@ -7,7 +7,11 @@ import { isJsonSafe } from '../src/job/json-safety';
 
 const N = 100_000;
 const ROUNDS = 5;
-const args = [12345, 'user@example.com', { plan: 'pro', items: [1, 2, 3], meta: { source: 'web', trial: false, coupon: null } }];
+const args = [
+  12345,
+  'user@example.com',
+  { plan: 'pro', items: [1, 2, 3], meta: { source: 'web', trial: false, coupon: null } },
+];
 
 function time(what: () => void): number {
   const start = performance.now();
@@ -28,6 +32,8 @@ const checkMs = best(check);
 const us = (ms: number) => ((ms * 1000) / N).toFixed(3);
 console.log(`${N} payloads, best of ${ROUNDS} rounds`);
 console.log(`encodeNewJob (with the check): ${encodeMs.toFixed(1)} ms, ${us(encodeMs)} µs each`);
-console.log(`the check alone (isJsonSafe):  ${checkMs.toFixed(1)} ms, ${us(checkMs)} µs each (${((100 * checkMs) / encodeMs).toFixed(1)}% of encodeNewJob)`);
+console.log(
+  `the check alone (isJsonSafe):  ${checkMs.toFixed(1)} ms, ${us(checkMs)} µs each (${((100 * checkMs) / encodeMs).toFixed(1)}% of encodeNewJob)`,
+);
 console.log(`JSON.stringify of the args:    ${stringifyMs.toFixed(1)} ms, ${us(stringifyMs)} µs each`);
 if (sink === 0) console.log('');

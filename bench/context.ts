@@ -23,8 +23,22 @@ export interface Sizes {
   backlog: number;
 }
 
-export const FULL: Sizes = { enqueue: 20_000, enqueueWarmup: 1_000, processing: 20_000, latency: 500, latencyWarmup: 20, backlog: 100_000 };
-export const QUICK: Sizes = { enqueue: 2_000, enqueueWarmup: 200, processing: 2_000, latency: 100, latencyWarmup: 10, backlog: 10_000 };
+export const FULL: Sizes = {
+  enqueue: 20_000,
+  enqueueWarmup: 1_000,
+  processing: 20_000,
+  latency: 500,
+  latencyWarmup: 20,
+  backlog: 100_000,
+};
+export const QUICK: Sizes = {
+  enqueue: 2_000,
+  enqueueWarmup: 200,
+  processing: 2_000,
+  latency: 100,
+  latencyWarmup: 10,
+  backlog: 10_000,
+};
 
 export interface BenchContext {
   server: BenchRedis;

@@ -45,7 +45,9 @@ function label(frame: CallFrame): string {
   const name = frame.functionName || '(anonymous)';
   if (!frame.url) return name;
   const url = frame.url.replace(/^file:\/\//, '');
-  const short = url.includes('/node_modules/') ? url.slice(url.lastIndexOf('/node_modules/') + 14) : path.relative(process.cwd(), url) || url;
+  const short = url.includes('/node_modules/')
+    ? url.slice(url.lastIndexOf('/node_modules/') + 14)
+    : path.relative(process.cwd(), url) || url;
   return `${name} ${short.startsWith('..') ? url : short}:${frame.lineNumber + 1}`;
 }
 
@@ -66,7 +68,7 @@ export function summarize(file: string, n: number, window?: [number, number]): P
     t += profile.timeDeltas[i];
     // A sample stands for the time until the next one.
     const us = profile.timeDeltas[i + 1] ?? 0;
-    if (windowed && (t < window![0] || t > window![1])) continue;
+    if (windowed && (t < window[0] || t > window[1])) continue;
     const frame = frames.get(profile.samples[i]);
     if (!frame) continue;
     const key = label(frame);

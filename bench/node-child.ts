@@ -21,10 +21,20 @@ export class NodeChild {
   private readonly listeners = new Set<(msg: ChildMessage) => void>();
   private exitReason?: string;
 
-  private constructor(private readonly child: ChildProcess, private readonly messagesOnStdout = false) {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly messagesOnStdout = false,
+  ) {
     child.on('message', (msg: ChildMessage) => this.receive(msg));
-    const keep = (data: Buffer) => this.log.push(...data.toString().split('\n').filter((l) => l.trim() !== ''));
-    if (messagesOnStdout && child.stdout) createInterface({ input: child.stdout }).on('line', (line) => this.line(line));
+    const keep = (data: Buffer) =>
+      this.log.push(
+        ...data
+          .toString()
+          .split('\n')
+          .filter((l) => l.trim() !== ''),
+      );
+    if (messagesOnStdout && child.stdout)
+      createInterface({ input: child.stdout }).on('line', (line) => this.line(line));
     else child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     child.on('exit', (code, signal) => {
@@ -34,7 +44,10 @@ export class NodeChild {
   }
 
   /** Forks the child and resolves with its `ready` message (Nexq.start resolved). */
-  static async start(config: NodeChildConfig, execArgv: string[] = []): Promise<{ child: NodeChild; ready: ReadyMessage }> {
+  static async start(
+    config: NodeChildConfig,
+    execArgv: string[] = [],
+  ): Promise<{ child: NodeChild; ready: ReadyMessage }> {
     const proc = fork(path.join(__dirname, 'node-process.js'), [], {
       env: { ...process.env, NEXQ_BENCH_NODE: JSON.stringify(config) },
       execArgv,
@@ -49,7 +62,12 @@ export class NodeChild {
    * Spawns a peer's process; resolves once it said `version`. `ignore` drops log lines that are not
    * problems (a peer's boot banner).
    */
-  static async spawnPeer(command: string, args: string[], env: NodeJS.ProcessEnv, ignore?: RegExp): Promise<{ child: NodeChild; version: string }> {
+  static async spawnPeer(
+    command: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    ignore?: RegExp,
+  ): Promise<{ child: NodeChild; version: string }> {
     const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const child = new NodeChild(proc, true);
     child.ignore = ignore;
@@ -104,7 +122,8 @@ export class NodeChild {
       let last = -1;
       let lastMove = Date.now();
       const watchdog = setInterval(() => {
-        if (Date.now() - lastMove > STALL_MS) finish(new Error(`no job finished for ${STALL_MS / 1000} s (finished so far: ${Math.max(last, 0)})`));
+        if (Date.now() - lastMove > STALL_MS)
+          finish(new Error(`no job finished for ${STALL_MS / 1000} s (finished so far: ${Math.max(last, 0)})`));
       }, 1000);
       const listener = (msg: ChildMessage) => {
         if (msg.type === 'progress') {
@@ -145,11 +164,18 @@ export class NodeChild {
   }
 
   /** Waits for the next message of this type (`ready`; a peer's `version`, `enqueued`). */
-  next<T extends ChildMessage['type']>(type: T, timeoutMs = READY_TIMEOUT_MS): Promise<Extract<ChildMessage, { type: T }>> {
+  next<T extends ChildMessage['type']>(
+    type: T,
+    timeoutMs = READY_TIMEOUT_MS,
+  ): Promise<Extract<ChildMessage, { type: T }>> {
     const already = this.claim(type);
     if (already) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`${this.messagesOnStdout ? 'peer' : 'node child'} sent no ${type} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          done(new Error(`${this.messagesOnStdout ? 'peer' : 'node child'} sent no ${type} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const listener = (msg: ChildMessage) => {
         if (msg.type === type) done(undefined, this.claim(type));
         else if (msg.type === 'error') done(new Error(msg.message));

@@ -47,7 +47,15 @@ function maybeDone(force = false): void {
   doneSent = true;
   clearTimeout(graceTimer);
   const late = lastAt < readyAt; // every job finished before Nexq.start resolved
-  send({ type: 'done', at: late ? readyAt : lastAt, mono: late ? mono() : lastMono, acked, failed, cpu: process.cpuUsage(), latencies });
+  send({
+    type: 'done',
+    at: late ? readyAt : lastAt,
+    mono: late ? mono() : lastMono,
+    acked,
+    failed,
+    cpu: process.cpuUsage(),
+    latencies,
+  });
 }
 
 const counter: Middleware = {
@@ -80,7 +88,14 @@ async function main(): Promise<void> {
     middleware: [counter],
   });
   readyAt = now();
-  send({ type: 'ready', nodeId: nexq.node.ctx.config.nodeId, at: readyAt, mono: mono(), finishedAtReady: acked + failed, cpu: process.cpuUsage() });
+  send({
+    type: 'ready',
+    nodeId: nexq.node.ctx.config.nodeId,
+    at: readyAt,
+    mono: mono(),
+    finishedAtReady: acked + failed,
+    cpu: process.cpuUsage(),
+  });
   const progress = setInterval(() => send({ type: 'progress', acked, failed }), PROGRESS_MS);
   progress.unref();
   maybeDone();

@@ -72,7 +72,8 @@ export async function runNode(ctx: BenchContext, options: NodeRunOptions): Promi
   let sampler: NodeJS.Timeout | undefined;
   if (options.sample) sampler = setInterval(() => void options.sample!(child), options.sampleMs ?? 250);
   try {
-    const progress = (acked: number, failed: number) => ctx.log(`  ${options.what}: ${acked + failed}/${options.expect}`);
+    const progress = (acked: number, failed: number) =>
+      ctx.log(`  ${options.what}: ${acked + failed}/${options.expect}`);
     const [done] = await Promise.all([child.waitDone(progress), options.whileRunning?.(child)]);
     clearInterval(sampler);
     const redisCpuSeconds = cpuSeconds(server.pid) - redisCpuAtReady;
@@ -88,10 +89,21 @@ export async function runNode(ctx: BenchContext, options: NodeRunOptions): Promi
     const seconds = (done.at - ready.at) / 1000;
     const jobsInWindow = done.acked + done.failed - ready.finishedAtReady;
     return {
-      nodeId: ready.nodeId, ready, done, bootSeconds, seconds, jobsInWindow, jobsPerSec: jobsInWindow / seconds,
-      nodeCpuSeconds: cpuOf(done.cpu) - cpuOf(ready.cpu), nodeCpuByThread, redisCpuSeconds,
-      nodeRssMb: mem.rssMb, nodePeakRssMb: mem.peakRssMb,
-      commands: perJob(countsBefore, countsAfter, options.expect), places, processedStat: processed,
+      nodeId: ready.nodeId,
+      ready,
+      done,
+      bootSeconds,
+      seconds,
+      jobsInWindow,
+      jobsPerSec: jobsInWindow / seconds,
+      nodeCpuSeconds: cpuOf(done.cpu) - cpuOf(ready.cpu),
+      nodeCpuByThread,
+      redisCpuSeconds,
+      nodeRssMb: mem.rssMb,
+      nodePeakRssMb: mem.peakRssMb,
+      commands: perJob(countsBefore, countsAfter, options.expect),
+      places,
+      processedStat: processed,
     };
   } catch (err) {
     clearInterval(sampler);

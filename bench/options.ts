@@ -54,7 +54,8 @@ export function parseOptions(argv: string[]): Options {
         throw new UsageError(`unknown option ${argv[i]}`);
     }
   }
-  if (options.peers && options.profile) throw new UsageError('--peers and --profile do not go together (--profile runs only nexq)');
+  if (options.peers && options.profile)
+    throw new UsageError('--peers and --profile do not go together (--profile runs only nexq)');
   return options;
 }
 

@@ -52,7 +52,12 @@ function keepLog(ctx: BenchContext, what: string, child: NodeChild): void {
 }
 
 /** Runs the peer's enqueue side; resolves to the timed part's seconds and redis-server's CPU in them. */
-export async function peerEnqueue(ctx: BenchContext, peer: Peer, what: string, spec: EnqueueSpec): Promise<{ version: string; seconds: number; redisCpuSeconds: number }> {
+export async function peerEnqueue(
+  ctx: BenchContext,
+  peer: Peer,
+  what: string,
+  spec: EnqueueSpec,
+): Promise<{ version: string; seconds: number; redisCpuSeconds: number }> {
   const { command, args } = peer.command('enqueue', 0);
   const { child, version } = await NodeChild.spawnPeer(command, args, env(ctx, peer, 'enqueue', spec), peer.ignore);
   try {
@@ -73,7 +78,14 @@ async function countKey(ctx: BenchContext, key: string, type: Peer['leftKeys'][n
 }
 
 /** Describes what is wrong after a drain, or undefined when all `expected` jobs finished once and none is left. */
-async function checkPeerRun(ctx: BenchContext, peer: Peer, what: string, expected: number, acked: number, failed: number): Promise<string | undefined> {
+async function checkPeerRun(
+  ctx: BenchContext,
+  peer: Peer,
+  what: string,
+  expected: number,
+  acked: number,
+  failed: number,
+): Promise<string | undefined> {
   const issues: string[] = [];
   if (acked !== expected) issues.push(`finished ${acked} of ${expected}`);
   if (failed > 0) issues.push(`${failed} failed`);
@@ -104,7 +116,8 @@ export async function peerWork(
   try {
     const ready = await child.next('ready');
     const redisCpuAtReady = cpuSeconds(server.pid);
-    const progress = (acked: number, failed: number) => ctx.log(`  ${options.what}: ${acked + failed}/${options.expect}`);
+    const progress = (acked: number, failed: number) =>
+      ctx.log(`  ${options.what}: ${acked + failed}/${options.expect}`);
     const [done] = await Promise.all([child.waitDone(progress), options.whileRunning?.()]);
     const redisCpuSeconds = cpuSeconds(server.pid) - redisCpuAtReady;
     const { peakRssMb } = memory(child.pid);
@@ -117,9 +130,15 @@ export async function peerWork(
     const jobsInWindow = done.acked + done.failed - ready.finishedAtReady;
     const cpu = (c: { user: number; system: number }) => (c.user + c.system) / 1e6;
     return {
-      version, seconds, jobsInWindow, jobsPerSec: jobsInWindow / seconds,
-      processCpuSeconds: cpu(done.cpu) - cpu(ready.cpu), redisCpuSeconds, peakRssMb,
-      commands: perJob(countsBefore, countsAfter, options.expect), latencies: done.latencies,
+      version,
+      seconds,
+      jobsInWindow,
+      jobsPerSec: jobsInWindow / seconds,
+      processCpuSeconds: cpu(done.cpu) - cpu(ready.cpu),
+      redisCpuSeconds,
+      peakRssMb,
+      commands: perJob(countsBefore, countsAfter, options.expect),
+      latencies: done.latencies,
     };
   } catch (err) {
     ctx.problems.push(`${options.what}: ${(err as Error).message}`);

@@ -37,34 +37,69 @@ export const PEERS: Record<PeerId, Peer> = {
     id: 'bee-queue',
     enqueues: true,
     queuedKey: 'bq:default:waiting',
-    leftKeys: [['bq:default:waiting', 'list'], ['bq:default:active', 'list'], ['bq:default:failed', 'set'], ['bq:default:delayed', 'zset'], ['bq:default:jobs', 'hash']],
+    leftKeys: [
+      ['bq:default:waiting', 'list'],
+      ['bq:default:active', 'list'],
+      ['bq:default:failed', 'set'],
+      ['bq:default:delayed', 'zset'],
+      ['bq:default:jobs', 'hash'],
+    ],
     command: nodePeer,
   },
   bullmq: {
     id: 'bullmq',
     enqueues: true,
     queuedKey: 'bull:default:wait',
-    leftKeys: [['bull:default:wait', 'list'], ['bull:default:active', 'list'], ['bull:default:failed', 'zset'], ['bull:default:delayed', 'zset'], ['bull:default:completed', 'zset']],
+    leftKeys: [
+      ['bull:default:wait', 'list'],
+      ['bull:default:active', 'list'],
+      ['bull:default:failed', 'zset'],
+      ['bull:default:delayed', 'zset'],
+      ['bull:default:completed', 'zset'],
+    ],
     command: nodePeer,
   },
   'bullmq-threads': {
     id: 'bullmq-threads',
     enqueues: false,
     queuedKey: 'bull:default:wait',
-    leftKeys: [['bull:default:wait', 'list'], ['bull:default:active', 'list'], ['bull:default:failed', 'zset'], ['bull:default:delayed', 'zset'], ['bull:default:completed', 'zset']],
+    leftKeys: [
+      ['bull:default:wait', 'list'],
+      ['bull:default:active', 'list'],
+      ['bull:default:failed', 'zset'],
+      ['bull:default:delayed', 'zset'],
+      ['bull:default:completed', 'zset'],
+    ],
     command: nodePeer,
   },
   sidekiq: {
     id: 'sidekiq',
     enqueues: true,
     queuedKey: 'queue:default',
-    leftKeys: [['queue:default', 'list'], ['retry', 'zset'], ['dead', 'zset'], ['schedule', 'zset']],
+    leftKeys: [
+      ['queue:default', 'list'],
+      ['retry', 'zset'],
+      ['dead', 'zset'],
+      ['schedule', 'zset'],
+    ],
     processedKey: 'stat:processed',
     ignore: / INFO: Booting Sidekiq /,
     command: (role, concurrency) =>
       role === 'enqueue'
         ? { command: 'ruby', args: [path.join(PEERS_DIR, 'sidekiq', 'client.rb')] }
-        : { command: 'sidekiq', args: ['-e', 'production', '-c', String(concurrency), '-q', 'default', '-r', path.join(PEERS_DIR, 'sidekiq', 'worker.rb')] },
+        : {
+            command: 'sidekiq',
+            args: [
+              '-e',
+              'production',
+              '-c',
+              String(concurrency),
+              '-q',
+              'default',
+              '-r',
+              path.join(PEERS_DIR, 'sidekiq', 'worker.rb'),
+            ],
+          },
   },
 };
 
@@ -82,8 +117,12 @@ export function preparePeers(log: (line: string) => void, wanted: readonly PeerI
   const peers: Peer[] = [];
   const js = wanted.filter((id) => id !== 'sidekiq');
   if (js.length && !existsSync(path.join(PEERS_DIR, 'node_modules'))) {
-    log(`peers: installing bee-queue and BullMQ (npm ci --prefix ${path.relative(process.cwd(), PEERS_DIR) || PEERS_DIR})`);
-    execFileSync('npm', ['ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund'], { stdio: ['ignore', process.stderr, process.stderr] });
+    log(
+      `peers: installing bee-queue and BullMQ (npm ci --prefix ${path.relative(process.cwd(), PEERS_DIR) || PEERS_DIR})`,
+    );
+    execFileSync('npm', ['ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund'], {
+      stdio: ['ignore', process.stderr, process.stderr],
+    });
   }
   for (const id of wanted) {
     if (id === 'sidekiq' && !sidekiqWorks()) log('Sidekiq skipped: apt-get install ruby-sidekiq');

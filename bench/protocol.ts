@@ -38,7 +38,15 @@ export interface CpuTimes {
 export type ChildMessage =
   | { type: 'ready'; nodeId: string; at: number; mono: number; finishedAtReady: number; cpu: CpuTimes }
   | { type: 'progress'; acked: number; failed: number }
-  | { type: 'done'; at: number; mono: number; acked: number; failed: number; cpu: CpuTimes; latencies: LatencyReading[] }
+  | {
+      type: 'done';
+      at: number;
+      mono: number;
+      acked: number;
+      failed: number;
+      cpu: CpuTimes;
+      latencies: LatencyReading[];
+    }
   | { type: 'stopped'; acked: number; failed: number }
   | { type: 'error'; message: string }
   | PeerOnlyMessage;
@@ -48,5 +56,4 @@ export type ParentMessage = { type: 'stop' };
 /** What a peer's process (bench/peers/) says besides the messages above: its name and version
  * first, and for its enqueue side, the timed enqueue's seconds and redis-server's CPU in them. */
 export type PeerOnlyMessage =
-  | { type: 'version'; version: string }
-  | { type: 'enqueued'; seconds: number; redisCpuSeconds: number };
+  { type: 'version'; version: string } | { type: 'enqueued'; seconds: number; redisCpuSeconds: number };

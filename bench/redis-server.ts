@@ -8,7 +8,11 @@ import { redisAnswers } from '../src/cli/local-redis';
 import { freePort } from '../test/support/redis-server';
 
 export class BenchRedis {
-  private constructor(readonly port: number, readonly dir: string, private readonly child: ChildProcess) {}
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+    private readonly child: ChildProcess,
+  ) {}
 
   static async start(): Promise<BenchRedis> {
     const port = await freePort();
@@ -16,9 +20,20 @@ export class BenchRedis {
     const child = spawn(
       'redis-server',
       [
-        '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
-        '--save', '', '--appendonly', 'no', '--daemonize', 'no',
-        '--logfile', path.join(dir, 'redis.log'),
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+        '--logfile',
+        path.join(dir, 'redis.log'),
       ],
       { stdio: 'ignore' },
     );

@@ -39,7 +39,12 @@ const W2_RSS_TARGET: Record<number, string> = { 50: '≤ 120 MB' };
 
 function ceilingRows(ceiling: CeilingResult[]): Row[] {
   return ceiling.flatMap((c) =>
-    Object.entries(c.tests).map(([test, t]): Row => [`ceiling: redis-benchmark -P ${c.pipeline}`, `${test} requests/s (50 clients)`, int(t.rps), '']),
+    Object.entries(c.tests).map(([test, t]): Row => [
+      `ceiling: redis-benchmark -P ${c.pipeline}`,
+      `${test} requests/s (50 clients)`,
+      int(t.rps),
+      '',
+    ]),
   );
 }
 
@@ -49,7 +54,12 @@ function serialRows(serial: SerialRoundTrips): Row[] {
   const w = 'ceiling: serial round trips (one ioredis client in the bench process, one awaited at a time)';
   return [
     [w, 'PING round trips/s', `${int(serial.pingPerSec)} (${micros(serial.pingPerSec)} each)`, ''],
-    [w, 'EVALSHA round trips/s (a script that returns 1)', `${int(serial.evalshaPerSec)} (${micros(serial.evalshaPerSec)} each)`, ''],
+    [
+      w,
+      'EVALSHA round trips/s (a script that returns 1)',
+      `${int(serial.evalshaPerSec)} (${micros(serial.evalshaPerSec)} each)`,
+      '',
+    ],
   ];
 }
 
@@ -58,7 +68,12 @@ function w1Rows(w1: W1Result, serial?: SerialRoundTrips): Row[] {
   const rows: Row[] = [[one, 'jobs/s', int(w1.oneAtATime.jobsPerSec), '≥ 12,000']];
   if (serial) {
     const ratio = serial.evalshaPerSec / w1.oneAtATime.jobsPerSec;
-    rows.push([one, 'time per enqueue vs one serial EVALSHA round trip (ceiling)', `${micros(w1.oneAtATime.jobsPerSec)} vs ${micros(serial.evalshaPerSec)}: ${fix(ratio, 2)}×`, '']);
+    rows.push([
+      one,
+      'time per enqueue vs one serial EVALSHA round trip (ceiling)',
+      `${micros(w1.oneAtATime.jobsPerSec)} vs ${micros(serial.evalshaPerSec)}: ${fix(ratio, 2)}×`,
+      '',
+    ]);
   }
   rows.push([`W1 enqueueAll, ${int(w1.bulk.chunk)} per call`, 'jobs/s', int(w1.bulk.jobsPerSec), '≥ 75,000']);
   return rows;
@@ -78,8 +93,13 @@ function w2Rows(run: W2Result): Row[] {
   return [
     [w, 'jobs/s, ready → last ack', int(run.jobsPerSec), W2_TARGET[c] ?? ''],
     [w, 'peak RSS of the node process', mb(run.nodePeakRssMb), W2_RSS_TARGET[c] ?? ''],
-    [w, 'CPU s: node (all threads) / its main thread / redis-server', `${fix(run.nodeCpuSeconds, 2)} / ${fix(main, 2)} / ${fix(run.redisCpuSeconds, 2)} in ${fix(run.seconds, 2)} s wall (${pct(run.nodeCpuSeconds, run.seconds)} / ${pct(main, run.seconds)} / ${pct(run.redisCpuSeconds, run.seconds)} of a core)`, ''],
-    [w, 'Redis commands per job (INFO commandstats, scripts\' inner calls included)', fix(run.commands.total, 2), '≤ 2'],
+    [
+      w,
+      'CPU s: node (all threads) / its main thread / redis-server',
+      `${fix(run.nodeCpuSeconds, 2)} / ${fix(main, 2)} / ${fix(run.redisCpuSeconds, 2)} in ${fix(run.seconds, 2)} s wall (${pct(run.nodeCpuSeconds, run.seconds)} / ${pct(main, run.seconds)} / ${pct(run.redisCpuSeconds, run.seconds)} of a core)`,
+      '',
+    ],
+    [w, "Redis commands per job (INFO commandstats, scripts' inner calls included)", fix(run.commands.total, 2), '≤ 2'],
     [w, 'commands per job by name', commandMix(run.commands.byCommand), ''],
     [w, 'socket reads per job (≈ round trips)', fix(run.commands.reads, 2), ''],
   ];
@@ -89,9 +109,15 @@ function w3Rows(w3: W3Result, oneQueue?: W3Result): Row[] {
   const d = w3.latencyMs;
   const where = w3.queues ? `, jobs in queue ${w3.queues.length} of ${w3.queues.join(',')}` : '';
   const w = `W3 latency, idle node c10${where} (${w3.jobs} jobs ${w3.gapMs} ms apart; ${fix(w3.actualGapMs, 1)} ms actual)`;
-  const beside = (value: number, reference: number | undefined) => (reference === undefined ? '' : ` (${value >= reference ? '+' : ''}${fix(value - reference, 2)} ms vs one queue)`);
+  const beside = (value: number, reference: number | undefined) =>
+    reference === undefined ? '' : ` (${value >= reference ? '+' : ''}${fix(value - reference, 2)} ms vs one queue)`;
   return [
-    [w, 'p50 enqueued_at → handler start', `${fix(d.p50, 2)} ms${beside(d.p50, oneQueue?.latencyMs.p50)}`, oneQueue ? 'within 0.2 ms of one queue' : '≤ 0.8 ms'],
+    [
+      w,
+      'p50 enqueued_at → handler start',
+      `${fix(d.p50, 2)} ms${beside(d.p50, oneQueue?.latencyMs.p50)}`,
+      oneQueue ? 'within 0.2 ms of one queue' : '≤ 0.8 ms',
+    ],
     [w, 'p90', `${fix(d.p90, 2)} ms`, ''],
     [w, 'p99', `${fix(d.p99, 2)} ms${beside(d.p99, oneQueue?.latencyMs.p99)}`, oneQueue ? '' : '≤ 2.5 ms'],
     [w, 'max', `${fix(d.max, 2)} ms`, ''],
@@ -106,7 +132,12 @@ function w5Rows(w5: W5Result, w2: W2Result[]): Row[] {
   const ratio = reference ? ` (${fix(w5.jobsPerSec / reference.jobsPerSec, 2)}× W2 c${reference.concurrency})` : '';
   return [
     [w, 'jobs/s, ready → last ack', `${int(w5.jobsPerSec)}${ratio}`, '≥ 0.9× W2 at the same concurrency'],
-    [w, 'CPU s: node (all threads) / redis-server', `${fix(w5.nodeCpuSeconds, 2)} / ${fix(w5.redisCpuSeconds, 2)} in ${fix(w5.seconds, 2)} s wall`, ''],
+    [
+      w,
+      'CPU s: node (all threads) / redis-server',
+      `${fix(w5.nodeCpuSeconds, 2)} / ${fix(w5.redisCpuSeconds, 2)} in ${fix(w5.seconds, 2)} s wall`,
+      '',
+    ],
     [w, 'Redis commands per job', fix(w5.commands.total, 2), ''],
   ];
 }
@@ -117,7 +148,12 @@ function w4Rows(w4: W4Result): Row[] {
     [w, 'drain jobs/s', int(w4.drainJobsPerSec), ''],
     [w, 'peak RSS of the node process', mb(w4.nodePeakRssMb), ''],
     [w, 'node RSS at the first / last sample of the drain', `${mb(w4.nodeRssFirstMb)} / ${mb(w4.nodeRssLastMb)}`, ''],
-    [w, 'peak Redis RSS: INFO used_memory_rss / /proc VmRSS', `${mb(w4.redisPeakRssMb)} / ${mb(w4.redisPeakProcRssMb)} (empty: ${mb(w4.redisRssBeforeFillMb)})`, ''],
+    [
+      w,
+      'peak Redis RSS: INFO used_memory_rss / /proc VmRSS',
+      `${mb(w4.redisPeakRssMb)} / ${mb(w4.redisPeakProcRssMb)} (empty: ${mb(w4.redisRssBeforeFillMb)})`,
+      '',
+    ],
     [w, 'enqueueAll fill, jobs/s', int(w4.fillJobsPerSec), ''],
   ];
 }
@@ -132,7 +168,9 @@ export function table(results: BenchResults): string {
     ...(results.w3Third ? w3Rows(results.w3Third, results.w3) : []),
     ...(results.w4 ? w4Rows(results.w4) : []),
     ...(results.w5 ?? []).flatMap((run) => w5Rows(run, results.w2 ?? [])),
-    ...(results.profile ? w2Rows(results.profile.run).map((r): Row => [`${r[0]} under --cpu-prof`, r[1], r[2], '']) : []),
+    ...(results.profile
+      ? w2Rows(results.profile.run).map((r): Row => [`${r[0]} under --cpu-prof`, r[1], r[2], ''])
+      : []),
   ];
   return markdown(['workload', 'metric', 'measured', 'target (issue 7)'], rows);
 }

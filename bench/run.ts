@@ -40,15 +40,24 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   }
   if (wants(options, 'ceiling')) {
     ctx.log('ceiling: redis-benchmark -P 1 and -P 50');
-    results.ceiling = await step('ceiling', async () => [await runRedisBenchmark(ctx.server.port, 1), await runRedisBenchmark(ctx.server.port, 50)]);
+    results.ceiling = await step('ceiling', async () => [
+      await runRedisBenchmark(ctx.server.port, 1),
+      await runRedisBenchmark(ctx.server.port, 50),
+    ]);
     ctx.log('ceiling: serial round trips (awaited PING, EVALSHA) from the bench process');
-    results.serial = await step('serial round trips', () => measureSerialRoundTrips(ctx.server.url, ctx.sizes.enqueue, ctx.sizes.enqueueWarmup));
+    results.serial = await step('serial round trips', () =>
+      measureSerialRoundTrips(ctx.server.url, ctx.sizes.enqueue, ctx.sizes.enqueueWarmup),
+    );
     await ctx.admin.flushall();
   }
   if (wants(options, 'W1')) results.w1 = await step('W1', () => runW1(ctx));
   if (wants(options, 'W2')) {
     // c30: the reference for W5's three busy queues of 10.
-    const runs = [await step('W2 c10', () => runW2(ctx, 10)), await step('W2 c30', () => runW2(ctx, 30)), await step('W2 c50', () => runW2(ctx, 50))];
+    const runs = [
+      await step('W2 c10', () => runW2(ctx, 10)),
+      await step('W2 c30', () => runW2(ctx, 30)),
+      await step('W2 c50', () => runW2(ctx, 50)),
+    ];
     results.w2 = runs.filter((r) => r !== undefined);
   }
   if (wants(options, 'W3')) {
@@ -106,18 +115,33 @@ async function main(): Promise<number> {
   }
   const seconds = (Date.now() - started.getTime()) / 1000;
   const meta = {
-    date: started.toISOString(), seconds, machine: `${os.availableParallelism()} cores, ${MACHINE_NOTE} (${os.cpus()[0]?.model ?? 'unknown CPU'})`,
-    node: process.version, redis: redisVersion(), sizes, quick: options.quick,
+    date: started.toISOString(),
+    seconds,
+    machine: `${os.availableParallelism()} cores, ${MACHINE_NOTE} (${os.cpus()[0]?.model ?? 'unknown CPU'})`,
+    node: process.version,
+    redis: redisVersion(),
+    sizes,
+    quick: options.quick,
     // Other work on a shared machine moves every figure; the 1-minute load average says how much there was.
     loadAverage: { atStart: loadAtStart, atEnd: os.loadavg()[0] },
   };
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ ...meta, results, problems }, null, 2)}\n`);
   } else {
-    const out = [`nexq bench, ${meta.date}, ${meta.machine}, Node ${meta.node}, Redis ${meta.redis}, ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(2)} → ${meta.loadAverage.atEnd.toFixed(2)}`, '', table(results)];
+    const out = [
+      `nexq bench, ${meta.date}, ${meta.machine}, Node ${meta.node}, Redis ${meta.redis}, ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(2)} → ${meta.loadAverage.atEnd.toFixed(2)}`,
+      '',
+      table(results),
+    ];
     if (results.profile) out.push('', profileReport(results.profile));
-    if (results.peers?.length) out.push('', 'nexq beside the peers (same Redis, same run):', '', comparisonTable(results, results.peers));
-    out.push('', problems.length ? `Problems seen (${problems.length}):\n${problems.map((p) => `- ${p}`).join('\n')}` : 'Problems seen: none');
+    if (results.peers?.length)
+      out.push('', 'nexq beside the peers (same Redis, same run):', '', comparisonTable(results, results.peers));
+    out.push(
+      '',
+      problems.length
+        ? `Problems seen (${problems.length}):\n${problems.map((p) => `- ${p}`).join('\n')}`
+        : 'Problems seen: none',
+    );
     process.stdout.write(`${out.join('\n')}\n`);
   }
   return 0;

@@ -17,7 +17,11 @@ const TRIVIAL_SCRIPT = 'return 1';
 /** Rounds of each kind, alternated, so a change in the machine's speed meets both alike. */
 const ROUNDS = 4;
 
-export async function measureSerialRoundTrips(url: string, requests: number, warmup: number): Promise<SerialRoundTrips> {
+export async function measureSerialRoundTrips(
+  url: string,
+  requests: number,
+  warmup: number,
+): Promise<SerialRoundTrips> {
   // ioredis' defaults (no auto-pipelining, no command timeout): the client at its cheapest.
   const client = new Redis(url);
   try {

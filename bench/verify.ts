@@ -34,12 +34,21 @@ export async function processedStat(admin: Redis): Promise<number> {
 }
 
 /** Describes what is wrong, or returns undefined when all `expected` jobs were acked once. */
-export function checkRun(what: string, expected: number, acked: number, failed: number, places: JobPlaces, processed?: number): string | undefined {
+export function checkRun(
+  what: string,
+  expected: number,
+  acked: number,
+  failed: number,
+  places: JobPlaces,
+  processed?: number,
+): string | undefined {
   const issues: string[] = [];
   if (acked !== expected) issues.push(`acked ${acked} of ${expected}`);
   if (failed > 0) issues.push(`${failed} failed`);
   if (places.queued || places.backup || places.retry || places.dead) {
-    issues.push(`left in Redis: queue ${places.queued}, backup ${places.backup}, retry ${places.retry}, dead ${places.dead}`);
+    issues.push(
+      `left in Redis: queue ${places.queued}, backup ${places.backup}, retry ${places.retry}, dead ${places.dead}`,
+    );
   }
   if (processed !== undefined && processed !== expected) issues.push(`stat:processed is ${processed} after stop`);
   return issues.length ? `${what}: ${issues.join('; ')}` : undefined;

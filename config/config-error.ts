@@ -3,7 +3,12 @@ import { closestName } from './closest-name';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-  constructor(readonly key: string, readonly expected: string, readonly got: unknown, readonly source?: string) {
+  constructor(
+    readonly key: string,
+    readonly expected: string,
+    readonly got: unknown,
+    readonly source?: string,
+  ) {
     super(`invalid config: ${key}${source ? ` (from ${source})` : ''} must be ${expected} (got ${show(got)})`);
   }
 
@@ -15,7 +20,11 @@ export class ConfigError extends Error {
 
 /** An option nexq does not have: says which one was probably meant, or lists them. */
 export class UnknownOptionError extends ConfigError {
-  constructor(key: string, readonly known: readonly string[], source?: string) {
+  constructor(
+    key: string,
+    readonly known: readonly string[],
+    source?: string,
+  ) {
     super(key, 'a known option', key, source);
     const guess = closestName(key, known);
     this.message = `invalid config: ${key}${source ? ` (from ${source})` : ''} is not an option; ${guess ? `did you mean ${guess}?` : `the options are ${known.join(', ')}`}`;

@@ -69,7 +69,8 @@ function parseField(text: string, spec: FieldSpec): number[] {
     const [, range, stepText] = match!;
     let step = 1;
     if (stepText !== undefined) {
-      if (!/^\d+$/.test(stepText) || Number(stepText) < 1) fail(`step ${JSON.stringify(stepText)} must be a whole number >= 1`);
+      if (!/^\d+$/.test(stepText) || Number(stepText) < 1)
+        fail(`step ${JSON.stringify(stepText)} must be a whole number >= 1`);
       step = Number(stepText);
     }
     let from: number;
@@ -84,7 +85,8 @@ function parseField(text: string, spec: FieldSpec): number[] {
       if (from > to) fail(`range ${range} runs backwards (write it as a list of two ranges)`);
     } else {
       from = to = value(range, spec, fail);
-      if (stepText !== undefined) fail(`a step needs a range or *: write ${range}-${spec.starMax ?? spec.max}/${stepText} or */${stepText}`);
+      if (stepText !== undefined)
+        fail(`a step needs a range or *: write ${range}-${spec.starMax ?? spec.max}/${stepText} or */${stepText}`);
     }
     for (let v = from; v <= to; v += step) values.add(spec === DAY_OF_WEEK && v === 7 ? 0 : v);
   }
@@ -97,9 +99,13 @@ function value(text: string, spec: FieldSpec, fail: (why: string) => never): num
     if (n < spec.min || n > spec.max) fail(`${text} is out of range ${spec.min}-${spec.max}`);
     return n;
   }
-  const index = spec.names?.indexOf(text.toUpperCase() as never) ?? -1;
+  const index = spec.names?.indexOf(text.toUpperCase()) ?? -1;
   if (index < 0) {
-    fail(spec.names ? `${JSON.stringify(text)} is neither a number nor one of ${spec.names.join(', ')}` : `${JSON.stringify(text)} is not a number`);
+    fail(
+      spec.names
+        ? `${JSON.stringify(text)} is neither a number nor one of ${spec.names.join(', ')}`
+        : `${JSON.stringify(text)} is not a number`,
+    );
   }
   return index + spec.namesFrom!;
 }
@@ -149,7 +155,8 @@ export class CronSchedule {
     if (typeof source !== 'string') throw new CronError(`a cron expression must be a string, got ${typeof source}`);
     const trimmed = source.trim();
     const expanded = trimmed.startsWith('@') ? MACROS[trimmed.toLowerCase()] : trimmed;
-    if (expanded === undefined) throw new CronError(`unknown macro ${JSON.stringify(trimmed)} (known: ${Object.keys(MACROS).join(', ')})`);
+    if (expanded === undefined)
+      throw new CronError(`unknown macro ${JSON.stringify(trimmed)} (known: ${Object.keys(MACROS).join(', ')})`);
     const fields = expanded.split(/\s+/).filter(Boolean);
     if (fields.length !== 5 && fields.length !== 6) {
       throw new CronError(
@@ -196,7 +203,14 @@ export class CronSchedule {
     const limit = t + HORIZON_SECONDS;
     while (t <= limit) {
       const d = new Date(t * 1000);
-      const [Y, M, D, h, m, s] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()];
+      const [Y, M, D, h, m, s] = [
+        d.getUTCFullYear(),
+        d.getUTCMonth(),
+        d.getUTCDate(),
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+      ];
       if (!this.months[M + 1]) {
         t = utc(Y, M + 1);
         continue;
@@ -222,7 +236,9 @@ export class CronSchedule {
       }
       return t;
     }
-    throw new CronError(`${JSON.stringify(this.source)} has no tick within 400 years after ${new Date(after * 1000).toISOString()}`);
+    throw new CronError(
+      `${JSON.stringify(this.source)} has no tick within 400 years after ${new Date(after * 1000).toISOString()}`,
+    );
   }
 
   /** Epoch seconds of the last tick at or before epoch second `atOrBefore` (fractions are dropped). */
@@ -231,7 +247,14 @@ export class CronSchedule {
     const limit = t - HORIZON_SECONDS;
     while (t >= limit) {
       const d = new Date(t * 1000);
-      const [Y, M, D, h, m, s] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()];
+      const [Y, M, D, h, m, s] = [
+        d.getUTCFullYear(),
+        d.getUTCMonth(),
+        d.getUTCDate(),
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+      ];
       if (!this.months[M + 1]) {
         t = utc(Y, M) - 1;
         continue;
@@ -257,12 +280,14 @@ export class CronSchedule {
       }
       return t;
     }
-    throw new CronError(`${JSON.stringify(this.source)} has no tick within 400 years before ${new Date(atOrBefore * 1000).toISOString()}`);
+    throw new CronError(
+      `${JSON.stringify(this.source)} has no tick within 400 years before ${new Date(atOrBefore * 1000).toISOString()}`,
+    );
   }
 
   private dayMatches(d: Date): boolean {
-    const dom = this.daysOfMonth[d.getUTCDate()] === true;
-    const dow = this.daysOfWeek[d.getUTCDay()] === true;
+    const dom = this.daysOfMonth[d.getUTCDate()];
+    const dow = this.daysOfWeek[d.getUTCDay()];
     return this.eitherDay ? dom || dow : dom && dow;
   }
 }

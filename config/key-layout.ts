@@ -31,15 +31,32 @@ export function resolveKeyLayout(options: NexqOptions, queueNames: string[]): Ke
     return layout;
   }
   if (namespace === '' || /[{}]/.test(namespace)) {
-    throw new ConfigError('namespace', 'a non-empty namespace without braces with the per-queue key layout (each queue\'s keys carry the queue\'s own hash tag)', namespace);
+    throw new ConfigError(
+      'namespace',
+      "a non-empty namespace without braces with the per-queue key layout (each queue's keys carry the queue's own hash tag)",
+      namespace,
+    );
   }
   if (Object.keys(options.classConcurrency).length > 0) {
-    throw new ConfigError('classConcurrency', 'no class limits with the per-queue key layout (a limit across queues needs them in one slot)', options.classConcurrency);
+    throw new ConfigError(
+      'classConcurrency',
+      'no class limits with the per-queue key layout (a limit across queues needs them in one slot)',
+      options.classConcurrency,
+    );
   }
   if (options.nodeId !== undefined && /[{}]/.test(options.nodeId)) {
-    throw new ConfigError('nodeId', 'a node id without braces with the per-queue key layout (a brace would move the hash tag of its backup lists)', options.nodeId);
+    throw new ConfigError(
+      'nodeId',
+      'a node id without braces with the per-queue key layout (a brace would move the hash tag of its backup lists)',
+      options.nodeId,
+    );
   }
   const braced = queueNames.find((name) => /[{}]/.test(name));
-  if (braced !== undefined) throw new ConfigError('queues', 'queue names without braces with the per-queue key layout (a queue name is its hash tag)', braced);
+  if (braced !== undefined)
+    throw new ConfigError(
+      'queues',
+      'queue names without braces with the per-queue key layout (a queue name is its hash tag)',
+      braced,
+    );
   return layout;
 }

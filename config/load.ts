@@ -35,18 +35,24 @@ export function readConfigFile(file: string): NexqConfig {
   try {
     value = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
-    throw new ConfigError('--config', `valid ${format}`, `${file}${yaml ? yamlErrorAt(err) : `: ${(err as Error).message}`}`);
+    throw new ConfigError(
+      '--config',
+      `valid ${format}`,
+      `${file}${yaml ? yamlErrorAt(err) : `: ${(err as Error).message}`}`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError('--config', `a ${format} object of options`, file);
   }
-  return value as NexqConfig;
+  return value;
 }
 
 /** " line 3, column 1: Map keys must be unique", from the yaml package's error, on one line. */
 function yamlErrorAt(err: unknown): string {
   const e = err as { message?: string; linePos?: Array<{ line: number; col: number }> };
-  const message = String(e.message ?? err).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  const message = String(e.message ?? err)
+    .split('\n')[0]
+    .replace(/ at line \d+, column \d+:?$/, '');
   const at = e.linePos?.[0];
   return at ? ` line ${at.line}, column ${at.col}: ${message}` : `: ${message}`;
 }
@@ -87,16 +93,23 @@ const TOOLING_ENV = /^NEXQ_(TEST|BENCH|CHAOS)_|^NEXQ_CHROMIUM$/;
 
 /** Every NEXQ_ variable layerFromEnv reads. */
 function knownEnvNames(): string[] {
-  const options = Object.keys(defaults()).filter((key) => key !== 'redis' && key !== 'web').map(envName);
+  const options = Object.keys(defaults())
+    .filter((key) => key !== 'redis' && key !== 'web')
+    .map(envName);
   return [...options, 'NEXQ_METRICS_PORT', 'NEXQ_METRICS_HOST', ...WEB_VARS, ...Object.values(REDIS_ENV)];
 }
 
 /** One warning per NEXQ_ variable no option reads: a misspelt one would be ignored silently. */
 export function unknownEnvWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
   const known = knownEnvNames();
-  const unknown = Object.keys(env).filter((name) => name.startsWith('NEXQ_') && !known.includes(name) && !TOOLING_ENV.test(name));
+  const unknown = Object.keys(env).filter(
+    (name) => name.startsWith('NEXQ_') && !known.includes(name) && !TOOLING_ENV.test(name),
+  );
   return unknown.sort().map((name) => {
-    const guess = closestName(name.slice('NEXQ_'.length), known.map((k) => k.slice('NEXQ_'.length)));
+    const guess = closestName(
+      name.slice('NEXQ_'.length),
+      known.map((k) => k.slice('NEXQ_'.length)),
+    );
     return `${name} is not a nexq setting and is ignored${guess ? `; did you mean NEXQ_${guess}?` : ''}`;
   });
 }
@@ -123,27 +136,41 @@ export function layerFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqCo
   // completing the file's `redis` (`under`) rather than replacing it.
   const redisVars = Object.values(REDIS_ENV).filter((name) => name !== REDIS_ENV.url && env[name] !== undefined);
   if (redisVars.length > 0) {
-    const redis = layRedisParts((config.redis ?? under.redis) as RedisTarget | undefined, {
-      sentinels: env[REDIS_ENV.sentinels],
-      sentinelName: env[REDIS_ENV.sentinelName],
-      cluster: env[REDIS_ENV.cluster],
-      waitReplicas: env[REDIS_ENV.waitReplicas],
-      password: env[REDIS_ENV.password],
-      sentinelPassword: env[REDIS_ENV.sentinelPassword],
-    }, REDIS_ENV);
+    const redis = layRedisParts(
+      config.redis ?? under.redis,
+      {
+        sentinels: env[REDIS_ENV.sentinels],
+        sentinelName: env[REDIS_ENV.sentinelName],
+        cluster: env[REDIS_ENV.cluster],
+        waitReplicas: env[REDIS_ENV.waitReplicas],
+        password: env[REDIS_ENV.password],
+        sentinelPassword: env[REDIS_ENV.sentinelPassword],
+      },
+      REDIS_ENV,
+    );
     if (redis !== undefined) set('redis', redis, redisVars.join(' and '));
   }
   if (env.NEXQ_QUEUES !== undefined) set('queues', parseQueueList(env.NEXQ_QUEUES, 'NEXQ_QUEUES'), 'NEXQ_QUEUES');
-  if (env.NEXQ_JOBS !== undefined) set('jobs', jsonFrom(env.NEXQ_JOBS, 'NEXQ_JOBS', 'an object of class name -> module path'), 'NEXQ_JOBS');
-  if (env.NEXQ_PERIODIC !== undefined) set('periodic', jsonFrom(env.NEXQ_PERIODIC, 'NEXQ_PERIODIC', 'an array of { cron, queue, class, args?, name? }'), 'NEXQ_PERIODIC');
+  if (env.NEXQ_JOBS !== undefined)
+    set('jobs', jsonFrom(env.NEXQ_JOBS, 'NEXQ_JOBS', 'an object of class name -> module path'), 'NEXQ_JOBS');
+  if (env.NEXQ_PERIODIC !== undefined)
+    set(
+      'periodic',
+      jsonFrom(env.NEXQ_PERIODIC, 'NEXQ_PERIODIC', 'an array of { cron, queue, class, args?, name? }'),
+      'NEXQ_PERIODIC',
+    );
   if (env.NEXQ_CLASS_CONCURRENCY !== undefined) {
-    set('classConcurrency', jsonFrom(env.NEXQ_CLASS_CONCURRENCY, 'NEXQ_CLASS_CONCURRENCY', 'an object of class name -> limit'), 'NEXQ_CLASS_CONCURRENCY');
+    set(
+      'classConcurrency',
+      jsonFrom(env.NEXQ_CLASS_CONCURRENCY, 'NEXQ_CLASS_CONCURRENCY', 'an object of class name -> limit'),
+      'NEXQ_CLASS_CONCURRENCY',
+    );
   }
   const metrics = metricsFromEnv(env);
   if (metrics) set('metrics', metrics.value, metrics.name);
   const web = webFromEnv(env);
   if (web) set('web', web, WEB_VARS.filter((name) => env[name] !== undefined).join(' and '));
-  return { config: config as NexqConfig, sources };
+  return { config: config, sources };
 }
 
 /** NEXQ_METRICS=true|false, or NEXQ_METRICS_PORT (and NEXQ_METRICS_HOST) for the HTTP endpoint. */

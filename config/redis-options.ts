@@ -47,22 +47,33 @@ const HIDDEN = '<hidden>';
 const URL_PATTERN = /^rediss?:\/\//;
 
 function hostPorts(value: unknown, key: string): HostPort[] {
-  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(key, 'a non-empty array of { host, port }', value);
+  if (!Array.isArray(value) || value.length === 0)
+    throw new ConfigError(key, 'a non-empty array of { host, port }', value);
   return value.map((entry: unknown, i) => {
     const where = `${key}[${i}]`;
     if (typeof entry !== 'object' || entry === null) throw new ConfigError(where, 'an object { host, port }', entry);
     const { host, port } = entry as Partial<HostPort>;
     if (typeof host !== 'string' || host === '') throw new ConfigError(`${where}.host`, 'a host name or address', host);
-    if (!Number.isInteger(port) || port! < 1 || port! > 65535) throw new ConfigError(`${where}.port`, 'a port number (1-65535)', port);
+    if (!Number.isInteger(port) || port! < 1 || port! > 65535)
+      throw new ConfigError(`${where}.port`, 'a port number (1-65535)', port);
     return { host, port: port! };
   });
 }
 
-function optionalInteger(options: NexqRedisOptions, key: 'waitReplicas' | 'waitTimeout', min: number, max = Infinity): void {
+function optionalInteger(
+  options: NexqRedisOptions,
+  key: 'waitReplicas' | 'waitTimeout',
+  min: number,
+  max = Infinity,
+): void {
   const value = options[key];
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`redis.${key}`, max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max}`, value);
+    throw new ConfigError(
+      `redis.${key}`,
+      max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max}`,
+      value,
+    );
   }
 }
 
@@ -80,21 +91,31 @@ export function checkRedisTarget(redis: unknown): void {
     throw new ConfigError('redis.url', 'a URL starting with redis:// or rediss://', HIDDEN);
   }
   for (const field of ['password', 'sentinelPassword', 'username', 'sentinelUsername'] as const) {
-    if (options[field] !== undefined && typeof options[field] !== 'string') throw new ConfigError(`redis.${field}`, 'a string', HIDDEN);
+    if (options[field] !== undefined && typeof options[field] !== 'string')
+      throw new ConfigError(`redis.${field}`, 'a string', HIDDEN);
   }
   const modes = (['url', 'sentinels', 'cluster'] as const).filter((k) => options[k] !== undefined);
   if (modes.length > 1) throw new ConfigError('redis', 'at most one of url, sentinels and cluster', modes.join(' + '));
   if (options.sentinels !== undefined) {
     hostPorts(options.sentinels, 'redis.sentinels');
     if (typeof options.name !== 'string' || options.name === '') {
-      throw new ConfigError('redis.name', 'the master group name the sentinels monitor (sentinel monitor <name> ...)', options.name);
+      throw new ConfigError(
+        'redis.name',
+        'the master group name the sentinels monitor (sentinel monitor <name> ...)',
+        options.name,
+      );
     }
   } else if (options.name !== undefined) {
-    throw new ConfigError('redis.name', 'absent without redis.sentinels (it names a Sentinel master group)', options.name);
+    throw new ConfigError(
+      'redis.name',
+      'absent without redis.sentinels (it names a Sentinel master group)',
+      options.name,
+    );
   }
   if (options.cluster !== undefined) {
     hostPorts(options.cluster, 'redis.cluster');
-    if (options.db !== undefined && options.db !== 0) throw new ConfigError('redis.db', '0 with redis.cluster (a cluster has one database)', options.db);
+    if (options.db !== undefined && options.db !== 0)
+      throw new ConfigError('redis.db', '0 with redis.cluster (a cluster has one database)', options.db);
   }
   optionalInteger(options, 'waitReplicas', 0);
   optionalInteger(options, 'waitTimeout', 1, MAX_WAIT_TIMEOUT_MS);
@@ -102,13 +123,17 @@ export function checkRedisTarget(redis: unknown): void {
 
 /** "h1:26379,h2:26379" (or redis:// URLs) -> [{ host, port }]. */
 export function parseHostPortList(text: string, key: string): HostPort[] {
-  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new ConfigError(key, 'a list like host:port,host:port', text);
   return parts.map((part) => {
     const url = URL_PATTERN.test(part) ? safeUrl(part) : undefined;
     const match = url ? [part, url.hostname.replace(/^\[|\]$/g, ''), url.port || '6379'] : /^(.+):(\d+)$/.exec(part);
     const port = match ? Number(match[2]) : NaN;
-    if (!match || !match[1] || port < 1 || port > 65535) throw new ConfigError(key, 'a list like host:port,host:port', URL_PATTERN.test(part) ? HIDDEN : text);
+    if (!match || !match[1] || port < 1 || port > 65535)
+      throw new ConfigError(key, 'a list like host:port,host:port', URL_PATTERN.test(part) ? HIDDEN : text);
     return { host: match[1], port };
   });
 }

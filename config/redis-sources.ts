@@ -38,19 +38,29 @@ export const REDIS_FLAGS: Omit<RedisPartNames, 'password' | 'sentinelPassword'> 
 };
 
 /** The `redis` option after laying `parts` over `base`; `base` itself when no part is given. */
-export function layRedisParts(base: RedisTarget | undefined, parts: RedisParts, names: Partial<RedisPartNames>): RedisTarget | undefined {
+export function layRedisParts(
+  base: RedisTarget | undefined,
+  parts: RedisParts,
+  names: Partial<RedisPartNames>,
+): RedisTarget | undefined {
   const name = (key: keyof RedisParts) => names[key] ?? key;
   const given = (['url', 'sentinels', 'cluster'] as const).filter((k) => parts[k] !== undefined);
-  if (given.length > 1) throw new ConfigError(given.map(name).join(' + '), `only one of ${given.map(name).join(', ')}`, '<hidden>');
+  if (given.length > 1)
+    throw new ConfigError(given.map(name).join(' + '), `only one of ${given.map(name).join(', ')}`, '<hidden>');
   if ((parts.sentinels === undefined) !== (parts.sentinelName === undefined)) {
-    throw new ConfigError(name(parts.sentinels === undefined ? 'sentinels' : 'sentinelName'), `given with ${name(parts.sentinels === undefined ? 'sentinelName' : 'sentinels')}`, 'nothing');
+    throw new ConfigError(
+      name(parts.sentinels === undefined ? 'sentinels' : 'sentinelName'),
+      `given with ${name(parts.sentinels === undefined ? 'sentinelName' : 'sentinels')}`,
+      'nothing',
+    );
   }
   // A new place (URL, sentinels or cluster) replaces the old one and keeps the rest: passwords, WAIT, TLS.
   const kept = typeof base === 'object' ? withoutPlace(base) : {};
   const at = (place: NexqRedisOptions): RedisTarget => ({ ...kept, ...place });
   let target: RedisTarget | undefined = base;
   if (parts.url !== undefined) target = Object.keys(kept).length ? at({ url: parts.url }) : parts.url;
-  if (parts.sentinels !== undefined) target = at({ sentinels: parseHostPortList(parts.sentinels, name('sentinels')), name: parts.sentinelName });
+  if (parts.sentinels !== undefined)
+    target = at({ sentinels: parseHostPortList(parts.sentinels, name('sentinels')), name: parts.sentinelName });
   if (parts.cluster !== undefined) {
     const urls = parts.cluster.split(',').map((u) => u.trim());
     const withCredentials = urls.map(credentialsOf).find((c) => c.password !== undefined || c.username !== undefined);
@@ -58,7 +68,8 @@ export function layRedisParts(base: RedisTarget | undefined, parts: RedisParts, 
   }
   const overlay: NexqRedisOptions = {};
   if (parts.waitReplicas !== undefined) {
-    if (!/^\d+$/.test(parts.waitReplicas)) throw new ConfigError(name('waitReplicas'), 'a whole number', parts.waitReplicas);
+    if (!/^\d+$/.test(parts.waitReplicas))
+      throw new ConfigError(name('waitReplicas'), 'a whole number', parts.waitReplicas);
     overlay.waitReplicas = Number(parts.waitReplicas);
   }
   if (parts.password !== undefined) overlay.password = parts.password;
@@ -69,6 +80,15 @@ export function layRedisParts(base: RedisTarget | undefined, parts: RedisParts, 
 }
 
 function withoutPlace(options: NexqRedisOptions): NexqRedisOptions {
-  const { url: _url, sentinels: _sentinels, name: _name, cluster: _cluster, host: _host, port: _port, path: _path, ...rest } = options;
+  const {
+    url: _url,
+    sentinels: _sentinels,
+    name: _name,
+    cluster: _cluster,
+    host: _host,
+    port: _port,
+    path: _path,
+    ...rest
+  } = options;
   return rest;
 }

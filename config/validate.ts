@@ -29,7 +29,11 @@ export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 
 
 /** A node id unique to this process: hostname, pid and a random part. */
 export function generateNodeId(): string {
-  const host = os.hostname().replace(/[^\w.-]/g, '_').slice(0, 100) || 'node';
+  const host =
+    os
+      .hostname()
+      .replace(/[^\w.-]/g, '_')
+      .slice(0, 100) || 'node';
   return `${host}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -62,11 +66,13 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
   }
   const resolved: ResolvedQueue = { name: spec.name, concurrency };
   if (spec.globalConcurrency !== undefined) {
-    if (!Number.isInteger(spec.globalConcurrency) || spec.globalConcurrency < 1) throw new ConfigError(`${key}.globalConcurrency`, 'an integer >= 1', spec.globalConcurrency);
+    if (!Number.isInteger(spec.globalConcurrency) || spec.globalConcurrency < 1)
+      throw new ConfigError(`${key}.globalConcurrency`, 'an integer >= 1', spec.globalConcurrency);
     resolved.globalConcurrency = spec.globalConcurrency;
   }
   if (spec.weight !== undefined) {
-    if (typeof spec.weight !== 'number' || !Number.isFinite(spec.weight) || spec.weight <= 0) throw new ConfigError(`${key}.weight`, 'a number > 0', spec.weight);
+    if (typeof spec.weight !== 'number' || !Number.isFinite(spec.weight) || spec.weight <= 0)
+      throw new ConfigError(`${key}.weight`, 'a number > 0', spec.weight);
     resolved.weight = spec.weight;
   }
   return resolved;
@@ -86,18 +92,24 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   }
   integer(merged, 'concurrency', 1);
   integer(merged, 'totalConcurrency', 0);
-  if (!Array.isArray(merged.queues)) throw new ConfigError('queues', 'an array of queue names or { name, concurrency }', merged.queues);
+  if (!Array.isArray(merged.queues))
+    throw new ConfigError('queues', 'an array of queue names or { name, concurrency }', merged.queues);
   const queues = merged.queues.map((q, i) => resolveQueue(q, merged.concurrency, `queues[${i}]`));
   const names = new Set<string>();
   for (const q of queues) {
     if (names.has(q.name)) throw new ConfigError('queues', 'a list without repeated names', q.name);
     names.add(q.name);
   }
-  if (typeof merged.classConcurrency !== 'object' || merged.classConcurrency === null || Array.isArray(merged.classConcurrency)) {
+  if (
+    typeof merged.classConcurrency !== 'object' ||
+    merged.classConcurrency === null ||
+    Array.isArray(merged.classConcurrency)
+  ) {
     throw new ConfigError('classConcurrency', 'an object of class name -> limit', merged.classConcurrency);
   }
   for (const [name, limit] of Object.entries(merged.classConcurrency)) {
-    if (!Number.isInteger(limit) || limit < 1) throw new ConfigError(`classConcurrency.${name}`, 'an integer >= 1', limit);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new ConfigError(`classConcurrency.${name}`, 'an integer >= 1', limit);
   }
   if (typeof merged.jobs !== 'object' || merged.jobs === null || Array.isArray(merged.jobs)) {
     throw new ConfigError('jobs', 'an object of class name -> module path', merged.jobs);
@@ -108,7 +120,10 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   if (merged.jobsDir !== undefined && (typeof merged.jobsDir !== 'string' || merged.jobsDir === '')) {
     throw new ConfigError('jobsDir', 'a folder path', merged.jobsDir);
   }
-  if (merged.nodeId !== undefined && (typeof merged.nodeId !== 'string' || !/^[^\s:*?[\]]{1,200}$/.test(merged.nodeId))) {
+  if (
+    merged.nodeId !== undefined &&
+    (typeof merged.nodeId !== 'string' || !/^[^\s:*?[\]]{1,200}$/.test(merged.nodeId))
+  ) {
     throw new ConfigError('nodeId', 'a non-empty string without spaces, colons or glob characters', merged.nodeId);
   }
   oneOf(merged, 'mode', ['default', 'enqueuer']);
@@ -134,7 +149,11 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   integer(merged, 'nodeTimeout', 1);
   integer(merged, 'nodeCheckInterval', 1);
   if (merged.nodeTimeout <= merged.heartbeatInterval) {
-    throw new ConfigError('nodeTimeout', `more seconds than heartbeatInterval (${merged.heartbeatInterval}), or live nodes look dead`, merged.nodeTimeout);
+    throw new ConfigError(
+      'nodeTimeout',
+      `more seconds than heartbeatInterval (${merged.heartbeatInterval}), or live nodes look dead`,
+      merged.nodeTimeout,
+    );
   }
   checkPeriodic(merged.periodic);
   checkMetrics(merged.metrics);
@@ -154,13 +173,16 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
 /** `metrics`: a boolean, or `{ port, host? }` with a TCP port and a host name or address. */
 function checkMetrics(metrics: unknown): void {
   if (typeof metrics === 'boolean') return;
-  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) throw new ConfigError('metrics', 'true, false or { port, host? }', metrics);
+  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics))
+    throw new ConfigError('metrics', 'true, false or { port, host? }', metrics);
   for (const field of Object.keys(metrics)) {
     if (field !== 'port' && field !== 'host') throw new ConfigError(`metrics.${field}`, 'one of port, host', field);
   }
   const { port, host } = metrics as { port?: unknown; host?: unknown };
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('metrics.port', 'an integer from 0 to 65535', port);
-  if (host !== undefined && (typeof host !== 'string' || !/^[^\s/]{1,253}$/.test(host))) throw new ConfigError('metrics.host', 'a host name or IP address', host);
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError('metrics.port', 'an integer from 0 to 65535', port);
+  if (host !== undefined && (typeof host !== 'string' || !/^[^\s/]{1,253}$/.test(host)))
+    throw new ConfigError('metrics.host', 'a host name or IP address', host);
 }
 
 const WEB_KEYS = ['port', 'host', 'username', 'password'];
@@ -169,19 +191,27 @@ export const DEFAULT_WEB_HOST = '127.0.0.1';
 /** `web`: a port, an optional host (127.0.0.1 by default), basic auth credentials both or neither. */
 function resolveWeb(web: unknown): WebOptions | undefined {
   if (web === undefined) return undefined;
-  if (typeof web !== 'object' || web === null || Array.isArray(web)) throw new ConfigError('web', 'an object { port, host?, username?, password? }', web);
+  if (typeof web !== 'object' || web === null || Array.isArray(web))
+    throw new ConfigError('web', 'an object { port, host?, username?, password? }', web);
   for (const field of Object.keys(web)) {
     if (!WEB_KEYS.includes(field)) throw new ConfigError(`web.${field}`, `one of ${WEB_KEYS.join(', ')}`, field);
   }
   const { port, host = DEFAULT_WEB_HOST, username, password } = web as WebOptions;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('web.port', 'an integer from 0 to 65535', port);
-  if (typeof host !== 'string' || host === '') throw new ConfigError('web.host', 'an address to bind, e.g. 127.0.0.1', host);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError('web.port', 'an integer from 0 to 65535', port);
+  if (typeof host !== 'string' || host === '')
+    throw new ConfigError('web.host', 'an address to bind, e.g. 127.0.0.1', host);
   if (username !== undefined && (typeof username !== 'string' || username === '' || username.includes(':'))) {
     throw new ConfigError('web.username', 'a non-empty string without ":"', username);
   }
-  if (password !== undefined && (typeof password !== 'string' || password === '')) throw new ConfigError('web.password', 'a non-empty string', '<hidden>');
+  if (password !== undefined && (typeof password !== 'string' || password === ''))
+    throw new ConfigError('web.password', 'a non-empty string', '<hidden>');
   if ((username === undefined) !== (password === undefined)) {
-    throw new ConfigError(username === undefined ? 'web.username' : 'web.password', 'given together with the other (basic auth needs both)', '<missing>');
+    throw new ConfigError(
+      username === undefined ? 'web.username' : 'web.password',
+      'given together with the other (basic auth needs both)',
+      '<missing>',
+    );
   }
   return { port, host, ...(username !== undefined ? { username, password } : {}) };
 }
@@ -190,13 +220,16 @@ const PERIODIC_KEYS = ['cron', 'queue', 'class', 'args', 'name'];
 
 /** Each `periodic` entry: a valid cron expression, a queue name, a class, JSON args, an id of its own. */
 function checkPeriodic(periodic: unknown): void {
-  if (!Array.isArray(periodic)) throw new ConfigError('periodic', 'an array of { cron, queue, class, args?, name? }', periodic);
+  if (!Array.isArray(periodic))
+    throw new ConfigError('periodic', 'an array of { cron, queue, class, args?, name? }', periodic);
   const ids = new Map<string, number>();
   periodic.forEach((entry: unknown, i) => {
     const key = `periodic[${i}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(key, 'an object { cron, queue, class, args?, name? }', entry);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw new ConfigError(key, 'an object { cron, queue, class, args?, name? }', entry);
     for (const field of Object.keys(entry)) {
-      if (!PERIODIC_KEYS.includes(field)) throw new ConfigError(`${key}.${field}`, `one of ${PERIODIC_KEYS.join(', ')}`, field);
+      if (!PERIODIC_KEYS.includes(field))
+        throw new ConfigError(`${key}.${field}`, `one of ${PERIODIC_KEYS.join(', ')}`, field);
     }
     const spec = entry as PeriodicSpec;
     try {
@@ -205,8 +238,10 @@ function checkPeriodic(periodic: unknown): void {
       if (!(err instanceof CronError)) throw err;
       throw new ConfigError(`${key}.cron`, `a cron expression (${err.message})`, spec.cron);
     }
-    if (!isQueueName(spec.queue)) throw new ConfigError(`${key}.queue`, 'a queue name (no spaces or colons)', spec.queue);
-    if (typeof spec.class !== 'string' || spec.class === '') throw new ConfigError(`${key}.class`, 'a non-empty class name', spec.class);
+    if (!isQueueName(spec.queue))
+      throw new ConfigError(`${key}.queue`, 'a queue name (no spaces or colons)', spec.queue);
+    if (typeof spec.class !== 'string' || spec.class === '')
+      throw new ConfigError(`${key}.class`, 'a non-empty class name', spec.class);
     if (spec.args !== undefined) {
       if (!Array.isArray(spec.args)) throw new ConfigError(`${key}.args`, 'an array', spec.args);
       try {

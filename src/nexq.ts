@@ -70,7 +70,13 @@ export class Nexq {
   }
 
   /** Enqueues a job to run `seconds` from now. */
-  enqueueIn(queue: string, seconds: number, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
+  enqueueIn(
+    queue: string,
+    seconds: number,
+    className: string,
+    args: unknown[] = [],
+    options?: JobOptions,
+  ): Promise<string> {
     return this.enqueuer.enqueue({ queue, class: className, args, in: seconds, options });
   }
 
@@ -80,7 +86,12 @@ export class Nexq {
   }
 
   /** Like `enqueue`, saying whether a `unique` lock sent it to an existing job (`conflict`, with that jid). */
-  async enqueueResult(queue: string, className: string, args: unknown[] = [], options?: JobOptions): Promise<EnqueueResult> {
+  async enqueueResult(
+    queue: string,
+    className: string,
+    args: unknown[] = [],
+    options?: JobOptions,
+  ): Promise<EnqueueResult> {
     const [result] = await this.enqueuer.enqueueAllResults([{ queue, class: className, args, options }]);
     return result;
   }
@@ -130,7 +141,8 @@ export class Nexq {
       const entry = found ? undefined : await indexEntryOf(redis, keys, jid);
       const running = found?.state === 'running' ? found : entry ? parseEntry(entry.entry) : undefined;
       if (running?.state !== 'running') return false;
-      if (Date.now() > deadline) throw new Error(`job ${jid} was not cancelled within ${timeoutMs} ms (is node ${running.node} running?)`);
+      if (Date.now() > deadline)
+        throw new Error(`job ${jid} was not cancelled within ${timeoutMs} ms (is node ${running.node} running?)`);
       if (Date.now() - lastRequest >= CANCEL_REPEAT_MS) {
         await redis.publish(keys.cancelChannel, jid);
         lastRequest = Date.now();
@@ -167,7 +179,9 @@ export class Nexq {
     for (;;) {
       const queues = (await this.subscriptions()).map((q) => q.name);
       // A job is queued, or in this node's backup list from its fetch until it is settled.
-      const lengths = await Promise.all(queues.flatMap((q) => [redis.llen(keys.queue(q)), redis.llen(keys.backup(config.nodeId, q))]));
+      const lengths = await Promise.all(
+        queues.flatMap((q) => [redis.llen(keys.queue(q)), redis.llen(keys.backup(config.nodeId, q))]),
+      );
       if (lengths.every((n) => n === 0) && ctx.jobs.running.size === 0) return;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }

@@ -30,27 +30,29 @@ export function nodeTree(ctx: NodeContext): Supervisor {
   const { registry } = ctx;
   const enqueuer: ChildSpec = { id: ActorNames.enqueuer, start: () => Actor.start(new Enqueuer(ctx)) };
   const children: ChildSpec[] = !runsJobs(ctx)
-      ? [enqueuer]
-      : [
-          { id: ActorNames.stats, start: () => Actor.start(new Stats(ctx)) },
-          { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
-          enqueuer,
-          { id: ActorNames.scheduler, start: () => Actor.start(new Scheduler(ctx)) },
-          ...(ctx.config.periodic.length > 0 ? [{ id: ActorNames.periodic, start: () => Actor.start(new Periodic(ctx)) }] : []),
-          { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
-          { id: ActorNames.canceller, start: () => Actor.start(new Canceller(ctx)) },
-          {
-            id: ActorNames.jobRunners,
-            start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobRunners, registry })),
-            // Running jobs get the whole shutdown timeout to finish, plus a moment to settle in Redis.
-            shutdownMs: ctx.config.shutdownTimeout + 1000,
-          },
-          {
-            id: ActorNames.manager,
-            start: () => Actor.start(new Manager(ctx)),
-            shutdownMs: MANAGER_SHUTDOWN_MS,
-          },
-        ];
+    ? [enqueuer]
+    : [
+        { id: ActorNames.stats, start: () => Actor.start(new Stats(ctx)) },
+        { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
+        enqueuer,
+        { id: ActorNames.scheduler, start: () => Actor.start(new Scheduler(ctx)) },
+        ...(ctx.config.periodic.length > 0
+          ? [{ id: ActorNames.periodic, start: () => Actor.start(new Periodic(ctx)) }]
+          : []),
+        { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
+        { id: ActorNames.canceller, start: () => Actor.start(new Canceller(ctx)) },
+        {
+          id: ActorNames.jobRunners,
+          start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobRunners, registry })),
+          // Running jobs get the whole shutdown timeout to finish, plus a moment to settle in Redis.
+          shutdownMs: ctx.config.shutdownTimeout + 1000,
+        },
+        {
+          id: ActorNames.manager,
+          start: () => Actor.start(new Manager(ctx)),
+          shutdownMs: MANAGER_SHUTDOWN_MS,
+        },
+      ];
   return new Supervisor({
     name: 'nexq.root',
     registry,
@@ -64,7 +66,8 @@ export function nodeTree(ctx: NodeContext): Supervisor {
 
 function logEvent(ctx: NodeContext, event: SupervisorEvent): void {
   const meta = { actor: 'nexq.root' };
-  if (event.type === 'child_exited') ctx.logger.warn(`${event.id} exited: ${String((event.reason as Error)?.message ?? event.reason)}`, meta);
+  if (event.type === 'child_exited')
+    ctx.logger.warn(`${event.id} exited: ${String((event.reason as Error)?.message ?? event.reason)}`, meta);
   else if (event.type === 'child_restarted') ctx.logger.info(`${event.id} restarted`, meta);
   else ctx.logger.error(`gave up restarting ${event.id}`, meta);
 }

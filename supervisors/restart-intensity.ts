@@ -6,7 +6,10 @@ import { describeReason, ExitReason } from '../src/runtime';
 export class RestartIntensity {
   private restarts: number[] = [];
 
-  constructor(readonly maxRestarts: number, readonly maxSeconds: number) {}
+  constructor(
+    readonly maxRestarts: number,
+    readonly maxSeconds: number,
+  ) {}
 
   /** Records a restart now; false when that restart would exceed the intensity. */
   allowRestart(now: number = Date.now()): boolean {
@@ -19,7 +22,11 @@ export class RestartIntensity {
 
 export class RestartIntensityError extends Error {
   override readonly name = 'RestartIntensityError';
-  constructor(readonly supervisor: string, readonly childId: string, readonly lastReason: ExitReason) {
+  constructor(
+    readonly supervisor: string,
+    readonly childId: string,
+    readonly lastReason: ExitReason,
+  ) {
     super(`${supervisor} reached its restart intensity; ${childId} last exited with ${describeReason(lastReason)}`);
   }
 }

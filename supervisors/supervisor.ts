@@ -97,9 +97,11 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
     if (!shouldRestart(child.spec.restart ?? 'permanent', msg.reason)) return;
 
     const affected =
-      this.strategy === 'one_for_one' ? [child]
-      : this.strategy === 'rest_for_one' ? this.children.slice(index)
-      : this.children;
+      this.strategy === 'one_for_one'
+        ? [child]
+        : this.strategy === 'rest_for_one'
+          ? this.children.slice(index)
+          : this.children;
     await this.stopChildren(affected.filter((c) => c !== child));
     await this.restartInOrder(affected, msg.reason);
   }

@@ -23,7 +23,11 @@ describe('logging', () => {
     it('connects with it and never writes it to the log', async () => {
       const lines: string[] = [];
       const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
-      const logger = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] });
+      const logger = winston.createLogger({
+        level: 'debug',
+        format: winston.format.json(),
+        transports: [new winston.transports.Stream({ stream: sink })],
+      });
       const nexq = await t.start({ logger, logLevel: 'debug' });
       await nexq.enqueue('default', 'Fail', []);
       await nexq.enqueue('default', 'NoSuchClass', []);

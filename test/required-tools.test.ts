@@ -9,14 +9,37 @@ const MOCHA = path.join(repoRoot, 'node_modules', 'mocha', 'bin', 'mocha.js');
 
 /** One built test file in a child mocha with the global hooks (its own redis-server), under `env`. */
 function runSuite(file: string, env: NodeJS.ProcessEnv) {
-  const args = [MOCHA, '--no-config', '--require', path.join(repoRoot, 'dist/test/support/global-hooks.js'), '--timeout', '20000', '--exit', '--reporter', 'spec', path.join(repoRoot, 'dist/test', file)];
+  const args = [
+    MOCHA,
+    '--no-config',
+    '--require',
+    path.join(repoRoot, 'dist/test/support/global-hooks.js'),
+    '--timeout',
+    '20000',
+    '--exit',
+    '--reporter',
+    'spec',
+    path.join(repoRoot, 'dist/test', file),
+  ];
   return runProcess(process.execPath, args, { CI: undefined, ...env }, 60_000);
 }
 
 const CASES = [
-  { file: 'web/browser.test.js', env: { NEXQ_TEST_CHROMIUM: '/nonexistent/chromium' }, line: 'skipped: Chromium is missing (no executable /nonexistent/chromium): apt-get install chromium' },
-  { file: 'interop/sidekiq-client.test.js', env: { NEXQ_TEST_SIDEKIQ: '/nonexistent/sidekiq' }, line: "skipped: Ruby's Sidekiq is missing (no /nonexistent/sidekiq command): apt-get install ruby-sidekiq" },
-  { file: 'interop/sidekiq-api.test.js', env: { NEXQ_TEST_RUBY: '/nonexistent/ruby' }, line: `skipped: Ruby's Sidekiq is missing (/nonexistent/ruby cannot require "sidekiq"): apt-get install ruby-sidekiq` },
+  {
+    file: 'web/browser.test.js',
+    env: { NEXQ_TEST_CHROMIUM: '/nonexistent/chromium' },
+    line: 'skipped: Chromium is missing (no executable /nonexistent/chromium): apt-get install chromium',
+  },
+  {
+    file: 'interop/sidekiq-client.test.js',
+    env: { NEXQ_TEST_SIDEKIQ: '/nonexistent/sidekiq' },
+    line: "skipped: Ruby's Sidekiq is missing (no /nonexistent/sidekiq command): apt-get install ruby-sidekiq",
+  },
+  {
+    file: 'interop/sidekiq-api.test.js',
+    env: { NEXQ_TEST_RUBY: '/nonexistent/ruby' },
+    line: `skipped: Ruby's Sidekiq is missing (/nonexistent/ruby cannot require "sidekiq"): apt-get install ruby-sidekiq`,
+  },
 ];
 
 describe('suites that need Chromium or Sidekiq, where it is missing', function () {

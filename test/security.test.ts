@@ -18,17 +18,49 @@ function makeCertificates(): { cert: string; key: string; ca: string } {
     const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
   };
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=nexq-test-ca']);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=nexq-test-ca',
+  ]);
   run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'redis.key', '-out', 'redis.csr', '-subj', '/CN=127.0.0.1']);
   writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  run(['x509', '-req', '-in', 'redis.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'redis.crt', '-days', '2', '-extfile', 'ext.cnf']);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'redis.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'redis.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  ]);
   return { cert: path.join(dir, 'redis.crt'), key: path.join(dir, 'redis.key'), ca: path.join(dir, 'ca.crt') };
 }
 
 describe('Redis ACL users', () => {
   let server: RedisServer;
   before(async () => {
-    server = await RedisServer.start({ args: ['--user', 'default', 'off', '--user', 'nexq', 'on', '>acl-Secret-77', '~*', '&*', '+@all'] });
+    server = await RedisServer.start({
+      args: ['--user', 'default', 'off', '--user', 'nexq', 'on', '>acl-Secret-77', '~*', '&*', '+@all'],
+    });
   });
   after(() => server.stop());
   const t = useNodes({ url: () => `redis://nexq:acl-Secret-77@127.0.0.1:${server.port}` });
@@ -60,7 +92,13 @@ describe('Redis over TLS', () => {
   it('runs jobs with ioredis tls options (the CA given in code)', async () => {
     const ns = freshNamespace();
     const redis = { host: '127.0.0.1', port: server.port, tls: { ca: readFileSync(certs.ca) } };
-    const node = await Nexq.start({ redis, namespace: ns, jobs: { Quick: path.join(fixturesJobs, 'Sleep.js') }, logLevel: 'error', pollTimeout: 20 });
+    const node = await Nexq.start({
+      redis,
+      namespace: ns,
+      jobs: { Quick: path.join(fixturesJobs, 'Sleep.js') },
+      logLevel: 'error',
+      pollTimeout: 20,
+    });
     try {
       await node.enqueue('default', 'Quick', [1]);
       const client = node.node.ctx.redis;
@@ -74,10 +112,23 @@ describe('Redis over TLS', () => {
   it('runs a node from a rediss:// URL (the CA trusted through NODE_EXTRA_CA_CERTS)', async function () {
     this.timeout(20_000);
     const cli = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-    const child = spawn(process.execPath, [cli, 'start', '--redis', `rediss://127.0.0.1:${server.port}`, '--namespace', freshNamespace(), '--jobs', fixturesJobs], {
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: certs.ca, NEXQ_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'start',
+        '--redis',
+        `rediss://127.0.0.1:${server.port}`,
+        '--namespace',
+        freshNamespace(),
+        '--jobs',
+        fixturesJobs,
+      ],
+      {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: certs.ca, NEXQ_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     try {

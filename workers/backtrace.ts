@@ -21,7 +21,8 @@ export function handlerFrames(stack: string | undefined): string[] {
     const frame = line.trim();
     if (!frame.startsWith('at ')) continue;
     // `Promise.all (index 0)` right under nexq's own frame is the batch of the thread running jobs.
-    const internal: boolean = isInternal(frame) || (afterInternal && /^at async Promise\.all \(index \d+\)$/.test(frame));
+    const internal: boolean =
+      isInternal(frame) || (afterInternal && /^at async Promise\.all \(index \d+\)$/.test(frame));
     afterInternal = internal;
     if (internal) continue;
     frames.push(frame);

@@ -47,7 +47,8 @@ export function describeLoadFailure(file: string, err: unknown): string {
   const header = /^(.+:\d+)\n/.exec(stack);
   const where = header && !header[1].startsWith(err.name) ? header[1] : firstLocation(handlerFrames(stack));
   if (where) return `${file} failed to load: ${what} at ${where}`;
-  if (err instanceof SyntaxError) return `${file} failed to load: ${what} (Node gives no line for ES modules: run node --check ${file})`;
+  if (err instanceof SyntaxError)
+    return `${file} failed to load: ${what} (Node gives no line for ES modules: run node --check ${file})`;
   return `${file} failed to load: ${what}`;
 }
 
@@ -59,7 +60,10 @@ export function loadPerform(file: string): Promise<Perform> {
       (err) => {
         const failure = new HandlerLoadError(describeLoadFailure(file, err), { cause: err });
         // Its stack is the module's: the frame that threw while the module ran, if any.
-        if (err instanceof Error && err.stack) failure.stack = `${failure.name}: ${failure.message}\n${handlerFrames(err.stack).map((f) => `    ${f}`).join('\n')}`;
+        if (err instanceof Error && err.stack)
+          failure.stack = `${failure.name}: ${failure.message}\n${handlerFrames(err.stack)
+            .map((f) => `    ${f}`)
+            .join('\n')}`;
         throw failure;
       },
     );

@@ -19,7 +19,11 @@ export interface PerformObserver {
 
 export function toThrownError(value: unknown): ThrownError {
   if (value instanceof Error) {
-    return { class: value.name || value.constructor?.name || 'Error', message: value.message, backtrace: handlerFrames(value.stack) };
+    return {
+      class: value.name || value.constructor?.name || 'Error',
+      message: value.message,
+      backtrace: handlerFrames(value.stack),
+    };
   }
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
 }
@@ -31,7 +35,8 @@ export async function performTask(task: JobTask, observer: PerformObserver = {})
     let args: unknown[] = job.args;
     if (task.activeJob) {
       const wrapped = args[0] as { arguments?: unknown } | undefined;
-      if (!wrapped || !Array.isArray(wrapped.arguments)) throw new TypeError('ActiveJob payload has no arguments array');
+      if (!wrapped || !Array.isArray(wrapped.arguments))
+        throw new TypeError('ActiveJob payload has no arguments array');
       args = wrapped.arguments;
     }
     const perform = await loadPerform(task.file);

@@ -31,7 +31,8 @@ export interface ThrownError {
  * `stopped`: the job did not fail by itself: it was cancelled on request, or interrupted because
  * its thread was stopped to cancel another job.
  */
-export type JobOutcome = { ok: true; nack?: true } | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
+export type JobOutcome =
+  { ok: true; nack?: true } | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {

@@ -24,7 +24,9 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
       } catch {
         // An error whose fields cannot be cloned: answer with their text, never fail the batch.
         // (A success is `{ ok, nack? }`, always cloneable: it goes as it is, its nack kept.)
-        const cloneable: JobOutcome = outcome.ok ? outcome : { ok: false, error: { class: String(outcome.error.class), message: String(outcome.error.message) } };
+        const cloneable: JobOutcome = outcome.ok
+          ? outcome
+          : { ok: false, error: { class: String(outcome.error.class), message: String(outcome.error.message) } };
         parentPort!.postMessage({ type: DONE, id: task.id, outcome: cloneable });
       }
     }),

@@ -8,7 +8,11 @@ const { readFileSync } = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const bullmq = require('./bullmq');
 
-const PEERS = { 'bee-queue': () => require('./bee-queue'), bullmq: () => bullmq.inProcess, 'bullmq-threads': () => bullmq.workerThreads };
+const PEERS = {
+  'bee-queue': () => require('./bee-queue'),
+  bullmq: () => bullmq.inProcess,
+  'bullmq-threads': () => bullmq.workerThreads,
+};
 const PROGRESS_MS = 1000;
 
 const config = JSON.parse(process.env.NEXQ_BENCH_PEER || '{}');
@@ -70,7 +74,15 @@ async function work(peer) {
   const maybeDone = () => {
     if (readyAt === undefined || !last) return;
     const late = last.at < readyAt; // every job finished before the worker was ready
-    emit({ type: 'done', at: late ? readyAt : last.at, mono: late ? mono() : last.mono, acked: finished, failed, cpu: last.cpu, latencies });
+    emit({
+      type: 'done',
+      at: late ? readyAt : last.at,
+      mono: late ? mono() : last.mono,
+      acked: finished,
+      failed,
+      cpu: last.cpu,
+      latencies,
+    });
     last = undefined;
   };
   const worker = await peer.worker(config.redisUrl, config.concurrency, (ok, result, err) => {
@@ -86,7 +98,14 @@ async function work(peer) {
     }
   });
   readyAt = now();
-  emit({ type: 'ready', nodeId: config.peer, at: readyAt, mono: mono(), finishedAtReady: finished + failed, cpu: process.cpuUsage() });
+  emit({
+    type: 'ready',
+    nodeId: config.peer,
+    at: readyAt,
+    mono: mono(),
+    finishedAtReady: finished + failed,
+    cpu: process.cpuUsage(),
+  });
   maybeDone();
   const progress = setInterval(() => emit({ type: 'progress', acked: finished, failed }), PROGRESS_MS);
   process.once('SIGTERM', () => {

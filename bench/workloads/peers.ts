@@ -48,7 +48,8 @@ async function enqueueAndCount(ctx: BenchContext, peer: Peer, what: string, spec
   ctx.log(`${what}: ${spec.count} jobs`);
   const result = await peerEnqueue(ctx, peer, what, spec);
   const queued = await ctx.admin.llen(peer.queuedKey);
-  if (queued !== spec.warmup + spec.count) ctx.problems.push(`${what}: ${queued} jobs in ${peer.queuedKey} after enqueueing ${spec.warmup} + ${spec.count}`);
+  if (queued !== spec.warmup + spec.count)
+    ctx.problems.push(`${what}: ${queued} jobs in ${peer.queuedKey} after enqueueing ${spec.warmup} + ${spec.count}`);
   return result;
 }
 
@@ -58,7 +59,12 @@ async function w1(ctx: BenchContext, peer: Peer): Promise<PeerW1> {
   const one = await enqueueAndCount(ctx, peer, `${peer.id} W1 one at a time`, { how: 'one', count: n, warmup });
   const bulk = await enqueueAndCount(ctx, peer, `${peer.id} W1 bulk`, { how: 'bulk', count: n, warmup: warmup * 5 });
   await ctx.admin.flushall();
-  return { version: one.version, jobs: n, oneAtATime: { jobsPerSec: n / one.seconds, redisCpuSeconds: one.redisCpuSeconds }, bulk: { jobsPerSec: n / bulk.seconds } };
+  return {
+    version: one.version,
+    jobs: n,
+    oneAtATime: { jobsPerSec: n / one.seconds, redisCpuSeconds: one.redisCpuSeconds },
+    bulk: { jobsPerSec: n / bulk.seconds },
+  };
 }
 
 async function w2(ctx: BenchContext, peer: Peer, concurrency: number): Promise<PeerW2> {
@@ -77,7 +83,12 @@ async function w3(ctx: BenchContext, peer: Peer): Promise<PeerW3> {
   await ctx.admin.flushall();
   ctx.log(`${what}: ${jobs} jobs, ${GAP_MS} ms apart, to an idle worker`);
   const spaced: EnqueueSpec = { how: 'spaced', count: jobs, warmup, gapMs: GAP_MS, settleMs: SETTLE_MS };
-  const run = await peerWork(ctx, peer, { what, concurrency: 10, expect: warmup + jobs, whileRunning: () => peerEnqueue(ctx, peer, `${what} enqueue`, spaced) });
+  const run = await peerWork(ctx, peer, {
+    what,
+    concurrency: 10,
+    expect: warmup + jobs,
+    whileRunning: () => peerEnqueue(ctx, peer, `${what} enqueue`, spaced),
+  });
   const readings = run.latencies.filter((r) => r.index >= 0);
   if (readings.length !== jobs) ctx.problems.push(`${what}: ${readings.length} latency readings for ${jobs} jobs`);
   await ctx.admin.flushall();

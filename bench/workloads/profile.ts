@@ -23,7 +23,9 @@ export async function runProfile(ctx: BenchContext): Promise<ProfileResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-bench-prof-'));
   const run = await runW2(ctx, CONCURRENCY, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   // Names are CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; thread id 0 is the main thread.
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   const window: [number, number] = [run.ready.mono, run.done.mono];
   let mainThread: ProfileSummary | undefined;
   const workerThreads: ProfileSummary[] = [];
@@ -32,6 +34,7 @@ export async function runProfile(ctx: BenchContext): Promise<ProfileResult> {
     if (file.split('.')[4] === '0') mainThread = summary;
     else workerThreads.push(summary);
   }
-  if (!mainThread) ctx.problems.push(`--profile: no main-thread .cpuprofile in ${dir} (files: ${files.join(', ') || 'none'})`);
+  if (!mainThread)
+    ctx.problems.push(`--profile: no main-thread .cpuprofile in ${dir} (files: ${files.join(', ') || 'none'})`);
   return { dir, run, mainThread, workerThreads };
 }

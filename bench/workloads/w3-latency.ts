@@ -14,7 +14,11 @@ export const SETTLE_MS = 500;
 const LATENCY = 'Latency';
 
 /** W3 on the third of three queues (the other two empty): as fast as on a node's only queue. */
-export const THIRD_OF_THREE: BenchQueue[] = [{ name: 'critical', concurrency: 10 }, { name: 'low', concurrency: 10 }, { name: QUEUE, concurrency: 10 }];
+export const THIRD_OF_THREE: BenchQueue[] = [
+  { name: 'critical', concurrency: 10 },
+  { name: 'low', concurrency: 10 },
+  { name: QUEUE, concurrency: 10 },
+];
 
 export interface W3Result {
   /** The node's queues, when not one; the jobs go to the last. */
@@ -59,5 +63,11 @@ export async function runW3(ctx: BenchContext, queues?: BenchQueue[]): Promise<W
   const readings = run.done.latencies.filter((r) => r.index >= 0);
   if (readings.length !== jobs) ctx.problems.push(`${what}: ${readings.length} latency readings for ${jobs} jobs`);
   await ctx.admin.flushall();
-  return { queues: queues?.map((q) => q.name), jobs, gapMs: GAP_MS, actualGapMs, latencyMs: distribution(readings.map((r) => r.seconds * 1000)) };
+  return {
+    queues: queues?.map((q) => q.name),
+    jobs,
+    gapMs: GAP_MS,
+    actualGapMs,
+    latencyMs: distribution(readings.map((r) => r.seconds * 1000)),
+  };
 }

@@ -35,10 +35,19 @@ async function run(ctx: BenchContext, shape: string, queues: BenchQueue[], fille
 export async function runW5(ctx: BenchContext): Promise<W5Result[]> {
   const jobs = ctx.sizes.processing;
   const plain = NAMES.map((name) => ({ name, concurrency: PER_QUEUE }));
-  const oneBusy = await run(ctx, 'one busy queue of 5', plain, NAMES.map((_, i) => (i === NAMES.length - 1 ? jobs : 0)));
+  const oneBusy = await run(
+    ctx,
+    'one busy queue of 5',
+    plain,
+    NAMES.map((_, i) => (i === NAMES.length - 1 ? jobs : 0)),
+  );
   // Weights 3:2:1 on the busy ones (the empty ones weigh 1); a third of the jobs each.
   const weights = [undefined, 3, undefined, 2, 1];
-  const weighted = NAMES.map((name, i) => ({ name, concurrency: PER_QUEUE, ...(weights[i] ? { weight: weights[i] } : {}) }));
+  const weighted = NAMES.map((name, i) => ({
+    name,
+    concurrency: PER_QUEUE,
+    ...(weights[i] ? { weight: weights[i] } : {}),
+  }));
   const third = Math.floor(jobs / 3);
   const spread = await run(ctx, '3 busy queues of 5, weighted', weighted, [0, third, 0, third, jobs - 2 * third]);
   return [oneBusy, spread];

@@ -38,7 +38,11 @@ export class Enqueuer extends Actor {
     const { keys, redis } = this.ctx;
     // Fields named one by one, not spread: a spread copies generically, and this runs per job.
     const newJobs: NewJob[] = jobs.map(({ queue, jid, json, runAt, maxlen, unique }) => ({
-      queue, jid, json, runAt, maxlen,
+      queue,
+      jid,
+      json,
+      runAt,
+      maxlen,
       queueKey: keys.queue(queue),
       unique: unique && { lockKey: keys.uniqueLock(unique.key, queue), ttl: unique.ttl },
     }));

@@ -67,11 +67,16 @@ export class Heartbeat extends TickingActor {
     if (running.length > 0) {
       const fields: Record<string, string> = {};
       // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
-      for (const job of running) fields[job.jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
+      for (const job of running)
+        fields[job.jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
       tx.hset(workersKey, fields).expire(workersKey, PROCESS_TTL_SECONDS);
     }
     // nexq's own liveness record, read by every node's NodeReaper.
-    tx.zadd(keys.nodes, formatScore(nowSeconds()), this.ctx.config.nodeId).hset(keys.nodeIdentities, this.ctx.config.nodeId, identity);
+    tx.zadd(keys.nodes, formatScore(nowSeconds()), this.ctx.config.nodeId).hset(
+      keys.nodeIdentities,
+      this.ctx.config.nodeId,
+      identity,
+    );
     tx.sadd(keys.processes, identity)
       .hset(keys.process(identity), {
         info: JSON.stringify(this.info()),
@@ -101,7 +106,10 @@ export class Heartbeat extends TickingActor {
         this.ctx.requestStop();
         return;
       case 'TTIN':
-        logger.info(`TTIN from Redis: ${running.length} running job(s): ${running.map((job) => job.jid).join(', ') || 'none'}`, meta);
+        logger.info(
+          `TTIN from Redis: ${running.length} running job(s): ${running.map((job) => job.jid).join(', ') || 'none'}`,
+          meta,
+        );
         return;
       default:
         logger.warn(`ignoring unknown signal ${JSON.stringify(signal)} from Redis`, meta);

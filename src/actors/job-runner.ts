@@ -32,7 +32,7 @@ export interface JobRunnerOptions {
 
 type Cast = { type: 'run' };
 
-export class JobRunner extends Actor<never, Cast, never> {
+export class JobRunner extends Actor<never, Cast> {
   private exitReported = false;
   private cancelRequested = false;
   /** Its fate is settled (or was never in its hands): a stop that kills it now cuts nothing off. */
@@ -44,7 +44,14 @@ export class JobRunner extends Actor<never, Cast, never> {
   constructor(private readonly options: JobRunnerOptions) {
     super({ name: `job:${options.fetched.job.jid}` });
     const { ctx, fetched, backup, pipeline } = options;
-    this.job = { ctx, fetched, pipeline, steps: new JobSteps(ctx, fetched, backup), taken: false, givingUp: () => this.stopping };
+    this.job = {
+      ctx,
+      fetched,
+      pipeline,
+      steps: new JobSteps(ctx, fetched, backup),
+      taken: false,
+      givingUp: () => this.stopping,
+    };
   }
 
   protected override init(): void {
@@ -67,7 +74,10 @@ export class JobRunner extends Actor<never, Cast, never> {
         : ctx.config.fixedNodeId
           ? `left in this node's backup list: it runs again when node ${ctx.config.nodeId} starts, or within nodeTimeout (${ctx.config.nodeTimeout} s) on another node`
           : 'put back in its queue as the node stops';
-      ctx.logger.warn(`${fields.class} cut off by the stop (shutdownTimeout ${ctx.config.shutdownTimeout} ms); ${left}`, { ...fields, durationMs: Date.now() - this.startedAt });
+      ctx.logger.warn(
+        `${fields.class} cut off by the stop (shutdownTimeout ${ctx.config.shutdownTimeout} ms); ${left}`,
+        { ...fields, durationMs: Date.now() - this.startedAt },
+      );
     }
     super.kill(reason);
   }
@@ -86,7 +96,14 @@ export class JobRunner extends Actor<never, Cast, never> {
     }
     if (this.cancelRequested) return { kind: 'cancelled' };
     await untilItLands(this.job, () => steps.releaseLockAtStart());
-    const event: JobEvent = { jid: job.jid, queue, className: job.class, job, raw, startedAt: (this.startedAt = Date.now()) };
+    const event: JobEvent = {
+      jid: job.jid,
+      queue,
+      className: job.class,
+      job,
+      raw,
+      startedAt: (this.startedAt = Date.now()),
+    };
     this.job.event = event;
     if (ctx.events.has('job:start')) ctx.events.emit('job:start', jobEventBase(ctx, fetched));
     try {
@@ -100,12 +117,17 @@ export class JobRunner extends Actor<never, Cast, never> {
       // not the job's. The job stays in the backup list and runs again after the next boot.
       if (!this.alive) return { kind: 'abandoned' };
       // Interrupted while its own cancel was on the way (its thread stopped for another): cancelled too.
-      if (result.stopped === 'cancelled' || (result.stopped === 'interrupted' && this.cancelRequested)) return { kind: 'cancelled' };
+      if (result.stopped === 'cancelled' || (result.stopped === 'interrupted' && this.cancelRequested))
+        return { kind: 'cancelled' };
       if (result.stopped === 'interrupted' && !atMostOnce) return { kind: 'interrupted' };
       return { kind: 'failure', error: result.error, durationMs };
     } catch (err) {
       const e = err as Error;
-      return { kind: 'failure', error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) }, durationMs: Date.now() - event.startedAt };
+      return {
+        kind: 'failure',
+        error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) },
+        durationMs: Date.now() - event.startedAt,
+      };
     }
   }
 

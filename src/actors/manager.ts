@@ -86,10 +86,14 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.reclaimer = new Reclaimer(ctx, this.name);
     // A job's runner outlives a restart of the manager that started it: it tells whichever runs now.
     const current = () => ctx.registry.whereis<Manager>(ActorNames.manager);
-    this.dispatcher = new Dispatcher(ctx, {
-      slotFreed: (queue) => current()?.send({ type: 'slot_freed', queue }),
-      reclaim: (queue) => current()?.send({ type: 'reclaim', queue }),
-    }, this.name);
+    this.dispatcher = new Dispatcher(
+      ctx,
+      {
+        slotFreed: (queue) => current()?.send({ type: 'slot_freed', queue }),
+        reclaim: (queue) => current()?.send({ type: 'reclaim', queue }),
+      },
+      this.name,
+    );
     this.classes = classLimits(ctx.config, ctx.keys);
     this.confirmsWrites = typeof ctx.config.redis !== 'string' && (ctx.config.redis.waitReplicas ?? 0) > 0;
   }
@@ -110,7 +114,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   protected override init(): void {
     // A restarted manager serves the configured queues again: the table says so to its readers.
-    for (const q of this.table.subscribed()) if (!this.queues.some((served) => served.name === q.name)) this.table.remove(q.name);
+    for (const q of this.table.subscribed())
+      if (!this.queues.some((served) => served.name === q.name)) this.table.remove(q.name);
     for (const q of this.queues) this.table.add(q.name, q.concurrency);
     // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
     if (this.ctx.rehydrated) this.reclaimer.everything();
@@ -121,7 +126,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     switch (msg.type) {
       case 'subscribe': {
         const configured = this.ctx.config.queues.find((q) => q.name === msg.queue);
-        const spec = resolveQueue({ ...configured, name: msg.queue, concurrency: msg.concurrency ?? configured?.concurrency }, this.ctx.config.concurrency, 'queue');
+        const spec = resolveQueue(
+          { ...configured, name: msg.queue, concurrency: msg.concurrency ?? configured?.concurrency },
+          this.ctx.config.concurrency,
+          'queue',
+        );
         const wasIdle = this.table.busy(spec.name) === 0 && !this.waits.has(spec.name);
         this.queues = [...this.queues.filter((q) => q.name !== spec.name), toServed(spec)];
         this.table.add(spec.name, spec.concurrency);
@@ -144,10 +153,14 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   protected override async handleInfo(msg: Info): Promise<void> {
-    if (msg.type === 'slot_freed') return this.pollNow();
+    if (msg.type === 'slot_freed') {
+      this.pollNow();
+      return;
+    }
     if (msg.type === 'reclaim') {
       this.reclaimer.queue(msg.queue);
-      return this.pollNow();
+      this.pollNow();
+      return;
     }
     try {
       if (msg.type === 'woken') await this.woken(msg.queue, msg.fetched, msg.error);
@@ -168,13 +181,23 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       this.pollDue = true;
     }
     const now = Date.now();
-    if (now < this.backoffUntil) return this.pollAt(this.backoffUntil);
+    if (now < this.backoffUntil) {
+      this.pollAt(this.backoffUntil);
+      return;
+    }
     if (!this.ctx.rehydrated) await this.rehydrate();
     await this.reclaimIfDue();
     const { config } = this.ctx;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
     const views = this.queues.map((q) => ({ ...q, free: this.table.free(q.name), waiting: this.waits.has(q.name) }));
-    const node = { now, quiet: this.ctx.quiet, capLeft, pollDue: this.pollDue, pollTimeout: config.pollTimeout, noWaitUntil: this.noWaitUntil };
+    const node = {
+      now,
+      quiet: this.ctx.quiet,
+      capLeft,
+      pollDue: this.pollDue,
+      pollTimeout: config.pollTimeout,
+      noWaitUntil: this.noWaitUntil,
+    };
     const decision = decideFetch(views, node, fetchOrder);
     this.pollDue = false;
     if (decision.pollIn !== undefined) this.pollAt(now + decision.pollIn);
@@ -191,10 +214,15 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const waited = this.waits.answered(queue);
     const spec = this.served(queue);
     if (!spec) this.waits.close(queue);
-    if (!waited) return this.pollNow();
+    if (!waited) {
+      this.pollNow();
+      return;
+    }
     if (error) {
       // Its fetch may have run with its reply lost: the jobs it took wait in the backup list.
-      this.ctx.logger.warn(`the idle wait on queue ${queue} failed: ${error.message}; polling meanwhile`, { actor: this.name });
+      this.ctx.logger.warn(`the idle wait on queue ${queue} failed: ${error.message}; polling meanwhile`, {
+        actor: this.name,
+      });
       this.reclaimer.queue(queue);
       this.noWaitUntil = Date.now() + WAIT_RETRY_MS;
     } else if (!fetched) {
@@ -225,7 +253,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private startWait(name: string, capped: boolean): void {
     const { keys, config } = this.ctx;
     const queue = this.fetchQueueOf(this.served(name)!);
-    const fetch = this.confirmsWrites || capped ? undefined : (connection: Parameters<typeof fetchJobs>[0]) => fetchJobs(connection, keys, config.nodeId, [queue], this.classes);
+    const fetch =
+      this.confirmsWrites || capped
+        ? undefined
+        : (connection: Parameters<typeof fetchJobs>[0]) =>
+            fetchJobs(connection, keys, config.nodeId, [queue], this.classes);
     this.waits.start(queue, IDLE_WAIT_SECONDS, fetch).then(
       (fetched) => this.send({ type: 'woken', queue: name, fetched }),
       (error: Error) => this.send({ type: 'woken', queue: name, error }),
@@ -261,12 +293,20 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   /** Puts every backup list of this node back into its queue. */
   private async rehydrate(): Promise<void> {
-    await rehydrateBackups(this.ctx, this.queues.map((q) => q.name), this.name, (queue, message) => this.queueFailed(queue, message));
+    await rehydrateBackups(
+      this.ctx,
+      this.queues.map((q) => q.name),
+      this.name,
+      (queue, message) => this.queueFailed(queue, message),
+    );
     this.ctx.rehydrated = true;
   }
 
   private reclaimIfDue(): Promise<void> {
-    return this.reclaimer.runIfDue(this.queues.map((q) => q.name), (queue) => this.waits.has(queue));
+    return this.reclaimer.runIfDue(
+      this.queues.map((q) => q.name),
+      (queue) => this.waits.has(queue),
+    );
   }
 
   /** Starts a worker per job a fetch took (a poll's or an idle wait's), and records each queue's state. */
@@ -274,7 +314,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     for (const [i, message] of fetched.errors) this.queueFailed(fetchQueues[i].name, message);
     // A call that failed may have moved jobs before its reply was lost: look for them before the next fetch.
     if (fetched.unsure) for (const q of fetchQueues) this.reclaimer.queue(q.name);
-    for (const message of fetched.classErrors) this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
+    for (const message of fetched.classErrors)
+      this.ctx.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: this.name });
     for (let i = 0; i < fetchQueues.length; i++) {
       const { name, backupKey } = fetchQueues[i];
       const spec = this.served(name);

@@ -62,7 +62,10 @@ export class NodeReaper extends TickingActor {
       // of at-most-once jobs it ran off its backup lists.
       if (keys.perQueue) await dropNodeSlots(redis, config, keys, nodeId);
       total += moved;
-      logger.warn(`node ${nodeId} stopped beating; ${keys.perQueue ? 'claimed it' : `re-enqueued its ${moved} unfinished job(s)`}`, { actor: this.name });
+      logger.warn(
+        `node ${nodeId} stopped beating; ${keys.perQueue ? 'claimed it' : `re-enqueued its ${moved} unfinished job(s)`}`,
+        { actor: this.name },
+      );
     }
     // The sweep SCANs every master: after a claim, and every SWEEP_EVERY rounds otherwise.
     if (keys.perQueue && (claimed.size > 0 || ++this.roundsSinceSweep >= SWEEP_EVERY)) {
@@ -76,7 +79,10 @@ export class NodeReaper extends TickingActor {
   private async recover(nodeId: string, cutoff: number): Promise<number> {
     const { keys, redis, config } = this.ctx;
     const perQueue = keys.perQueue;
-    const [found, identity] = await Promise.all([perQueue ? [] : backupQueuesOf(redis, keys, nodeId), redis.hget(keys.nodeIdentities, nodeId)]);
+    const [found, identity] = await Promise.all([
+      perQueue ? [] : backupQueuesOf(redis, keys, nodeId),
+      redis.hget(keys.nodeIdentities, nodeId),
+    ]);
     // A key that is not a list holds no job; leaving it out keeps it from blocking the others.
     const types = await Promise.all(found.map((q) => redis.type(keys.backup(nodeId, q))));
     const queues = found.filter((_, i) => types[i] === 'list');
@@ -90,7 +96,13 @@ export class NodeReaper extends TickingActor {
       nodeId,
       identity: identity ?? '',
       cutoff,
-      backups: queues.map((name) => ({ backup: keys.backup(nodeId, name), queue: keys.queue(name), running: keys.running(name), jobIndex: keys.jobIndex(name), name })),
+      backups: queues.map((name) => ({
+        backup: keys.backup(nodeId, name),
+        queue: keys.queue(name),
+        running: keys.running(name),
+        jobIndex: keys.jobIndex(name),
+        name,
+      })),
       // Per-queue layout: the running hashes are in other slots; the sweep drops the slots.
       runningKeys: perQueue ? [] : allRunningKeys(config, keys),
     });
@@ -119,7 +131,10 @@ export class NodeReaper extends TickingActor {
       const moved = await requeueBackup(redis, keys, nodeId, queue);
       total += moved;
       swept.add(nodeId);
-      if (moved > 0) logger.warn(`node ${nodeId} is gone; re-enqueued its ${moved} unfinished job(s) of queue ${queue}`, { actor: this.name });
+      if (moved > 0)
+        logger.warn(`node ${nodeId} is gone; re-enqueued its ${moved} unfinished job(s) of queue ${queue}`, {
+          actor: this.name,
+        });
     }
     for (const nodeId of swept) await dropNodeSlots(redis, config, keys, nodeId);
     return total;

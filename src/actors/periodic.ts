@@ -71,10 +71,17 @@ export class Periodic extends TickingActor {
       const outcome = await enqueuePeriodic(redis, keys, keys.periodic(entry.id, queue), queue, tick, json, jid, boot);
       this.done.set(entry.id, tick);
       if (outcome === 'enqueued') {
-        if (boot) logger.info(`periodic ${entry.id}: caught up the tick of ${iso(tick)} missed while no node ran (${jid})`, meta);
+        if (boot)
+          logger.info(
+            `periodic ${entry.id}: caught up the tick of ${iso(tick)} missed while no node ran (${jid})`,
+            meta,
+          );
         else logger.debug(`periodic ${entry.id}: enqueued ${jid}`, meta);
       } else if (outcome === 'new-schedule') {
-        logger.info(`periodic ${entry.id}: new schedule ${JSON.stringify(entry.spec.cron)}, first job at ${iso(entry.schedule.next(now))}`, meta);
+        logger.info(
+          `periodic ${entry.id}: new schedule ${JSON.stringify(entry.spec.cron)}, first job at ${iso(entry.schedule.next(now))}`,
+          meta,
+        );
       }
       return true;
     } catch (err) {

@@ -44,7 +44,10 @@ export class Scheduler extends TickingActor {
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed && outcomes.length === 1) throw failed.reason;
     for (const [i, outcome] of outcomes.entries()) {
-      if (outcome.status === 'rejected') this.ctx.logger.warn(`moving due jobs of ${sources[i].key} failed: ${(outcome.reason as Error).message}`, { actor: this.name });
+      if (outcome.status === 'rejected')
+        this.ctx.logger.warn(`moving due jobs of ${sources[i].key} failed: ${(outcome.reason as Error).message}`, {
+          actor: this.name,
+        });
     }
     return outcomes.reduce((sum, o) => sum + (o.status === 'fulfilled' ? o.value : 0), 0);
   }
@@ -53,7 +56,14 @@ export class Scheduler extends TickingActor {
   private async drainSet(source: string, sourceQueue: string): Promise<number> {
     let moved = 0;
     for (;;) {
-      const due = await this.ctx.redis.zrangebyscore(source, '-inf', formatScore(nowSeconds()), 'LIMIT', 0, SCHEDULER_BATCH);
+      const due = await this.ctx.redis.zrangebyscore(
+        source,
+        '-inf',
+        formatScore(nowSeconds()),
+        'LIMIT',
+        0,
+        SCHEDULER_BATCH,
+      );
       const results = await Promise.all(due.map((raw) => this.move(source, sourceQueue, raw)));
       moved += results.filter(Boolean).length;
       if (due.length < SCHEDULER_BATCH) return moved;
@@ -74,7 +84,9 @@ export class Scheduler extends TickingActor {
       const now = nowSeconds();
       const jid = uuidv4();
       const entry = malformedEntry(raw, (err as Error).message, '', jid, now);
-      this.ctx.logger.error(`unreadable job in ${source} moved to dead: ${(err as Error).message}`, { actor: this.name });
+      this.ctx.logger.error(`unreadable job in ${source} moved to dead: ${(err as Error).message}`, {
+        actor: this.name,
+      });
       await buryDue(redis, keys, sourceQueue, source, raw, entry, jid, now);
       return false;
     }

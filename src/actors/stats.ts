@@ -35,7 +35,9 @@ export class Stats extends TickingActor {
 
   protected override async terminate(): Promise<void> {
     await super.terminate();
-    await this.flush().catch((err) => this.ctx.logger.warn(`stats not flushed at stop: ${err.message}`, { actor: this.name }));
+    await this.flush().catch((err) =>
+      this.ctx.logger.warn(`stats not flushed at stop: ${err.message}`, { actor: this.name }),
+    );
   }
 
   /** Writes the counts gathered since the last flush. Counts stay in memory if Redis fails. */
@@ -48,8 +50,14 @@ export class Stats extends TickingActor {
     const day = statDay();
     try {
       const tx = this.ctx.redis.multi();
-      if (processed) tx.incrby(keys.stat('processed'), processed).incrby(keys.stat('processed', day), processed).expire(keys.stat('processed', day), STATS_DAY_TTL_SECONDS);
-      if (failed) tx.incrby(keys.stat('failed'), failed).incrby(keys.stat('failed', day), failed).expire(keys.stat('failed', day), STATS_DAY_TTL_SECONDS);
+      if (processed)
+        tx.incrby(keys.stat('processed'), processed)
+          .incrby(keys.stat('processed', day), processed)
+          .expire(keys.stat('processed', day), STATS_DAY_TTL_SECONDS);
+      if (failed)
+        tx.incrby(keys.stat('failed'), failed)
+          .incrby(keys.stat('failed', day), failed)
+          .expire(keys.stat('failed', day), STATS_DAY_TTL_SECONDS);
       await tx.exec();
     } catch (err) {
       counters.restore(counts);

@@ -17,5 +17,10 @@ export function isJobSet(name: unknown): name is JobSet {
 
 /** Every key of `set`: one, or one per known queue in the per-queue key layout. */
 export function setKeys(ctx: AdminContext, set: JobSet): Promise<Array<{ key: string; queue?: string }>> {
-  return jobSetKeys(ctx.redis, ctx.keys, set, ctx.config.queues.map((q) => q.name));
+  return jobSetKeys(
+    ctx.redis,
+    ctx.keys,
+    set,
+    ctx.config.queues.map((q) => q.name),
+  );
 }

@@ -50,32 +50,51 @@ function hasJid(raw: string, jid: string): boolean {
   return raw.includes(jid) && jsonObject(raw)?.jid === jid;
 }
 
-async function inSet({ redis }: AdminContext, key: string, queue: string | undefined, where: Place, jid: string): Promise<Found[]> {
+async function inSet(
+  { redis }: AdminContext,
+  key: string,
+  queue: string | undefined,
+  where: Place,
+  jid: string,
+): Promise<Found[]> {
   const found: Found[] = [];
   let cursor = '0';
   do {
     const [next, flat] = await redis.zscan(key, cursor, 'MATCH', `*${globEscape(jid)}*`, 'COUNT', CHUNK);
-    for (let i = 0; i < flat.length; i += 2) if (hasJid(flat[i], jid)) found.push({ where, key, queue, raw: flat[i], score: Number(flat[i + 1]) });
+    for (let i = 0; i < flat.length; i += 2)
+      if (hasJid(flat[i], jid)) found.push({ where, key, queue, raw: flat[i], score: Number(flat[i + 1]) });
     cursor = next;
   } while (cursor !== '0');
   return found;
 }
 
-async function inList({ redis }: AdminContext, key: string, jid: string, place: Omit<Found, 'key' | 'raw'>): Promise<Found[]> {
+async function inList(
+  { redis }: AdminContext,
+  key: string,
+  jid: string,
+  place: Omit<Found, 'key' | 'raw'>,
+): Promise<Found[]> {
   const found: Found[] = [];
   const length = await redis.llen(key);
   for (let start = 0; start < length; start += CHUNK) {
-    for (const raw of await redis.lrange(key, start, start + CHUNK - 1)) if (hasJid(raw, jid)) found.push({ ...place, key, raw });
+    for (const raw of await redis.lrange(key, start, start + CHUNK - 1))
+      if (hasJid(raw, jid)) found.push({ ...place, key, raw });
   }
   return found;
 }
 
 /** Where `jid` is in the sorted sets (only those in `sets`, searched in that order). */
-export async function findInSets(session: AdminContext, jid: string, sets: JobSet[] = ['schedule', 'retry', 'dead']): Promise<Found[]> {
+export async function findInSets(
+  session: AdminContext,
+  jid: string,
+  sets: JobSet[] = ['schedule', 'retry', 'dead'],
+): Promise<Found[]> {
   const known = await indexed(session, jid);
   if (known) return (sets as string[]).includes(known.where) ? [known] : [];
   const found: Found[] = [];
-  for (const set of sets) for (const { key, queue } of await setKeys(session, set)) found.push(...(await inSet(session, key, queue, set, jid)));
+  for (const set of sets)
+    for (const { key, queue } of await setKeys(session, set))
+      found.push(...(await inSet(session, key, queue, set, jid)));
   return found;
 }
 
@@ -88,7 +107,8 @@ export async function findJob(session: AdminContext, jid: string): Promise<Found
   if (known) return [known];
   const { redis, keys } = session;
   const found: Found[] = [];
-  for (const queue of (await redis.smembers(keys.queues)).sort()) found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
+  for (const queue of (await redis.smembers(keys.queues)).sort())
+    found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
   found.push(...(await findInSets(session, jid)));
   for (const { nodeId, queue } of await allBackups(redis, keys)) {
     found.push(...(await inList(session, keys.backup(nodeId, queue), jid, { where: 'running', node: nodeId, queue })));

@@ -35,7 +35,13 @@ const str = (v: unknown) => (typeof v === 'string' ? v : null);
 export function jobView(raw: string, score?: number): JobView {
   const job = jsonObject(raw);
   if (!job) return { jid: null, class: null, queue: null, args: null, enqueued_at: null, raw };
-  const view: JobView = { jid: str(job.jid), class: str(job.class), queue: str(job.queue), args: job.args ?? null, enqueued_at: isoOf(readSeconds(job.enqueued_at)) };
+  const view: JobView = {
+    jid: str(job.jid),
+    class: str(job.class),
+    queue: str(job.queue),
+    args: job.args ?? null,
+    enqueued_at: isoOf(readSeconds(job.enqueued_at)),
+  };
   if (score !== undefined) {
     view.at = isoOf(score);
     view.retry_count = typeof job.retry_count === 'number' ? job.retry_count : null;

@@ -3,7 +3,12 @@ import { AdminContext, JobSet, setKeys } from './context';
 import { jobView, JobView } from './job-view';
 
 /** The jobs waiting in `queue`, the next to run (the list's right end) first, from `offset` on. */
-export async function queueJobs({ redis, keys }: AdminContext, queue: string, limit: number, offset = 0): Promise<JobView[]> {
+export async function queueJobs(
+  { redis, keys }: AdminContext,
+  queue: string,
+  limit: number,
+  offset = 0,
+): Promise<JobView[]> {
   if (limit === 0) return [];
   const raws = await redis.lrange(keys.queue(queue), -(offset + limit), -(offset + 1));
   return raws.reverse().map((raw) => jobView(raw));
@@ -22,5 +27,7 @@ export async function setJobs(ctx: AdminContext, set: JobSet, limit: number, off
     for (let i = 0; i < flat.length; i += 2) entries.push([flat[i], Number(flat[i + 1])]);
   }
   if (sets.length > 1) entries.sort((a, b) => a[1] - b[1]);
-  return entries.slice(sets.length === 1 ? 0 : offset, (sets.length === 1 ? 0 : offset) + limit).map(([raw, score]) => jobView(raw, score));
+  return entries
+    .slice(sets.length === 1 ? 0 : offset, (sets.length === 1 ? 0 : offset) + limit)
+    .map(([raw, score]) => jobView(raw, score));
 }

@@ -29,7 +29,11 @@ export async function resumeQueue(ctx: AdminContext, queue: string): Promise<voi
 export async function pausedQueues(ctx: AdminContext): Promise<Record<string, PauseMode>> {
   const { redis, keys, config } = ctx;
   if (!keys.perQueue) return (await redis.hgetall(keys.paused(''))) as Record<string, PauseMode>;
-  const queues = await knownQueues(redis, keys, config.queues.map((q) => q.name));
+  const queues = await knownQueues(
+    redis,
+    keys,
+    config.queues.map((q) => q.name),
+  );
   const modes = await Promise.all(queues.map((queue) => redis.hget(keys.paused(queue), queue)));
   const paused: Record<string, PauseMode> = {};
   queues.forEach((queue, i) => modes[i] && (paused[queue] = modes[i] as PauseMode));

@@ -22,7 +22,7 @@ export async function readProcesses({ redis, keys }: AdminContext): Promise<Proc
   const views: ProcessView[] = [];
   for (const identity of identities) {
     const hash = await redis.hgetall(keys.process(identity));
-    const info = hash.info ? jsonObject(hash.info) ?? null : null;
+    const info = hash.info ? (jsonObject(hash.info) ?? null) : null;
     const num = (v: unknown) => (typeof v === 'number' ? v : null);
     views.push({
       identity,
@@ -54,7 +54,13 @@ export async function readRunningJobs({ redis, keys }: AdminContext, identity: s
       const work = jsonObject(text);
       const payload = typeof work?.payload === 'string' ? work.payload : JSON.stringify(work?.payload ?? null);
       const view = jobView(payload);
-      return { ...view, jid: view.jid ?? jid, queue: view.queue ?? (typeof work?.queue === 'string' ? work.queue : null), identity, run_at: typeof work?.run_at === 'number' ? isoOf(work.run_at) : null };
+      return {
+        ...view,
+        jid: view.jid ?? jid,
+        queue: view.queue ?? (typeof work?.queue === 'string' ? work.queue : null),
+        identity,
+        run_at: typeof work?.run_at === 'number' ? isoOf(work.run_at) : null,
+      };
     })
     .sort((a, b) => (a.run_at ?? '').localeCompare(b.run_at ?? ''));
 }

@@ -24,10 +24,18 @@ export interface Stats {
 export async function readStats(ctx: AdminContext): Promise<Stats> {
   const { redis, keys } = ctx;
   const day = statDay();
-  const [processed, failed, processedToday, failedToday] = await redis.mget(keys.stat('processed'), keys.stat('failed'), keys.stat('processed', day), keys.stat('failed', day));
+  const [processed, failed, processedToday, failedToday] = await redis.mget(
+    keys.stat('processed'),
+    keys.stat('failed'),
+    keys.stat('processed', day),
+    keys.stat('failed', day),
+  );
   const configured = ctx.config.queues.map((q) => q.name);
   const [scheduled, retries, dead, processes] = await Promise.all([
-    jobSetSize(redis, keys, 'schedule', configured), jobSetSize(redis, keys, 'retry', configured), jobSetSize(redis, keys, 'dead', configured), redis.scard(keys.processes),
+    jobSetSize(redis, keys, 'schedule', configured),
+    jobSetSize(redis, keys, 'retry', configured),
+    jobSetSize(redis, keys, 'dead', configured),
+    redis.scard(keys.processes),
   ]);
   const queues: Record<string, number> = {};
   for (const q of await queueInfo(ctx)) queues[q.queue] = q.size;
@@ -59,5 +67,9 @@ export async function readHistory({ redis, keys }: AdminContext, days: number, n
   const dayNames = Array.from({ length: days }, (_, i) => statDay(new Date(now - (days - 1 - i) * DAY_MS)));
   if (dayNames.length === 0) return [];
   const values = await redis.mget(...dayNames.flatMap((d) => [keys.stat('processed', d), keys.stat('failed', d)]));
-  return dayNames.map((day, i) => ({ day, processed: Number(values[2 * i] ?? 0), failed: Number(values[2 * i + 1] ?? 0) }));
+  return dayNames.map((day, i) => ({
+    day,
+    processed: Number(values[2 * i] ?? 0),
+    failed: Number(values[2 * i + 1] ?? 0),
+  }));
 }

@@ -10,7 +10,9 @@ const COUNT_WAIT_MS = 1000;
 async function jobsInBackup(node: NexqNode): Promise<number | undefined> {
   const { redis, keys, config } = node.ctx;
   const count = (async () => {
-    const lengths = await Promise.all((await backupQueuesOf(redis, keys, config.nodeId)).map((q) => redis.llen(keys.backup(config.nodeId, q))));
+    const lengths = await Promise.all(
+      (await backupQueuesOf(redis, keys, config.nodeId)).map((q) => redis.llen(keys.backup(config.nodeId, q))),
+    );
     return lengths.reduce((sum, n) => sum + n, 0);
   })();
   const late = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), COUNT_WAIT_MS).unref());
@@ -26,7 +28,8 @@ export async function forcedStopLine(node: NexqNode): Promise<string> {
     : `another node runs them again within nodeTimeout (${nodeTimeout} s)`;
   const count = await jobsInBackup(node);
   if (count === 0) return 'forced stop: no job left in backup';
-  if (count === undefined) return `forced stop: jobs may be left in backup (Redis did not answer to count them); ${when}`;
+  if (count === undefined)
+    return `forced stop: jobs may be left in backup (Redis did not answer to count them); ${when}`;
   return `forced stop: ${count} job${count === 1 ? '' : 's'} left in backup, ${when}`;
 }
 

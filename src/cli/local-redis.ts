@@ -32,17 +32,42 @@ export async function startLocalRedis(port: number, dataDir: string = path.resol
   mkdirSync(dataDir, { recursive: true });
   let child: ChildProcess;
   try {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dataDir, '--appendonly', 'yes', '--logfile', 'redis.log'], {
-      stdio: 'ignore',
-      // Its own process group: Ctrl-C reaches the node, which stops Redis only after settling its jobs.
-      detached: true,
-    });
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dataDir,
+        '--appendonly',
+        'yes',
+        '--logfile',
+        'redis.log',
+      ],
+      {
+        stdio: 'ignore',
+        // Its own process group: Ctrl-C reaches the node, which stops Redis only after settling its jobs.
+        detached: true,
+      },
+    );
   } catch (err) {
-    throw new Error(`cannot start redis-server (${(err as Error).message}); install it (apt-get install redis-server) or set REDIS_URL`);
+    throw new Error(
+      `cannot start redis-server (${(err as Error).message}); install it (apt-get install redis-server) or set REDIS_URL`,
+    );
   }
   const failed = new Promise<never>((_, reject) => {
-    child.once('error', (err) => reject(new Error(`cannot start redis-server (${err.message}); install it (apt-get install redis-server) or set REDIS_URL`)));
-    child.once('exit', (code) => reject(new Error(`redis-server exited with code ${code}; see ${path.join(dataDir, 'redis.log')}`)));
+    child.once('error', (err) =>
+      reject(
+        new Error(
+          `cannot start redis-server (${err.message}); install it (apt-get install redis-server) or set REDIS_URL`,
+        ),
+      ),
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`redis-server exited with code ${code}; see ${path.join(dataDir, 'redis.log')}`)),
+    );
   });
   const ready = (async () => {
     for (let i = 0; i < 100; i++) {

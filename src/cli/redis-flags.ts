@@ -3,7 +3,13 @@ import type { NexqConfig } from '../../config/defaults';
 import type { LayeredConfig } from '../../config/load';
 import { layRedisParts, REDIS_FLAGS } from '../../config/redis-sources';
 
-export const REDIS_FLAG_NAMES = ['redis', 'redis-sentinels', 'redis-sentinel-name', 'redis-cluster', 'redis-wait-replicas'];
+export const REDIS_FLAG_NAMES = [
+  'redis',
+  'redis-sentinels',
+  'redis-sentinel-name',
+  'redis-cluster',
+  'redis-wait-replicas',
+];
 
 export const REDIS_FLAGS_HELP = `  --redis URL                 Redis to use (default: $REDIS_URL or redis://127.0.0.1:6379)
   --redis-sentinels LIST      Sentinel instead: host:port,host:port (password: $NEXQ_REDIS_PASSWORD,
@@ -15,13 +21,17 @@ export const REDIS_FLAGS_HELP = `  --redis URL                 Redis to use (def
 
 /** Lays the Redis flags over `config.redis` (a URL flag replaces, WAIT completes). */
 export function layRedisFlags(config: NexqConfig, flag: (name: string) => string | undefined): void {
-  const redis = layRedisParts(config.redis, {
-    url: flag('redis'),
-    sentinels: flag('redis-sentinels'),
-    sentinelName: flag('redis-sentinel-name'),
-    cluster: flag('redis-cluster'),
-    waitReplicas: flag('redis-wait-replicas'),
-  }, REDIS_FLAGS);
+  const redis = layRedisParts(
+    config.redis,
+    {
+      url: flag('redis'),
+      sentinels: flag('redis-sentinels'),
+      sentinelName: flag('redis-sentinel-name'),
+      cluster: flag('redis-cluster'),
+      waitReplicas: flag('redis-wait-replicas'),
+    },
+    REDIS_FLAGS,
+  );
   if (redis !== undefined) config.redis = redis;
 }
 

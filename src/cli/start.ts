@@ -1,7 +1,15 @@
 // `nexq start`: runs a node in the foreground until SIGTERM or SIGINT, then stops it gracefully.
 import path from 'node:path';
 import type { NexqConfig } from '../../config/defaults';
-import { fileAndEnv, LayeredConfig, namingSource, parseQueueList, setFromFlag, unknownEnvWarnings, validateLayers } from '../../config/load';
+import {
+  fileAndEnv,
+  LayeredConfig,
+  namingSource,
+  parseQueueList,
+  setFromFlag,
+  unknownEnvWarnings,
+  validateLayers,
+} from '../../config/load';
 import { ConfigError } from '../../config/validate';
 import { HandlerCheckError } from '../handlers/check';
 import { Nexq } from '../nexq';
@@ -36,7 +44,21 @@ NEXQ_WEB_PASSWORD for the dashboard; NEXQ_REDIS_SENTINELS, NEXQ_REDIS_SENTINEL_N
 NEXQ_REDIS_WAIT_REPLICAS, NEXQ_REDIS_PASSWORD, NEXQ_REDIS_SENTINEL_PASSWORD for Redis). Precedence:
 defaults < --config file < environment < flags.`;
 
-const FLAGS = [...REDIS_FLAG_NAMES, 'namespace', 'queues', 'concurrency', 'jobs', 'node-id', 'config', 'shutdown-timeout', 'metrics', 'web', 'web-host', 'local-redis', 'help'];
+const FLAGS = [
+  ...REDIS_FLAG_NAMES,
+  'namespace',
+  'queues',
+  'concurrency',
+  'jobs',
+  'node-id',
+  'config',
+  'shutdown-timeout',
+  'metrics',
+  'web',
+  'web-host',
+  'local-redis',
+  'help',
+];
 
 function wholeNumber(value: string | true | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -62,11 +84,21 @@ function startLayers(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): La
   const layers = fileAndEnv(text(f.get('config'), 'config'), env);
   layRedisFlagsOver(layers, (name) => text(f.get(name), name));
   setFromFlag(layers, 'namespace', text(f.get('namespace'), 'namespace'), '--namespace');
-  setFromFlag(layers, 'queues', f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined, '--queues');
+  setFromFlag(
+    layers,
+    'queues',
+    f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined,
+    '--queues',
+  );
   setFromFlag(layers, 'concurrency', wholeNumber(f.get('concurrency'), 'concurrency'), '--concurrency');
   setFromFlag(layers, 'jobsDir', text(f.get('jobs'), 'jobs'), '--jobs');
   setFromFlag(layers, 'nodeId', text(f.get('node-id'), 'node-id'), '--node-id');
-  setFromFlag(layers, 'shutdownTimeout', wholeNumber(f.get('shutdown-timeout'), 'shutdown-timeout'), '--shutdown-timeout');
+  setFromFlag(
+    layers,
+    'shutdownTimeout',
+    wholeNumber(f.get('shutdown-timeout'), 'shutdown-timeout'),
+    '--shutdown-timeout',
+  );
   const metricsPort = wholeNumber(f.get('metrics'), 'metrics');
   if (metricsPort !== undefined) {
     // The port from the flag; a host from the file or the environment stays.
@@ -77,7 +109,11 @@ function startLayers(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): La
   const webHost = text(f.get('web-host'), 'web-host');
   if (webPort !== undefined || webHost !== undefined) {
     // Field by field: a port from the flag keeps the host and credentials of the file or environment.
-    const web = { ...layers.config.web, ...(webPort !== undefined ? { port: webPort } : {}), ...(webHost !== undefined ? { host: webHost } : {}) };
+    const web = {
+      ...layers.config.web,
+      ...(webPort !== undefined ? { port: webPort } : {}),
+      ...(webHost !== undefined ? { host: webHost } : {}),
+    };
     setFromFlag(layers, 'web', web, webPort !== undefined ? '--web' : '--web-host');
   }
   const { config } = layers;
@@ -105,7 +141,10 @@ export async function runStart(args: ParsedArgs): Promise<number> {
     return 0;
   }
   const { config, sources } = startLayers(args);
-  const local = args.flags.has('local-redis') && typeof (config.redis ?? '') === 'string' ? await ensureLocalRedis(config) : undefined;
+  const local =
+    args.flags.has('local-redis') && typeof (config.redis ?? '') === 'string'
+      ? await ensureLocalRedis(config)
+      : undefined;
   let nexq: Nexq;
   try {
     nexq = await Nexq.start(config);
@@ -119,10 +158,16 @@ export async function runStart(args: ParsedArgs): Promise<number> {
   const stopped = new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: 'SIGINT' | 'SIGTERM') => {
-      if (stopping) return forceStop(nexq.node, signal);
+      if (stopping) {
+        forceStop(nexq.node, signal);
+        return;
+      }
       stopping = true;
       process.stderr.write(`nexq: ${signal} received, stopping (again to stop at once)\n`);
-      nexq.stop().then(() => resolve(0), () => resolve(1));
+      nexq.stop().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));

@@ -44,7 +44,7 @@ export class JobEvents {
   on<E extends JobEventName>(event: E, listener: JobEventListener<E>): this {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener as JobEventListener<never>);
+    set.add(listener);
     return this;
   }
 
@@ -68,7 +68,7 @@ export class JobEvents {
       this.off(event, wrapper);
       return listener(payload);
     };
-    this.onceOf.set(wrapper as JobEventListener<never>, listener as JobEventListener<never>);
+    this.onceOf.set(wrapper, listener);
     return this.on(event, wrapper);
   }
 

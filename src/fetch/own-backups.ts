@@ -18,14 +18,20 @@ export async function queuesWithBackups(ctx: NodeContext, served: string[]): Pro
 /** Puts one queue's backup list of this node back into the queue; logs how many moved. */
 export async function requeueOwnBackup(ctx: NodeContext, queue: string, actor: string): Promise<void> {
   const moved = await requeueBackup(ctx.redis, ctx.keys, ctx.config.nodeId, queue);
-  if (moved > 0) ctx.logger.info(`re-enqueued ${moved} unfinished job(s) of queue ${queue} from this node's backup`, { actor });
+  if (moved > 0)
+    ctx.logger.info(`re-enqueued ${moved} unfinished job(s) of queue ${queue} from this node's backup`, { actor });
 }
 
 /**
  * Boot: puts every backup list of this node back into its queue. A queue whose key is broken
  * (WRONGTYPE) goes to `broken` and the others go on.
  */
-export async function rehydrateBackups(ctx: NodeContext, served: string[], actor: string, broken: (queue: string, message: string) => void): Promise<void> {
+export async function rehydrateBackups(
+  ctx: NodeContext,
+  served: string[],
+  actor: string,
+  broken: (queue: string, message: string) => void,
+): Promise<void> {
   const queues = await queuesWithBackups(ctx, served);
   // Nothing runs here yet: this node holds no slot of an earlier run.
   await dropNodeSlots(ctx.redis, ctx.config, ctx.keys);
@@ -52,8 +58,14 @@ export async function reclaimUnworked(ctx: JobsContext, queues: Iterable<string>
       const job = jsonObject(raw) ?? {};
       const held = { slots: heldSlots(config, keys, queue, job.class), nodeId: config.nodeId };
       const jid = typeof job.jid === 'string' ? job.jid : '';
-      await requeueJob(redis, keys.jobIndex(queue), { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid }, held);
+      await requeueJob(
+        redis,
+        keys.jobIndex(queue),
+        { backup, queueKey: keys.queue(queue), queue, raw, end: 'front', jid },
+        held,
+      );
     }
-    if (unclaimed.length) ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor });
+    if (unclaimed.length)
+      ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor });
   }
 }

@@ -56,7 +56,11 @@ export interface FetchDecision {
   pollIn?: number;
 }
 
-export function decideFetch<Q extends QueueView>(queues: readonly Q[], node: NodeView, order: (queues: Q[]) => Q[] = (q) => q): FetchDecision {
+export function decideFetch<Q extends QueueView>(
+  queues: readonly Q[],
+  node: NodeView,
+  order: (queues: Q[]) => Q[] = (q) => q,
+): FetchDecision {
   const decision: FetchDecision = { fetch: [], wait: [] };
   if (node.quiet) return decision;
   const later = (ms: number) => (decision.pollIn = Math.min(decision.pollIn ?? Infinity, Math.max(0, ms)));

@@ -6,7 +6,10 @@
 // comes first w times in W, so a heavy queue gets most slots and a light one is never starved).
 import type { ResolvedQueue } from '../../config/validate';
 
-export function fetchOrder<Q extends Pick<ResolvedQueue, 'name' | 'weight'>>(queues: Q[], random: () => number = Math.random): Q[] {
+export function fetchOrder<Q extends Pick<ResolvedQueue, 'name' | 'weight'>>(
+  queues: Q[],
+  random: () => number = Math.random,
+): Q[] {
   if (!queues.some((q) => q.weight !== undefined)) return queues;
   const left = [...queues];
   const order: Q[] = [];

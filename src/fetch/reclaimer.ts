@@ -15,7 +15,10 @@ export class Reclaimer {
   private all = false;
   private lastAllAt = Date.now();
 
-  constructor(private readonly ctx: JobsContext, private readonly actor: string) {}
+  constructor(
+    private readonly ctx: JobsContext,
+    private readonly actor: string,
+  ) {}
 
   /** Reclaims `queue` before the next fetch. */
   queue(queue: string): void {

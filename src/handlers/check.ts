@@ -20,7 +20,8 @@ export async function checkHandlers(registry: HandlerRegistry): Promise<string> 
     setImmediate(() => resolve(Promise.allSettled(modules.map(({ file }) => loadPerform(file)))));
   });
   outcomes.forEach((outcome, i) => {
-    if (outcome.status === 'rejected') throw new HandlerCheckError(`handler ${modules[i].className}: ${whyNot(modules[i].file, outcome.reason)}`);
+    if (outcome.status === 'rejected')
+      throw new HandlerCheckError(`handler ${modules[i].className}: ${whyNot(modules[i].file, outcome.reason)}`);
   });
   const list = modules.map(({ className, file }) => `${className} (${shortPath(file)})`);
   return `handlers: ${list.join(', ') || 'none'}`;

@@ -59,7 +59,7 @@ export class HandlerRegistry {
   /** The handler for a job, by `class` (or `wrapped` for ActiveJob). Throws UnknownJobClassError. */
   resolve(className: string, wrapped?: unknown): Resolved {
     const activeJob = className === ACTIVE_JOB_WRAPPER && typeof wrapped === 'string';
-    const name = normalizeClassName(activeJob ? (wrapped as string) : className);
+    const name = normalizeClassName(activeJob ? wrapped : className);
     const file = isValidClassName(name) ? this.files.get(name) : undefined;
     if (!file) {
       const why = isValidClassName(name) ? 'no handler is registered for it' : 'it is not a valid class name';

@@ -38,7 +38,13 @@ function maxRetriesOf(job: JobPayload, policy: FailurePolicy): number {
   return job.retry === false ? 0 : policy.maxRetries;
 }
 
-export function decideFailure(raw: string, job: JobPayload, error: JobError, policy: FailurePolicy, now: number): FailureOutcome {
+export function decideFailure(
+  raw: string,
+  job: JobPayload,
+  error: JobError,
+  policy: FailurePolicy,
+  now: number,
+): FailureOutcome {
   const previous = Number.isInteger(job.retry_count) ? (job.retry_count as number) : undefined;
   // Sidekiq writes 0 on the first failure, Exq writes 1; both allow `max` retries.
   const count = policy.dialect === 'sidekiq' ? (previous === undefined ? 0 : previous + 1) : (previous ?? 0) + 1;
@@ -54,7 +60,8 @@ export function decideFailure(raw: string, job: JobPayload, error: JobError, pol
     ...(previous === undefined ? { failed_at: stamp } : { retried_at: stamp }),
   };
   const keep = backtraceLines(job.backtrace ?? policy.backtrace);
-  if (keep > 0 && error.backtrace?.length) updates.error_backtrace = JSON.stringify(compressBacktrace(error.backtrace.slice(0, keep)));
+  if (keep > 0 && error.backtrace?.length)
+    updates.error_backtrace = JSON.stringify(compressBacktrace(error.backtrace.slice(0, keep)));
   if (attemptsSoFar < maxRetriesOf(job, policy)) {
     // Sidekiq's `retry_queue` sends retries to another queue.
     if (typeof job.retry_queue === 'string' && job.retry_queue !== '') updates.queue = JSON.stringify(job.retry_queue);

@@ -66,7 +66,8 @@ export function decodeJob(raw: string): JobPayload {
   if (typeof job.class !== 'string' || job.class === '') throw new MalformedJobError('job has no "class" string');
   if (!Array.isArray(job.args)) throw new MalformedJobError('job "args" must be an array');
   if (typeof job.jid !== 'string' || job.jid === '') throw new MalformedJobError('job has no "jid" string');
-  if (job.queue !== undefined && typeof job.queue !== 'string') throw new MalformedJobError('job "queue" must be a string');
+  if (job.queue !== undefined && typeof job.queue !== 'string')
+    throw new MalformedJobError('job "queue" must be a string');
   if (job.retry !== undefined && typeof job.retry !== 'boolean' && !Number.isInteger(job.retry)) {
     throw new MalformedJobError('job "retry" must be true, false or an integer');
   }
@@ -118,20 +119,29 @@ function checkDisqueOptions(options: JobOptions): void {
   if (typeof options !== 'object' || options === null) throw new InvalidJobError('job options must be an object');
   const unknown = unknownOption(options, JOB_OPTION_NAMES);
   if (unknown) throw new InvalidJobError(unknown);
-  if (options.delay !== undefined && !(typeof options.delay === 'number' && Number.isFinite(options.delay) && options.delay >= 0)) {
+  if (
+    options.delay !== undefined &&
+    !(typeof options.delay === 'number' && Number.isFinite(options.delay) && options.delay >= 0)
+  ) {
     throw new InvalidJobError('delay must be a number of seconds >= 0');
   }
   // A ttl counts from when the job is due, so any ttl > 0 can be met; 0 or less would expire it unrun.
-  if (options.ttl !== undefined && !positive(options.ttl)) throw new InvalidJobError('ttl must be a number of seconds > 0 (it counts from when the job is due)');
-  if (options.maxlen !== undefined && !(Number.isInteger(options.maxlen) && options.maxlen > 0)) throw new InvalidJobError('maxlen must be an integer > 0');
-  if (options.atMostOnce !== undefined && typeof options.atMostOnce !== 'boolean') throw new InvalidJobError('atMostOnce must be true or false');
+  if (options.ttl !== undefined && !positive(options.ttl))
+    throw new InvalidJobError('ttl must be a number of seconds > 0 (it counts from when the job is due)');
+  if (options.maxlen !== undefined && !(Number.isInteger(options.maxlen) && options.maxlen > 0))
+    throw new InvalidJobError('maxlen must be an integer > 0');
+  if (options.atMostOnce !== undefined && typeof options.atMostOnce !== 'boolean')
+    throw new InvalidJobError('atMostOnce must be true or false');
   const u = options.unique;
   if (u !== undefined) {
-    if (typeof u !== 'object' || u === null || !Number.isInteger(u.for) || u.for <= 0) throw new InvalidJobError('unique.for must be a whole number of seconds > 0');
+    if (typeof u !== 'object' || u === null || !Number.isInteger(u.for) || u.for <= 0)
+      throw new InvalidJobError('unique.for must be a whole number of seconds > 0');
     const unknownUnique = unknownOption(u, UNIQUE_OPTION_NAMES, 'unique.');
     if (unknownUnique) throw new InvalidJobError(unknownUnique);
-    if (u.until !== undefined && !['success', 'start', 'expiry'].includes(u.until)) throw new InvalidJobError("unique.until must be 'success', 'start' or 'expiry'");
-    if (u.key !== undefined && (typeof u.key !== 'string' || u.key === '')) throw new InvalidJobError('unique.key must be a non-empty string');
+    if (u.until !== undefined && !['success', 'start', 'expiry'].includes(u.until))
+      throw new InvalidJobError("unique.until must be 'success', 'start' or 'expiry'");
+    if (u.key !== undefined && (typeof u.key !== 'string' || u.key === ''))
+      throw new InvalidJobError('unique.key must be a non-empty string');
   }
 }
 
@@ -156,7 +166,8 @@ export function encodeNewJob(
   options: JobOptions = {},
   encoding: EncodeOptions = {},
 ): { jid: string; json: string } {
-  if (typeof className !== 'string' || className === '') throw new InvalidJobError('class name must be a non-empty string');
+  if (typeof className !== 'string' || className === '')
+    throw new InvalidJobError('class name must be a non-empty string');
   if (!Array.isArray(args)) throw new InvalidJobError(`args of ${className} must be an array`);
   const problems = jsonProblems(args, 'args');
   if (problems.length) throw new InvalidJobError(`args of ${className} are not JSON-safe: ${problems.join('; ')}`);

@@ -100,7 +100,8 @@ export function jsonProblems(value: unknown, root: string): string[] {
     }
     const proto = Object.getPrototypeOf(object);
     if (Array.isArray(object)) {
-      if (proto !== Array.prototype) problems.push(`${path} is a ${proto?.constructor?.name ?? 'subclass of Array'} (JSON writes a plain array)`);
+      if (proto !== Array.prototype)
+        problems.push(`${path} is a ${proto?.constructor?.name ?? 'subclass of Array'} (JSON writes a plain array)`);
     } else if (proto !== Object.prototype && proto !== null) {
       problems.push(`${path} is a ${proto?.constructor?.name || 'class instance'} (JSON writes ${written(object)})`);
       return;

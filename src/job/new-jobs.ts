@@ -32,35 +32,48 @@ export interface PreparedJob {
 export function prepareJobs(requests: EnqueueRequest[], timestamps?: TimestampFormat): PreparedJob[] {
   if (!Array.isArray(requests)) throw new InvalidJobError('enqueueAll takes an array of jobs');
   return requests.map((request) => {
-    if (typeof request !== 'object' || request === null) throw new InvalidJobError('each job must be an object { queue, class, args }');
+    if (typeof request !== 'object' || request === null)
+      throw new InvalidJobError('each job must be an object { queue, class, args }');
     const { queue } = request;
-    if (!isQueueName(queue)) throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
+    if (!isQueueName(queue))
+      throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
     const runAt = scheduledAt(request);
     const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, { timestamps, runAt });
     const unique = request.options?.unique;
     return {
-      queue, jid, json, runAt,
+      queue,
+      jid,
+      json,
+      runAt,
       maxlen: request.options?.maxlen,
-      unique: unique && { key: uniqueKeyOf(queue, request.class, JSON.stringify(request.args), unique), ttl: unique.for },
+      unique: unique && {
+        key: uniqueKeyOf(queue, request.class, JSON.stringify(request.args), unique),
+        ttl: unique.for,
+      },
     };
   });
 }
 
 /** When the job is due, from `at`, `in` or the `delay` option (at most one); undefined for now. */
 function scheduledAt(request: EnqueueRequest): number | undefined {
-  if (request.at !== undefined && request.in !== undefined) throw new InvalidJobError('a job takes at most one of "at" and "in"');
+  if (request.at !== undefined && request.in !== undefined)
+    throw new InvalidJobError('a job takes at most one of "at" and "in"');
   const delay = (request.options as { delay?: unknown } | undefined)?.delay;
   if (delay !== undefined && (request.at !== undefined || request.in !== undefined)) {
-    throw new InvalidJobError('a job takes at most one of "at", "in" and the delay option (enqueueAt and enqueueIn give "at" and "in")');
+    throw new InvalidJobError(
+      'a job takes at most one of "at", "in" and the delay option (enqueueAt and enqueueIn give "at" and "in")',
+    );
   }
   if (request.at !== undefined) {
-    if (!(request.at instanceof Date) || Number.isNaN(request.at.getTime())) throw new InvalidJobError('enqueueAt needs a valid Date');
+    if (!(request.at instanceof Date) || Number.isNaN(request.at.getTime()))
+      throw new InvalidJobError('enqueueAt needs a valid Date');
     const at = dateToSeconds(request.at);
     // As Sidekiq's client does: a time already past means now.
     return at > nowSeconds() ? at : undefined;
   }
   if (request.in !== undefined) {
-    if (typeof request.in !== 'number' || !Number.isFinite(request.in)) throw new InvalidJobError('enqueueIn needs a number of seconds');
+    if (typeof request.in !== 'number' || !Number.isFinite(request.in))
+      throw new InvalidJobError('enqueueIn needs a number of seconds');
     return request.in > 0 ? nowSeconds() + request.in : undefined;
   }
   // A bad delay is refused by encodeNewJob's option checks.

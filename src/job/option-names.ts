@@ -4,7 +4,16 @@
 import { closestName } from '../../config/closest-name';
 
 /** Every per-job option (JobOptions); `backtrace` is Sidekiq's, kept in the failure. */
-export const JOB_OPTION_NAMES: readonly string[] = ['retry', 'jid', 'delay', 'ttl', 'maxlen', 'atMostOnce', 'unique', 'backtrace'];
+export const JOB_OPTION_NAMES: readonly string[] = [
+  'retry',
+  'jid',
+  'delay',
+  'ttl',
+  'maxlen',
+  'atMostOnce',
+  'unique',
+  'backtrace',
+];
 export const UNIQUE_OPTION_NAMES: readonly string[] = ['for', 'until', 'key'];
 
 /**

@@ -36,16 +36,45 @@ export class NodeMetrics {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ node: ctx.config.nodeId });
     const labelNames = ['queue', 'class'] as const;
-    this.processed = new Counter({ name: 'nexq_jobs_processed_total', help: 'Jobs finished on this node, failed or not.', labelNames, registers });
-    this.failed = new Counter({ name: 'nexq_jobs_failed_total', help: 'Jobs whose run failed on this node.', labelNames, registers });
-    this.retried = new Counter({ name: 'nexq_jobs_retried_total', help: 'Failed jobs filed in the retry set.', labelNames, registers });
-    this.died = new Counter({ name: 'nexq_jobs_dead_total', help: 'Jobs filed in the dead set (out of retries or expired).', labelNames, registers });
-    this.duration = new Histogram({ name: 'nexq_job_duration_seconds', help: 'Run time of a job, from start to outcome.', labelNames, buckets: DURATION_BUCKETS, registers });
+    this.processed = new Counter({
+      name: 'nexq_jobs_processed_total',
+      help: 'Jobs finished on this node, failed or not.',
+      labelNames,
+      registers,
+    });
+    this.failed = new Counter({
+      name: 'nexq_jobs_failed_total',
+      help: 'Jobs whose run failed on this node.',
+      labelNames,
+      registers,
+    });
+    this.retried = new Counter({
+      name: 'nexq_jobs_retried_total',
+      help: 'Failed jobs filed in the retry set.',
+      labelNames,
+      registers,
+    });
+    this.died = new Counter({
+      name: 'nexq_jobs_dead_total',
+      help: 'Jobs filed in the dead set (out of retries or expired).',
+      labelNames,
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'nexq_job_duration_seconds',
+      help: 'Run time of a job, from start to outcome.',
+      labelNames,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
 
     const read = () => this.snapshot();
     const queueGauge = (name: string, help: string, pick: (q: QueueInfo) => number) =>
       new Gauge({
-        name, help, labelNames: ['queue'], registers,
+        name,
+        help,
+        labelNames: ['queue'],
+        registers,
         async collect() {
           const s = await read();
           this.reset();
@@ -53,10 +82,16 @@ export class NodeMetrics {
         },
       });
     queueGauge('nexq_queue_size', 'Jobs waiting in each queue.', (q) => q.size);
-    queueGauge('nexq_queue_latency_seconds', 'Seconds since the oldest waiting job of each queue was enqueued.', (q) => q.latency);
+    queueGauge(
+      'nexq_queue_latency_seconds',
+      'Seconds since the oldest waiting job of each queue was enqueued.',
+      (q) => q.latency,
+    );
     const setGauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
       new Gauge({
-        name, help, registers,
+        name,
+        help,
+        registers,
         async collect() {
           const s = await read();
           this.reset();
@@ -67,7 +102,9 @@ export class NodeMetrics {
     setGauge('nexq_dead_set_size', 'Jobs in the dead set.', (s) => s.dead);
     setGauge('nexq_scheduled_set_size', 'Jobs waiting in the schedule set.', (s) => s.scheduled);
     new Gauge({
-      name: 'nexq_redis_up', help: '1 when the last scrape could read Redis, else 0.', registers,
+      name: 'nexq_redis_up',
+      help: '1 when the last scrape could read Redis, else 0.',
+      registers,
       async collect() {
         this.set((await read()) ? 1 : 0);
       },
@@ -79,10 +116,26 @@ export class NodeMetrics {
         if (!table) return;
         for (const q of subscribedQueues(ctx)) this.set({ queue: q }, table[pick](q));
       };
-    new Gauge({ name: 'nexq_busy_slots', help: 'Jobs running on this node, per queue.', labelNames: ['queue'], registers, collect: slots('busy') });
-    new Gauge({ name: 'nexq_slots', help: 'Concurrency of this node, per queue.', labelNames: ['queue'], registers, collect: slots('concurrency') });
+    new Gauge({
+      name: 'nexq_busy_slots',
+      help: 'Jobs running on this node, per queue.',
+      labelNames: ['queue'],
+      registers,
+      collect: slots('busy'),
+    });
+    new Gauge({
+      name: 'nexq_slots',
+      help: 'Concurrency of this node, per queue.',
+      labelNames: ['queue'],
+      registers,
+      collect: slots('concurrency'),
+    });
 
-    ctx.events.on('job:success', this.onSuccess).on('job:failure', this.onFailure).on('job:retry', this.onRetry).on('job:dead', this.onDead);
+    ctx.events
+      .on('job:success', this.onSuccess)
+      .on('job:failure', this.onFailure)
+      .on('job:retry', this.onRetry)
+      .on('job:dead', this.onDead);
   }
 
   /** Serves the registry in Prometheus' text format; for any HTTP server's `/metrics` route. */
@@ -99,7 +152,11 @@ export class NodeMetrics {
 
   /** Stops counting (the node stopped). */
   detach(): void {
-    this.ctx.events.off('job:success', this.onSuccess).off('job:failure', this.onFailure).off('job:retry', this.onRetry).off('job:dead', this.onDead);
+    this.ctx.events
+      .off('job:success', this.onSuccess)
+      .off('job:failure', this.onFailure)
+      .off('job:retry', this.onRetry)
+      .off('job:dead', this.onDead);
   }
 
   private labels(e: { queue: string; class: string }): { queue: string; class: string } {

@@ -13,19 +13,27 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function serveMetrics(handler: MetricsHandler, port: number, host = DEFAULT_METRICS_HOST): Promise<MetricsServer> {
+export async function serveMetrics(
+  handler: MetricsHandler,
+  port: number,
+  host = DEFAULT_METRICS_HOST,
+): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found; metrics are at /metrics\n');
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
+      res
+        .writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('method not allowed\n');
     } else {
       void handler(req, res);
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`metrics: cannot listen on ${host}:${port} (${err.code ?? err.message})`)));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(`metrics: cannot listen on ${host}:${port} (${err.code ?? err.message})`)),
+    );
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;

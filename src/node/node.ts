@@ -48,13 +48,18 @@ export class NexqNode {
   /** The web dashboard, when `web` is configured. */
   web?: WebServer;
 
-  private constructor(readonly ctx: NodeContext, private readonly tree: Supervisor) {}
+  private constructor(
+    readonly ctx: NodeContext,
+    private readonly tree: Supervisor,
+  ) {}
 
   static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
     const { middleware = [], logger: givenLogger, redisStartTimeout, ...config } = options;
     const resolved = resolveConfig(config);
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
-    const logger = givenLogger ?? createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
+    const logger =
+      givenLogger ??
+      createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
     // Every handler loads before anything connects: a bad one stops the start, naming its file.
     const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
     if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
@@ -110,7 +115,8 @@ export class NexqNode {
       const tree = await Actor.start(nodeTree(ctx));
       node = new NexqNode(ctx, tree);
       tree.exited.then((reason) => {
-        if (!isCleanExit(reason)) logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
+        if (!isCleanExit(reason))
+          logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
       logger.info(
         `node ${resolved.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)}, namespace ${JSON.stringify(resolved.namespace)}, ` +
@@ -127,10 +133,12 @@ export class NexqNode {
       // Served once the tree is up. A port that cannot be bound fails the start: the node stops again.
       const { web } = resolved;
       const { WebServer } = require('../web/server') as typeof import('../web/server');
-      node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(async (err) => {
-        await node!.stop();
-        throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
-      });
+      node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(
+        async (err) => {
+          await node.stop();
+          throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
+        },
+      );
     }
     return node;
   }
@@ -154,7 +162,7 @@ export class NexqNode {
   private async startMetrics(): Promise<void> {
     const option = this.ctx.config.metrics;
     if (!option) return;
-    void this.metrics;
+    this.metrics;
     if (typeof option !== 'object') return;
     try {
       const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
@@ -163,7 +171,10 @@ export class NexqNode {
       await this.stop().catch(() => {});
       throw err;
     }
-    this.ctx.logger.info(`metrics at http://${option.host ?? this.metricsServer.host}:${this.metricsServer.port}/metrics`, { actor: 'node' });
+    this.ctx.logger.info(
+      `metrics at http://${option.host ?? this.metricsServer.host}:${this.metricsServer.port}/metrics`,
+      { actor: 'node' },
+    );
   }
 
   /** Typed job events: `node.events.on('job:success', (e) => ...)`. */
@@ -195,7 +206,9 @@ export class NexqNode {
       await this.metricsServer?.close();
       this.metricsInstance?.detach();
       await this.ctx.jobs?.pool.destroy();
-      await leaveNodeList(this.ctx).catch((err) => logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }));
+      await leaveNodeList(this.ctx).catch((err) =>
+        logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }),
+      );
       await redis.quit().catch(() => redis.disconnect());
       logger.info('node stopped', { actor: 'node' });
       this.resolveStopped();
@@ -234,10 +247,12 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
   let reason: string | undefined;
   const noteReason = (err: Error) => (reason = err.message);
   redis.on('error', noteReason);
-  const unreachable = () => `cannot reach Redis at ${describeTarget(config.redis)}${giveUpMs === undefined ? '' : ` within ${giveUpMs / 1000} s`}${reason ? ` (${reason})` : ''}`;
+  const unreachable = () =>
+    `cannot reach Redis at ${describeTarget(config.redis)}${giveUpMs === undefined ? '' : ` within ${giveUpMs / 1000} s`}${reason ? ` (${reason})` : ''}`;
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<never>((_, reject) => {
-    if (giveUpMs === undefined) timer = setTimeout(() => logger.error(`${unreachable()}; still trying`, { actor: 'node' }), REDIS_WAIT_LOG_MS);
+    if (giveUpMs === undefined)
+      timer = setTimeout(() => logger.error(`${unreachable()}; still trying`, { actor: 'node' }), REDIS_WAIT_LOG_MS);
     else timer = setTimeout(() => reject(new Error(unreachable())), giveUpMs);
   });
   const pinging = { stop: false };
@@ -263,7 +278,8 @@ async function pingUntilAnswered({ redis, config }: NodeContext, pinging: { stop
       await redis.ping();
       return;
     } catch (err) {
-      if (err instanceof ReplyError) throw new Error(`Redis at ${describeTarget(config.redis)} refused: ${(err as Error).message}`);
+      if (err instanceof ReplyError)
+        throw new Error(`Redis at ${describeTarget(config.redis)} refused: ${(err as Error).message}`);
       if (pinging.stop || redis.status === 'end') throw err;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -19,5 +19,10 @@ export function periodicJid(id: string, tickSeconds: number): string {
 
 /** Entries of a validated `periodic` option, ready to run. */
 export function resolvePeriodic(specs: PeriodicSpec[]): PeriodicEntry[] {
-  return specs.map((spec) => ({ id: periodicId(spec), spec, schedule: new CronSchedule(spec.cron), args: spec.args ?? [] }));
+  return specs.map((spec) => ({
+    id: periodicId(spec),
+    spec,
+    schedule: new CronSchedule(spec.cron),
+    args: spec.args ?? [],
+  }));
 }

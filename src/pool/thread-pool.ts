@@ -11,7 +11,11 @@ export interface CancelHandle {
   cancel?: () => void;
 }
 
-const CANCELLED: JobOutcome = { ok: false, stopped: 'cancelled', error: { class: 'JobCancelledError', message: 'cancelled' } };
+const CANCELLED: JobOutcome = {
+  ok: false,
+  stopped: 'cancelled',
+  error: { class: 'JobCancelledError', message: 'cancelled' },
+};
 const INTERRUPTED: JobOutcome = {
   ok: false,
   stopped: 'interrupted',
@@ -111,7 +115,13 @@ export class ThreadPool {
     } catch (err) {
       if (cancelled) return CANCELLED;
       if (controller.signal.aborted) {
-        return { ok: false, error: { class: 'JobTimeoutError', message: `job ran longer than ${timeoutMs} ms; its thread was terminated` } };
+        return {
+          ok: false,
+          error: {
+            class: 'JobTimeoutError',
+            message: `job ran longer than ${timeoutMs} ms; its thread was terminated`,
+          },
+        };
       }
       return { ok: false, error: threadFailure(err) };
     } finally {
@@ -165,7 +175,10 @@ export class ThreadPool {
 
   private batchStarted({ ids, threadId }: { ids: number[]; threadId: number }): void {
     // A batch that started on a thread terminated since (its message came late) is interrupted.
-    if (this.killed.has(threadId)) return ids.forEach((id) => this.settle(id, INTERRUPTED));
+    if (this.killed.has(threadId)) {
+      ids.forEach((id) => this.settle(id, INTERRUPTED));
+      return;
+    }
     for (const id of ids) if (this.running.has(id)) this.threadOf.set(id, threadId);
     for (const id of ids) if (this.cancelWhenStarted.has(id)) this.cancelBatched(id);
   }
@@ -179,7 +192,8 @@ export class ThreadPool {
     const waiting = this.pending.findIndex((job) => job.id === id);
     if (waiting >= 0) {
       this.pending.splice(waiting, 1);
-      return this.settle(id, CANCELLED);
+      this.settle(id, CANCELLED);
+      return;
     }
     const thread = this.threadOf.get(id);
     if (thread === undefined) {
@@ -211,7 +225,8 @@ export class ThreadPool {
 
 function threadFailure(err: unknown): { class: string; message: string } {
   const e = err as NodeJS.ErrnoException;
-  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') return { class: 'WorkerOutOfMemory', message: `the job's thread ran out of memory: ${e.message}` };
+  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return { class: 'WorkerOutOfMemory', message: `the job's thread ran out of memory: ${e.message}` };
   const message = e instanceof Error ? e.message : String(err);
   return { class: 'WorkerThreadExited', message: `the job's thread died: ${message}` };
 }

@@ -54,14 +54,24 @@ export function capYoungGeneration(mb: number): () => void {
   caps.add(cap);
   if (!observer) {
     observer = new PerformanceObserver((list) => {
-      if (list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)) recheckYoungGeneration();
+      if (
+        list
+          .getEntries()
+          .some(
+            (entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR,
+          )
+      )
+        recheckYoungGeneration();
     });
     observer.observe({ entryTypes: ['gc'] });
   }
   recheckYoungGeneration();
   return () => {
     if (!caps.delete(cap)) return;
-    if (caps.size > 0) return recheckYoungGeneration();
+    if (caps.size > 0) {
+      recheckYoungGeneration();
+      return;
+    }
     observer?.disconnect();
     observer = undefined;
     if (capped) v8.setFlagsFromString(V8_GROWTH);

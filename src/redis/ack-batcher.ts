@@ -21,7 +21,10 @@ export class AckBatcher {
   private pending: PendingAck[] = [];
   private flushScheduled = false;
 
-  constructor(private readonly redis: RedisClient, private readonly keys: Keys) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+  ) {}
 
   ack(queue: string, backup: string, raw: string, jid: string): Promise<boolean> {
     return new Promise((resolve, reject) => {

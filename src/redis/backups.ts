@@ -6,7 +6,12 @@ import { allMasters, RedisClient } from './client';
 import type { Keys } from './keys';
 
 /** Every backup list matching `pattern`, as node and queue. */
-async function scanBackups(redis: RedisClient, keys: Keys, pattern: string, nodeId?: string): Promise<Array<{ nodeId: string; queue: string }>> {
+async function scanBackups(
+  redis: RedisClient,
+  keys: Keys,
+  pattern: string,
+  nodeId?: string,
+): Promise<Array<{ nodeId: string; queue: string }>> {
   const found = new Map<string, { nodeId: string; queue: string }>();
   for (const server of allMasters(redis)) {
     let cursor = '0';

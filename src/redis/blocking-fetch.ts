@@ -25,7 +25,11 @@ export class BlockingFetch {
    * connection closes or has no answer well after `seconds`; the fetch may then have run.
    * Without `fetch` it only waits, and resolves to undefined when the wait returns.
    */
-  waitThenFetch<T>(queueKey: string, seconds: number, fetch?: (connection: ScriptedRedis) => Promise<T>): Promise<T | undefined> {
+  waitThenFetch<T>(
+    queueKey: string,
+    seconds: number,
+    fetch?: (connection: ScriptedRedis) => Promise<T>,
+  ): Promise<T | undefined> {
     const connection = this.open();
     return new Promise<T | undefined>((resolve, reject) => {
       let settled = false;
@@ -40,10 +44,15 @@ export class BlockingFetch {
         this.drop(connection);
         settle(() => reject(new Error('the blocking connection closed')));
       };
-      const timer = setTimeout(() => {
-        this.drop(connection);
-        settle(() => reject(new Error(`no answer to the idle wait ${seconds * 1000 + ANSWER_GRACE_MS} ms after it was sent`)));
-      }, seconds * 1000 + ANSWER_GRACE_MS);
+      const timer = setTimeout(
+        () => {
+          this.drop(connection);
+          settle(() =>
+            reject(new Error(`no answer to the idle wait ${seconds * 1000 + ANSWER_GRACE_MS} ms after it was sent`)),
+          );
+        },
+        seconds * 1000 + ANSWER_GRACE_MS,
+      );
       connection.once('close', closed);
       const woken = connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds);
       // With a fetch, the wait's outcome shows in the fetch's: a broken queue key or a closed

@@ -11,7 +11,10 @@ const SLOTS = 16384;
 
 /** A new connection of the same kind and to the same place, with `overrides` on each server connection. */
 export function duplicateClient(client: RedisClient, overrides: Partial<RedisOptions>): RedisClient {
-  const copy = client instanceof Cluster ? client.duplicate([], { redisOptions: { ...client.options.redisOptions, ...overrides } }) : client.duplicate(overrides);
+  const copy =
+    client instanceof Cluster
+      ? client.duplicate([], { redisOptions: { ...client.options.redisOptions, ...overrides } })
+      : client.duplicate(overrides);
   failUnansweredOnClose(copy);
   return copy;
 }
@@ -40,7 +43,10 @@ export function serverOf(client: RedisClient, key: string): Redis {
   if (!(client instanceof Cluster)) return client;
   const slot = keySlot(key);
   const owner = client.slots[slot]?.[0];
-  const master = owner === undefined ? undefined : client.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner);
+  const master =
+    owner === undefined
+      ? undefined
+      : client.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner);
   if (!master) throw new Error(`no connection to the cluster master of slot ${slot} (of ${JSON.stringify(key)}) yet`);
   return master;
 }

@@ -38,7 +38,8 @@ function ioredisOptions(target: NexqRedisOptions): RedisOptions {
 
 export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scripted<Redis> {
   const options: NexqRedisOptions = typeof target === 'string' ? { url: target } : target;
-  if (options.cluster) throw new Error('connect() opens one server or a Sentinel master; use connectCluster() for redis.cluster');
+  if (options.cluster)
+    throw new Error('connect() opens one server or a Sentinel master; use connectCluster() for redis.cluster');
   const base: RedisOptions = {
     // Reconnect with growing delay, capped so a restarted Redis (or a new master) is found again quickly.
     retryStrategy: backoff,
@@ -69,7 +70,10 @@ export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scri
  * unchanged as long as every key is in one slot: the namespace carries a hash tag (`{exq}`), which
  * the config requires with `redis.cluster` (see docs/internals.md).
  */
-export function connectCluster(target: NexqRedisOptions & { cluster: HostPort[] }, overrides: RedisOptions = {}): Scripted<Cluster> {
+export function connectCluster(
+  target: NexqRedisOptions & { cluster: HostPort[] },
+  overrides: RedisOptions = {},
+): Scripted<Cluster> {
   const { lazyConnect = true, ...nodeOptions } = { ...ioredisOptions(target), ...overrides };
   keepCommandTimerList(COMMAND_TIMEOUT_MS);
   const cluster = new Cluster(target.cluster, {
@@ -101,7 +105,8 @@ export function connectTarget(target: RedisTarget): ScriptedRedis {
 /** Where a client points, without credentials. */
 export function describeTarget(target: RedisTarget): string {
   if (typeof target === 'string') return redactRedisUrl(target);
-  const list = (nodes: Array<Partial<HostPort>>) => nodes.map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 26379}`).join(',');
+  const list = (nodes: Array<Partial<HostPort>>) =>
+    nodes.map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 26379}`).join(',');
   if (target.url) return redactRedisUrl(target.url);
   if (target.sentinels) return `sentinel master "${target.name}" via ${list(target.sentinels)}, db ${target.db ?? 0}`;
   if (target.cluster) return `cluster via ${list(target.cluster)}`;
@@ -112,8 +117,12 @@ export function describeTarget(target: RedisTarget): string {
  * With `waitReplicas`, a warning when the master (in a cluster: the one that owns `key`'s slot)
  * has fewer replicas attached: every write fails then.
  */
-export async function missingReplicas(client: RedisClient, target: RedisTarget, key: string): Promise<string | undefined> {
-  const wanted = typeof target === 'string' ? 0 : target.waitReplicas ?? 0;
+export async function missingReplicas(
+  client: RedisClient,
+  target: RedisTarget,
+  key: string,
+): Promise<string | undefined> {
+  const wanted = typeof target === 'string' ? 0 : (target.waitReplicas ?? 0);
   if (wanted === 0) return undefined;
   const attached = Number(/connected_slaves:(\d+)/.exec(await serverOf(client, key).info('replication'))?.[1] ?? 0);
   if (attached >= wanted) return undefined;

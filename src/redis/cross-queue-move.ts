@@ -34,7 +34,8 @@ const DROP_ATTEMPTS = 3;
 export async function moveAcrossQueues(client: RedisClient, keys: Keys, m: DueMove): Promise<boolean> {
   const now = Date.now() / 1000;
   const dueBy = m.dueBy === undefined ? '' : formatScore(m.dueBy);
-  if ((await runScript(client, 'lease-due', [m.source], [m.raw, dueBy, formatScore(now + LEASE_SECONDS)])) !== 1) return false;
+  if ((await runScript(client, 'lease-due', [m.source], [m.raw, dueBy, formatScore(now + LEASE_SECONDS)])) !== 1)
+    return false;
   const from = keys.jobIndex(m.sourceQueue);
   const uniqueKey = jsonObject(m.raw)?.unique_key;
   const oldLock = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey, m.sourceQueue) : undefined;
@@ -44,7 +45,8 @@ export async function moveAcrossQueues(client: RedisClient, keys: Keys, m: DueMo
   await queueSet(client, keys, [m.queue]);
   const push = client.multi().lpush(keys.queue(m.queue), m.enqueued);
   // The index only describes: its write never decides whether the move happened.
-  if (m.jid !== '') push.hset(keys.jobIndex(m.queue), m.jid, `${/^(\d+)\t/.exec(entry ?? '')?.[1] ?? '0'}\tqueued\t${m.queue}`);
+  if (m.jid !== '')
+    push.hset(keys.jobIndex(m.queue), m.jid, `${/^(\d+)\t/.exec(entry ?? '')?.[1] ?? '0'}\tqueued\t${m.queue}`);
   if (ownsLock) push.set(keys.uniqueLock(uniqueKey as string, m.queue), m.jid, 'PX', ttlMs, 'NX');
   const replies = await push.exec();
   const pushed = replies?.[0];
@@ -66,7 +68,12 @@ export async function moveAcrossQueues(client: RedisClient, keys: Keys, m: DueMo
 }
 
 /** The job's index entry in its set's queue, and its unique lock's holder and ms to live. */
-async function readSource(client: RedisClient, index: string, jid: string, lock: string | undefined): Promise<[string | null, string | null, number]> {
+async function readSource(
+  client: RedisClient,
+  index: string,
+  jid: string,
+  lock: string | undefined,
+): Promise<[string | null, string | null, number]> {
   const read = client.multi().hget(index, jid);
   if (lock) read.get(lock).pttl(lock);
   const replies = (await read.exec()) ?? [];

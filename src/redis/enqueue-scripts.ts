@@ -26,7 +26,11 @@ export class QueueFullError extends Error {
  * Writes jobs all or none (all or none per queue in the per-queue key layout, where each queue's
  * jobs are one call); per job its jid (the holder's on a unique conflict) and whether it conflicted.
  */
-export function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+export function enqueueJobs(
+  client: RedisClient,
+  keys: Keys,
+  jobs: NewJob[],
+): Promise<Array<{ jid: string; conflict: boolean }>> {
   if (jobs.length === 0) return Promise.resolve([]);
   // The shared key layout: one call, with the queue set among its keys (its promise as it is: each
   // async layer between the reply and the caller costs turns of the microtask queue).
@@ -35,7 +39,11 @@ export function enqueueJobs(client: RedisClient, keys: Keys, jobs: NewJob[]): Pr
 }
 
 /** The per-queue key layout: one call per queue. */
-async function enqueueByQueue(client: RedisClient, keys: Keys, jobs: NewJob[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+async function enqueueByQueue(
+  client: RedisClient,
+  keys: Keys,
+  jobs: NewJob[],
+): Promise<Array<{ jid: string; conflict: boolean }>> {
   const groups = groupIndexes(jobs, (j) => keys.group(j.queue));
   const queues = [...new Set(jobs.map((j) => j.queue))];
   if (groups.size === 1) return enqueueCall(client, keys, jobs, await queueSet(client, keys, queues));
@@ -48,7 +56,12 @@ async function enqueueByQueue(client: RedisClient, keys: Keys, jobs: NewJob[]): 
   const results: Array<{ jid: string; conflict: boolean } | undefined> = jobs.map(() => undefined);
   const outcomes = await Promise.allSettled(
     [...groups.values()].map(async (members) => {
-      const written = await enqueueCall(client, keys, members.map((i) => jobs[i]), tail);
+      const written = await enqueueCall(
+        client,
+        keys,
+        members.map((i) => jobs[i]),
+        tail,
+      );
       written.forEach((result, k) => (results[members[k]] = result));
     }),
   );
@@ -70,11 +83,18 @@ export class PartialEnqueueError extends Error {
     override readonly cause: Error,
     readonly written: Array<{ jid: string; conflict: boolean } | undefined>,
   ) {
-    super(`enqueue partly written: ${written.filter(Boolean).length} of ${written.length} job(s); the others failed: ${cause.message}`);
+    super(
+      `enqueue partly written: ${written.filter(Boolean).length} of ${written.length} job(s); the others failed: ${cause.message}`,
+    );
   }
 }
 
-async function enqueueCall(client: RedisClient, keys: Keys, jobs: NewJob[], tail: string[]): Promise<Array<{ jid: string; conflict: boolean }>> {
+async function enqueueCall(
+  client: RedisClient,
+  keys: Keys,
+  jobs: NewJob[],
+  tail: string[],
+): Promise<Array<{ jid: string; conflict: boolean }>> {
   const first = jobs[0].queue;
   const scriptKeys = [keys.schedule(first), keys.paused(first), keys.jobIndex(first)];
   const argv: Array<string | number> = [jobs.length];
@@ -103,8 +123,28 @@ export type PeriodicOutcome = 'enqueued' | 'already' | 'new-schedule';
  * already, in one atomic step. `boot`: the node's first call for this schedule, which only records
  * the tick of a schedule Redis has no state for.
  */
-export async function enqueuePeriodic(client: RedisClient, keys: Keys, state: string, queueName: string, tick: number, json: string, jid: string, boot: boolean): Promise<PeriodicOutcome> {
-  const scriptKeys = [state, keys.queue(queueName), keys.jobIndex(queueName), ...(await queueSet(client, keys, [queueName]))];
-  const result = (await runScript(client, 'enqueue-periodic', scriptKeys, [tick, json, queueName, boot ? 'boot' : '', jid])) as number;
+export async function enqueuePeriodic(
+  client: RedisClient,
+  keys: Keys,
+  state: string,
+  queueName: string,
+  tick: number,
+  json: string,
+  jid: string,
+  boot: boolean,
+): Promise<PeriodicOutcome> {
+  const scriptKeys = [
+    state,
+    keys.queue(queueName),
+    keys.jobIndex(queueName),
+    ...(await queueSet(client, keys, [queueName])),
+  ];
+  const result = (await runScript(client, 'enqueue-periodic', scriptKeys, [
+    tick,
+    json,
+    queueName,
+    boot ? 'boot' : '',
+    jid,
+  ])) as number;
   return result === 1 ? 'enqueued' : result === 0 ? 'already' : 'new-schedule';
 }

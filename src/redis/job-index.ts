@@ -102,14 +102,25 @@ export async function locateJob(redis: RedisClient, keys: Keys, jid: string): Pr
 }
 
 /** The raw index entry of `jid`, and the queue whose index holds it; undefined when none does. */
-export async function indexEntryOf(redis: RedisClient, keys: Keys, jid: string): Promise<{ entry: string; home: string } | undefined> {
+export async function indexEntryOf(
+  redis: RedisClient,
+  keys: Keys,
+  jid: string,
+): Promise<{ entry: string; home: string } | undefined> {
   const indexes = await indexesOf(redis, keys);
   const entries = await Promise.all(indexes.map(({ key }) => redis.hget(key, jid)));
   const i = entries.findIndex((entry) => entry !== null);
   return i < 0 ? undefined : { entry: entries[i]!, home: indexes[i].queue ?? '' };
 }
 
-async function locateIn(redis: RedisClient, keys: Keys, index: string, home: string, jid: string, first: string | null): Promise<LocatedJob | undefined> {
+async function locateIn(
+  redis: RedisClient,
+  keys: Keys,
+  index: string,
+  home: string,
+  jid: string,
+  first: string | null,
+): Promise<LocatedJob | undefined> {
   let entry = first;
   for (let attempt = 0; attempt < ATTEMPTS && entry !== null; attempt++) {
     const at = parseEntry(entry);
@@ -137,7 +148,8 @@ export async function deleteJobByJid(redis: RedisClient, keys: Keys, jid: string
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const found = await locateJob(redis, keys, jid);
     if (!found) return false;
-    if (found.state === 'running') throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
+    if (found.state === 'running')
+      throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
     if (await deleteJob(redis, keys, found.home, found.key, found.raw, jid, found.indexEntry)) return true;
   }
   return false;

@@ -51,7 +51,9 @@ export class Keys {
   ) {
     this.perQueue = layout === 'per-queue';
     if (this.perQueue && (namespace === '' || /[{}]/.test(namespace))) {
-      throw new KeyLayoutError(`the per-queue key layout needs a namespace without braces (got ${JSON.stringify(namespace)}): each queue's keys carry the queue's own hash tag`);
+      throw new KeyLayoutError(
+        `the per-queue key layout needs a namespace without braces (got ${JSON.stringify(namespace)}): each queue's keys carry the queue's own hash tag`,
+      );
     }
     this.queuePrefix = namespace === '' ? '' : `${namespace}:`;
     this.prefix = this.perQueue ? `{${namespace}}:` : this.queuePrefix;
@@ -169,7 +171,10 @@ export class Keys {
 
   /** nexq's own: jobs of class `className` running per node (node id -> count), for a limit across nodes. */
   classRunning(className: string): string {
-    if (this.perQueue) throw new KeyLayoutError('class limits across nodes need every queue in one slot: the per-queue key layout has none');
+    if (this.perQueue)
+      throw new KeyLayoutError(
+        'class limits across nodes need every queue in one slot: the per-queue key layout has none',
+      );
     return this.key(`nexq:running-class:${className}`);
   }
 
@@ -222,7 +227,9 @@ export class Keys {
 /** A queue name that can be a hash tag: no braces (a brace would end or move the tag). */
 function checkQueue(queue: string): string {
   if (queue === '' || /[{}]/.test(queue)) {
-    throw new KeyLayoutError(`queue name ${JSON.stringify(queue)} cannot be used in the per-queue key layout: it must be non-empty and without braces`);
+    throw new KeyLayoutError(
+      `queue name ${JSON.stringify(queue)} cannot be used in the per-queue key layout: it must be non-empty and without braces`,
+    );
   }
   return queue;
 }

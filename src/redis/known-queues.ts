@@ -9,12 +9,22 @@ export async function knownQueues(redis: RedisClient, keys: Keys, extra: Iterabl
 }
 
 /** Every key of `set` (one in the shared layout, one per known queue in the per-queue layout). */
-export async function jobSetKeys(redis: RedisClient, keys: Keys, set: JobSet, extra: Iterable<string> = []): Promise<Array<{ key: string; queue?: string }>> {
+export async function jobSetKeys(
+  redis: RedisClient,
+  keys: Keys,
+  set: JobSet,
+  extra: Iterable<string> = [],
+): Promise<Array<{ key: string; queue?: string }>> {
   return keys.jobSets(set, keys.perQueue ? await knownQueues(redis, keys, extra) : []);
 }
 
 /** How many entries `set` holds across its keys. */
-export async function jobSetSize(redis: RedisClient, keys: Keys, set: JobSet, extra: Iterable<string> = []): Promise<number> {
+export async function jobSetSize(
+  redis: RedisClient,
+  keys: Keys,
+  set: JobSet,
+  extra: Iterable<string> = [],
+): Promise<number> {
   const sizes = await Promise.all((await jobSetKeys(redis, keys, set, extra)).map(({ key }) => redis.zcard(key)));
   return sizes.reduce((a, b) => a + b, 0);
 }

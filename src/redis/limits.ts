@@ -8,7 +8,11 @@ import type { ClassLimit } from './scripts';
 
 /** The limited classes, as the fetch script takes them. */
 export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
-  return Object.entries(config.classConcurrency).map(([name, limit]) => ({ name, limit, runningKey: keys.classRunning(name) }));
+  return Object.entries(config.classConcurrency).map(([name, limit]) => ({
+    name,
+    limit,
+    runningKey: keys.classRunning(name),
+  }));
 }
 
 /**
@@ -25,7 +29,8 @@ export function allRunningKeys(config: ResolvedConfig, keys: Keys): string[] {
 export function heldSlots(config: ResolvedConfig, keys: Keys, queue: string, className: unknown): string[] {
   const slots: string[] = [];
   if (config.queues.find((q) => q.name === queue)?.globalConcurrency !== undefined) slots.push(keys.running(queue));
-  if (typeof className === 'string' && Object.hasOwn(config.classConcurrency, className)) slots.push(keys.classRunning(className));
+  if (typeof className === 'string' && Object.hasOwn(config.classConcurrency, className))
+    slots.push(keys.classRunning(className));
   return slots;
 }
 
@@ -33,7 +38,12 @@ export function heldSlots(config: ResolvedConfig, keys: Keys, queue: string, cla
  * Drops every slot this node holds in the limits it knows. Only when nothing runs on it (at boot,
  * and at stop once its jobs ended); a hash of the wrong type is left as it is (the fetch reports it).
  */
-export async function dropNodeSlots(redis: RedisClient, config: ResolvedConfig, keys: Keys, nodeId = config.nodeId): Promise<void> {
+export async function dropNodeSlots(
+  redis: RedisClient,
+  config: ResolvedConfig,
+  keys: Keys,
+  nodeId = config.nodeId,
+): Promise<void> {
   // One HDEL per hash: in the per-queue key layout they live in different slots.
   await Promise.all(allRunningKeys(config, keys).map((key) => redis.hdel(key, nodeId)));
 }

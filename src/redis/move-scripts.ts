@@ -12,7 +12,13 @@ export type { DueMove };
 
 /** Puts a whole backup list back into its queue, and drops the node's global-limit count there. */
 export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: string, queue: string): Promise<number> {
-  const scriptKeys = [keys.backup(nodeId, queue), keys.queue(queue), keys.jobIndex(queue), keys.running(queue), ...(await queueSet(client, keys, [queue]))];
+  const scriptKeys = [
+    keys.backup(nodeId, queue),
+    keys.queue(queue),
+    keys.jobIndex(queue),
+    keys.running(queue),
+    ...(await queueSet(client, keys, [queue])),
+  ];
   return (await runScript(client, 'requeue-backup', scriptKeys, [queue, nodeId])) as number;
 }
 
@@ -23,24 +29,54 @@ export async function requeueBackup(client: RedisClient, keys: Keys, nodeId: str
  */
 export async function enqueueDue(client: RedisClient, keys: Keys, m: DueMove): Promise<boolean> {
   if (keys.group(m.sourceQueue) !== keys.group(m.queue)) return moveAcrossQueues(client, keys, m);
-  const scriptKeys = [m.source, keys.queue(m.queue), keys.jobIndex(m.queue), ...(await queueSet(client, keys, [m.queue]))];
+  const scriptKeys = [
+    m.source,
+    keys.queue(m.queue),
+    keys.jobIndex(m.queue),
+    ...(await queueSet(client, keys, [m.queue])),
+  ];
   return (await runScript(client, 'enqueue-due', scriptKeys, [m.raw, m.enqueued, m.queue, m.jid])) === 1;
 }
 
 /** Moves one unreadable job from `queue`'s schedule or retry set to its dead set, as `entry` with jid `jid`. */
-export async function buryDue(client: RedisClient, keys: Keys, queue: string, source: string, raw: string, entry: string, jid: string, score: number): Promise<boolean> {
-  return (await runScript(client, 'bury-due', [source, keys.dead(queue), keys.jobIndex(queue)], [raw, entry, formatScore(score), jid])) === 1;
+export async function buryDue(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  source: string,
+  raw: string,
+  entry: string,
+  jid: string,
+  score: number,
+): Promise<boolean> {
+  return (
+    (await runScript(
+      client,
+      'bury-due',
+      [source, keys.dead(queue), keys.jobIndex(queue)],
+      [raw, entry, formatScore(score), jid],
+    )) === 1
+  );
 }
 
 /**
  * Empties a schedule, retry or dead set (each queue's, in the per-queue key layout), forgetting its
  * jobs in the index and letting go of the unique locks they held; how many entries it held.
  */
-export async function clearSet(client: RedisClient, keys: Keys, set: JobSet, queues: Iterable<string>): Promise<number> {
+export async function clearSet(
+  client: RedisClient,
+  keys: Keys,
+  set: JobSet,
+  queues: Iterable<string>,
+): Promise<number> {
   let total = 0;
   for (const { key, queue = '' } of keys.jobSets(set, queues)) {
-    const [count, locks] = (await runScript(client, 'clear-set', [key, keys.jobIndex(queue)], [set])) as [number, string[]];
-    for (let i = 0; i < locks.length; i += 2) await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
+    const [count, locks] = (await runScript(client, 'clear-set', [key, keys.jobIndex(queue)], [set])) as [
+      number,
+      string[],
+    ];
+    for (let i = 0; i < locks.length; i += 2)
+      await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
     total += count;
   }
   return total;
@@ -55,7 +91,15 @@ export async function findInList(client: RedisClient, list: string, jid: string)
  * Deletes a waiting job found at `location` in the index, with the unique lock its `unique_key`
  * names if the job holds it; false when it had moved meanwhile.
  */
-export async function deleteJob(client: RedisClient, keys: Keys, queue: string, where: string, raw: string, jid: string, location: string): Promise<boolean> {
+export async function deleteJob(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  where: string,
+  raw: string,
+  jid: string,
+  location: string,
+): Promise<boolean> {
   const uniqueKey = jsonObject(raw)?.unique_key;
   const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey, queue) : keys.jobIndex(queue);
   return (await runScript(client, 'delete-job', [where, keys.jobIndex(queue), lockKey], [raw, jid, location])) === 1;
@@ -80,8 +124,14 @@ export interface DeadNode {
 /** Claims a dead node and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
 export async function recoverNode(client: RedisClient, d: DeadNode): Promise<number> {
   const keys = [
-    d.nodes, d.identities, d.processes, d.queuesSet, d.processKey, d.processWorkersKey,
-    ...d.backups.flatMap((b) => [b.backup, b.queue, b.running, b.jobIndex]), ...d.runningKeys,
+    d.nodes,
+    d.identities,
+    d.processes,
+    d.queuesSet,
+    d.processKey,
+    d.processWorkersKey,
+    ...d.backups.flatMap((b) => [b.backup, b.queue, b.running, b.jobIndex]),
+    ...d.runningKeys,
   ];
   const argv = [d.nodeId, formatScore(d.cutoff), d.identity, d.backups.length, ...d.backups.map((b) => b.name)];
   return (await runScript(client, 'recover-node', keys, argv)) as number;

@@ -14,16 +14,24 @@ export interface QueueInfo {
 }
 
 /** Every queue in the queues set plus `extra`, sorted, with size and latency. */
-export async function queueInfo({ redis, keys }: { redis: RedisClient; keys: Keys }, extra: string[] = []): Promise<QueueInfo[]> {
+export async function queueInfo(
+  { redis, keys }: { redis: RedisClient; keys: Keys },
+  extra: string[] = [],
+): Promise<QueueInfo[]> {
   const names = await knownQueues(redis, keys, extra);
   if (names.length === 0) return [];
   // Sent together, not as one pipeline: in the per-queue key layout the queues live on several masters.
-  const replies = await Promise.all(names.map((queue) => Promise.all([redis.llen(keys.queue(queue)), redis.lindex(keys.queue(queue), -1)])));
+  const replies = await Promise.all(
+    names.map((queue) => Promise.all([redis.llen(keys.queue(queue)), redis.lindex(keys.queue(queue), -1)])),
+  );
   const now = nowSeconds();
   return names.map((queue, i) => {
     const [size, oldest] = replies[i];
     const at = typeof oldest === 'string' ? readSeconds(jsonObject(oldest)?.enqueued_at) : undefined;
-    return { queue, size: Number(size), latency: at === undefined ? 0 : Math.max(0, Math.round((now - at) * 1000) / 1000) };
+    return {
+      queue,
+      size: Number(size),
+      latency: at === undefined ? 0 : Math.max(0, Math.round((now - at) * 1000) / 1000),
+    };
   });
 }
-

@@ -6,7 +6,24 @@ import { keySlot, RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
 
-const SCRIPTS = ['fetch', 'fail', 'requeue-backup', 'enqueue-due', 'bury-due', 'recover-node', 'requeue-job', 'enqueue', 'ack', 'release', 'enqueue-periodic', 'find-in-list', 'delete-job', 'clear-set', 'ack-batch', 'lease-due'] as const;
+const SCRIPTS = [
+  'fetch',
+  'fail',
+  'requeue-backup',
+  'enqueue-due',
+  'bury-due',
+  'recover-node',
+  'requeue-job',
+  'enqueue',
+  'ack',
+  'release',
+  'enqueue-periodic',
+  'find-in-list',
+  'delete-job',
+  'clear-set',
+  'ack-batch',
+  'lease-due',
+] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 function commandName(script: ScriptName): string {
@@ -55,14 +72,27 @@ export class CrossSlotError extends Error {
 }
 
 /** Each script's command name on a client, worked out once rather than per call. */
-const COMMAND_NAMES = Object.fromEntries(SCRIPTS.map((script) => [script, commandName(script)])) as Record<ScriptName, string>;
+const COMMAND_NAMES = Object.fromEntries(SCRIPTS.map((script) => [script, commandName(script)])) as Record<
+  ScriptName,
+  string
+>;
 
 type Runner = (numberOfKeys: number, ...args: Array<string | number>) => Promise<unknown>;
-export function runScript(client: RedisClient, script: ScriptName, keys: string[], argv: Array<string | number>): Promise<unknown> {
+export function runScript(
+  client: RedisClient,
+  script: ScriptName,
+  keys: string[],
+  argv: Array<string | number>,
+): Promise<unknown> {
   if ((client as unknown as Record<symbol, boolean>)[CHECK_SLOTS] && keys.length > 1) {
     const slot = keySlot(keys[0]);
     const other = keys.find((key) => keySlot(key) !== slot);
-    if (other !== undefined) return Promise.reject(new CrossSlotError(`${script}: keys ${JSON.stringify(keys[0])} and ${JSON.stringify(other)} are in different cluster slots`));
+    if (other !== undefined)
+      return Promise.reject(
+        new CrossSlotError(
+          `${script}: keys ${JSON.stringify(keys[0])} and ${JSON.stringify(other)} are in different cluster slots`,
+        ),
+      );
   }
   const runner = (client as unknown as Record<string, Runner>)[COMMAND_NAMES[script]];
   // One array of the arguments, applied, rather than two spreads into a call.
@@ -111,16 +141,35 @@ export interface ClassLimit {
  * (one per queue in the per-queue key layout, sent together); with `cap`, no more than that many
  * in all, taken from the queues in the order given.
  */
-export async function fetchJobs(client: RedisClient, keys: Keys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[] = [], cap?: number): Promise<Fetched> {
+export async function fetchJobs(
+  client: RedisClient,
+  keys: Keys,
+  nodeId: string,
+  queues: FetchQueue[],
+  classes: ClassLimit[] = [],
+  cap?: number,
+): Promise<Fetched> {
   const groups = groupIndexes(queues, (q) => keys.group(q.name));
   if (groups.size === 1) return fetchCall(client, keys, nodeId, queues, classes, cap);
-  const fetched: Fetched = { jobs: queues.map(() => []), states: queues.map(() => 'unknown'), errors: [], classErrors: [] };
+  const fetched: Fetched = {
+    jobs: queues.map(() => []),
+    states: queues.map(() => 'unknown'),
+    errors: [],
+    classErrors: [],
+  };
   let failures = 0;
   let firstError: unknown;
   const fetchGroup = async (members: number[], groupCap: number | undefined) => {
     let part: Fetched;
     try {
-      part = await fetchCall(client, keys, nodeId, members.map((i) => queues[i]), classes, groupCap);
+      part = await fetchCall(
+        client,
+        keys,
+        nodeId,
+        members.map((i) => queues[i]),
+        classes,
+        groupCap,
+      );
     } catch (err) {
       // One master away (a failover): its queues wait, the others are served.
       failures++;
@@ -154,11 +203,33 @@ export async function fetchJobs(client: RedisClient, keys: Keys, nodeId: string,
 export type QueueState = 'unknown' | 'more' | 'empty' | 'limited' | 'paused';
 const STATES: Record<string, QueueState> = { m: 'more', e: 'empty', l: 'limited', p: 'paused' };
 
-async function fetchCall(client: RedisClient, k: Keys, nodeId: string, queues: FetchQueue[], classes: ClassLimit[], cap?: number): Promise<Fetched> {
+async function fetchCall(
+  client: RedisClient,
+  k: Keys,
+  nodeId: string,
+  queues: FetchQueue[],
+  classes: ClassLimit[],
+  cap?: number,
+): Promise<Fetched> {
   const first = queues[0].name;
-  const keys = [k.paused(first), k.jobIndex(first), ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]), ...classes.map((c) => c.runningKey)];
-  const argv = [nodeId, queues.length, cap ?? '', ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']), ...classes.flatMap((c) => [c.name, c.limit])];
-  const [jobs, errors, states] = (await runScript(client, 'fetch', keys, argv)) as [string[][], Array<[number, string]>, string];
+  const keys = [
+    k.paused(first),
+    k.jobIndex(first),
+    ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]),
+    ...classes.map((c) => c.runningKey),
+  ];
+  const argv = [
+    nodeId,
+    queues.length,
+    cap ?? '',
+    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']),
+    ...classes.flatMap((c) => [c.name, c.limit]),
+  ];
+  const [jobs, errors, states] = (await runScript(client, 'fetch', keys, argv)) as [
+    string[][],
+    Array<[number, string]>,
+    string,
+  ];
   return {
     jobs,
     states: Array.from(states, (letter) => STATES[letter] ?? 'unknown'),
@@ -202,7 +273,13 @@ export interface PlainAck {
 export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]): Promise<Array<number | string>> {
   const results: Array<number | string> = [];
   const groups = groupIndexes(acks, (a) => keys.group(a.queue));
-  const call = (part: PlainAck[]) => runScript(client, 'ack-batch', [keys.jobIndex(part[0].queue), ...part.map((a) => a.backup)], part.flatMap((a) => [a.raw, a.jid])) as Promise<Array<number | string>>;
+  const call = (part: PlainAck[]) =>
+    runScript(
+      client,
+      'ack-batch',
+      [keys.jobIndex(part[0].queue), ...part.map((a) => a.backup)],
+      part.flatMap((a) => [a.raw, a.jid]),
+    ) as Promise<Array<number | string>>;
   if (groups.size === 1) return call(acks);
   await Promise.all(
     [...groups.values()].map(async (members) => {
@@ -215,9 +292,19 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
 }
 
 /** Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on. */
-export async function ackJob(client: RedisClient, jobIndex: string, backup: string, raw: string, jid: string, held: Held, keepIndex = false): Promise<boolean> {
+export async function ackJob(
+  client: RedisClient,
+  jobIndex: string,
+  backup: string,
+  raw: string,
+  jid: string,
+  held: Held,
+  keepIndex = false,
+): Promise<boolean> {
   const keys = [backup, jobIndex, held.lock?.lockKey ?? backup, ...held.slots];
-  return (await runScript(client, 'ack', keys, [raw, jid, held.lock?.jid ?? '', held.nodeId, keepIndex ? 'keep' : ''])) === 1;
+  return (
+    (await runScript(client, 'ack', keys, [raw, jid, held.lock?.jid ?? '', held.nodeId, keepIndex ? 'keep' : ''])) === 1
+  );
 }
 
 export interface Requeue {
@@ -233,9 +320,23 @@ export interface Requeue {
 }
 
 /** Moves one job from a backup list back into its queue, giving back its slots. */
-export async function requeueJob(client: RedisClient, jobIndex: string, r: Requeue, held: Pick<Held, 'slots' | 'nodeId'>): Promise<boolean> {
+export async function requeueJob(
+  client: RedisClient,
+  jobIndex: string,
+  r: Requeue,
+  held: Pick<Held, 'slots' | 'nodeId'>,
+): Promise<boolean> {
   const keys = [r.backup, r.queueKey, jobIndex, ...held.slots];
-  return (await runScript(client, 'requeue-job', keys, [r.raw, r.rewritten ?? r.raw, r.end, held.nodeId, r.jid, r.queue])) === 1;
+  return (
+    (await runScript(client, 'requeue-job', keys, [
+      r.raw,
+      r.rewritten ?? r.raw,
+      r.end,
+      held.nodeId,
+      r.jid,
+      r.queue,
+    ])) === 1
+  );
 }
 
 /**
@@ -250,7 +351,10 @@ export async function releaseJob(
   held: Pick<Held, 'slots' | 'nodeId'> = { slots: [], nodeId: '' },
 ): Promise<boolean> {
   const keys = [lock?.lockKey ?? jobIndex, jobIndex, ...held.slots];
-  return (await runScript(client, 'release', keys, [lock?.jid ?? '', doneJid, held.slots.length > 0 ? held.nodeId : ''])) === 1;
+  return (
+    (await runScript(client, 'release', keys, [lock?.jid ?? '', doneJid, held.slots.length > 0 ? held.nodeId : ''])) ===
+    1
+  );
 }
 
 export interface FailEntry {
@@ -277,8 +381,15 @@ export interface FailEntry {
 export async function failJob(client: RedisClient, jobIndex: string, e: FailEntry): Promise<boolean> {
   const keys = [e.backup, e.target, jobIndex, ...(e.held?.slots ?? [])];
   const argv = [
-    e.raw, e.rewritten, formatScore(e.score), e.trimBelow === undefined ? '' : formatScore(e.trimBelow), e.maxEntries ?? '',
-    e.held?.nodeId ?? '', e.jid, e.place, e.taken ? 'taken' : '',
+    e.raw,
+    e.rewritten,
+    formatScore(e.score),
+    e.trimBelow === undefined ? '' : formatScore(e.trimBelow),
+    e.maxEntries ?? '',
+    e.held?.nodeId ?? '',
+    e.jid,
+    e.place,
+    e.taken ? 'taken' : '',
   ];
   return (await runScript(client, 'fail', keys, argv)) === 1;
 }

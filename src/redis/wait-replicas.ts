@@ -14,14 +14,74 @@ export class UnconfirmedWriteError extends Error {
  * connection's own set-up) is passed through untouched. EXEC covers a MULTI's commands.
  */
 const WRITES = new Set([
-  'eval', 'evalsha', 'fcall', 'exec',
-  'set', 'setex', 'psetex', 'setnx', 'getset', 'getdel', 'mset', 'msetnx', 'append', 'incr', 'incrby', 'decr', 'decrby', 'incrbyfloat',
-  'del', 'unlink', 'expire', 'pexpire', 'expireat', 'pexpireat', 'persist', 'rename', 'renamenx', 'copy', 'restore',
-  'lpush', 'rpush', 'lpushx', 'rpushx', 'lpop', 'rpop', 'lrem', 'lset', 'ltrim', 'linsert', 'lmove', 'rpoplpush', 'blmove', 'brpoplpush', 'blpop', 'brpop',
-  'sadd', 'srem', 'spop', 'smove',
-  'zadd', 'zrem', 'zincrby', 'zpopmin', 'zpopmax', 'zremrangebyscore', 'zremrangebyrank', 'zremrangebylex',
-  'hset', 'hsetnx', 'hmset', 'hdel', 'hincrby', 'hincrbyfloat',
-  'xadd', 'xdel', 'xtrim', 'flushdb', 'flushall',
+  'eval',
+  'evalsha',
+  'fcall',
+  'exec',
+  'set',
+  'setex',
+  'psetex',
+  'setnx',
+  'getset',
+  'getdel',
+  'mset',
+  'msetnx',
+  'append',
+  'incr',
+  'incrby',
+  'decr',
+  'decrby',
+  'incrbyfloat',
+  'del',
+  'unlink',
+  'expire',
+  'pexpire',
+  'expireat',
+  'pexpireat',
+  'persist',
+  'rename',
+  'renamenx',
+  'copy',
+  'restore',
+  'lpush',
+  'rpush',
+  'lpushx',
+  'rpushx',
+  'lpop',
+  'rpop',
+  'lrem',
+  'lset',
+  'ltrim',
+  'linsert',
+  'lmove',
+  'rpoplpush',
+  'blmove',
+  'brpoplpush',
+  'blpop',
+  'brpop',
+  'sadd',
+  'srem',
+  'spop',
+  'smove',
+  'zadd',
+  'zrem',
+  'zincrby',
+  'zpopmin',
+  'zpopmax',
+  'zremrangebyscore',
+  'zremrangebyrank',
+  'zremrangebylex',
+  'hset',
+  'hsetnx',
+  'hmset',
+  'hdel',
+  'hincrby',
+  'hincrbyfloat',
+  'xadd',
+  'xdel',
+  'xtrim',
+  'flushdb',
+  'flushall',
 ]);
 
 interface HeldReply {
@@ -72,10 +132,19 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
     // ioredis drops, without an answer, what was in flight on a closed connection: fail at once.
     const onClose = () => settle(dropped);
     client.once('close', onClose);
-    (send(new Command('wait', [replicas, timeoutMs])) as Promise<unknown>).then(
-      (acked) => settle(Number(acked) >= replicas ? undefined : new UnconfirmedWriteError(`write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`)),
-      (err: Error) => settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${err.message}`)),
-    ).finally(() => client.off('close', onClose));
+    (send(new Command('wait', [replicas, timeoutMs])) as Promise<unknown>)
+      .then(
+        (acked) =>
+          settle(
+            Number(acked) >= replicas
+              ? undefined
+              : new UnconfirmedWriteError(
+                  `write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`,
+                ),
+          ),
+        (err: Error) => settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${err.message}`)),
+      )
+      .finally(() => client.off('close', onClose));
   };
 
   (client as unknown as { sendCommand: SendCommand }).sendCommand = (command, stream) => {

@@ -8,7 +8,14 @@ import { heldSlots } from '../redis/limits';
 import { nowSeconds } from '../job/time';
 import { failJob } from '../redis/scripts';
 
-export async function buryUnreadable(ctx: NodeContext, backup: string, raw: string, queue: string, reason: string, actor: string): Promise<void> {
+export async function buryUnreadable(
+  ctx: NodeContext,
+  backup: string,
+  raw: string,
+  queue: string,
+  reason: string,
+  actor: string,
+): Promise<void> {
   const { keys, config, redis } = ctx;
   const now = nowSeconds();
   ctx.logger.error(`unreadable job in queue ${queue} moved to dead: ${reason}`, { actor });
@@ -17,8 +24,15 @@ export async function buryUnreadable(ctx: NodeContext, backup: string, raw: stri
   // fetch indexed that jid and took that class's slot, so both are used here as it read them.
   const loose = jsonObject(raw) ?? {};
   await failJob(redis, keys.jobIndex(queue), {
-    backup, target: keys.dead(queue), place: 'dead', raw, rewritten: entry, jid: String(jsonObject(entry)?.jid ?? ''), score: now,
-    trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs,
+    backup,
+    target: keys.dead(queue),
+    place: 'dead',
+    raw,
+    rewritten: entry,
+    jid: String(jsonObject(entry)?.jid ?? ''),
+    score: now,
+    trimBelow: now - config.deadTimeoutSeconds,
+    maxEntries: config.deadMaxJobs,
     held: { slots: heldSlots(config, keys, queue, loose.class), nodeId: config.nodeId },
   });
 }

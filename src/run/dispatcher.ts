@@ -23,13 +23,22 @@ export interface DispatchEvents {
 
 /** The job-runners supervisor, as the dispatcher uses it. */
 interface JobRunners {
-  startChild(spec: { id: string; start: () => Promise<Actor<any, any, any>>; restart: 'temporary'; shutdownMs: number }): Promise<unknown>;
+  startChild(spec: {
+    id: string;
+    start: () => Promise<Actor<any, any, any>>;
+    restart: 'temporary';
+    shutdownMs: number;
+  }): Promise<unknown>;
 }
 
 export class Dispatcher {
   private readonly pipeline: MiddlewarePipeline;
 
-  constructor(private readonly ctx: JobsContext, private readonly events: DispatchEvents, private readonly actor: string) {
+  constructor(
+    private readonly ctx: JobsContext,
+    private readonly events: DispatchEvents,
+    private readonly actor: string,
+  ) {
     this.pipeline = new MiddlewarePipeline(ctx.jobs.middleware);
   }
 
@@ -44,14 +53,25 @@ export class Dispatcher {
     const { running } = ctx.jobs;
     const entry = running.start(job.jid, queue, raw);
     const supervisor = ctx.registry.lookup<JobRunners & Actor<any, any, any>>(ActorNames.jobRunners);
-    const worker = new JobRunner({ ctx, fetched: { raw, job, queue }, backup, pipeline: this.pipeline, onExit: () => this.exited(entry) });
+    const worker = new JobRunner({
+      ctx,
+      fetched: { raw, job, queue },
+      backup,
+      pipeline: this.pipeline,
+      onExit: () => this.exited(entry),
+    });
     running.attach(entry, worker);
     void worker.exited.then((reason) => {
       worker.reportExit();
       if (reason === 'killed') this.events.reclaim(queue);
     });
     try {
-      await supervisor.startChild({ id: job.jid, start: () => Actor.start(worker), restart: 'temporary', shutdownMs: ctx.config.shutdownTimeout });
+      await supervisor.startChild({
+        id: job.jid,
+        start: () => Actor.start(worker),
+        restart: 'temporary',
+        shutdownMs: ctx.config.shutdownTimeout,
+      });
     } catch (err) {
       // The node is stopping: the job stays in the backup list and runs after the next boot.
       worker.reportExit();

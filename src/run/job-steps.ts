@@ -15,14 +15,21 @@ export class JobSteps {
   /** The job index its queue's jobs are in. */
   private readonly index: string;
 
-  constructor(private readonly ctx: NodeContext, private readonly fetched: FetchedJob, private readonly backup: string) {
+  constructor(
+    private readonly ctx: NodeContext,
+    private readonly fetched: FetchedJob,
+    private readonly backup: string,
+  ) {
     const { job, queue } = fetched;
     const { config, keys } = ctx;
     this.index = keys.jobIndex(queue);
     this.held = {
       slots: heldSlots(config, keys, queue, job.class),
       nodeId: config.nodeId,
-      lock: job.unique_key && job.unique_until === 'success' ? { lockKey: keys.uniqueLock(job.unique_key, queue), jid: job.jid } : undefined,
+      lock:
+        job.unique_key && job.unique_until === 'success'
+          ? { lockKey: keys.uniqueLock(job.unique_key, queue), jid: job.jid }
+          : undefined,
     };
   }
 
@@ -35,13 +42,25 @@ export class JobSteps {
    * It keeps its running slots until it ends. False when it was no longer there.
    */
   takeOffBackup(): Promise<boolean> {
-    return ackJob(this.ctx.redis, this.index, this.backup, this.fetched.raw, this.fetched.job.jid, { slots: [], nodeId: this.held.nodeId }, true);
+    return ackJob(
+      this.ctx.redis,
+      this.index,
+      this.backup,
+      this.fetched.raw,
+      this.fetched.job.jid,
+      { slots: [], nodeId: this.held.nodeId },
+      true,
+    );
   }
 
   /** Unique until start: the lock goes as the job starts. */
   async releaseLockAtStart(): Promise<void> {
     const { job, queue } = this.fetched;
-    if (job.unique_key && job.unique_until === 'start') await releaseJob(this.ctx.redis, this.index, { lockKey: this.ctx.keys.uniqueLock(job.unique_key, queue), jid: job.jid });
+    if (job.unique_key && job.unique_until === 'start')
+      await releaseJob(this.ctx.redis, this.index, {
+        lockKey: this.ctx.keys.uniqueLock(job.unique_key, queue),
+        jid: job.jid,
+      });
   }
 
   /**
@@ -60,16 +79,47 @@ export class JobSteps {
         else await this.ack();
         return;
       case 'queue':
-        await requeueJob(redis, this.index, { backup: this.backup, queueKey: keys.queue(queue), queue, raw, rewritten: fate.json, end: fate.end, jid: job.jid }, this.unlocked);
+        await requeueJob(
+          redis,
+          this.index,
+          {
+            backup: this.backup,
+            queueKey: keys.queue(queue),
+            queue,
+            raw,
+            rewritten: fate.json,
+            end: fate.end,
+            jid: job.jid,
+          },
+          this.unlocked,
+        );
         return;
       case 'retry':
-        await failJob(redis, this.index, { backup: this.backup, raw, rewritten: fate.json, jid: job.jid, held: this.unlocked, target: keys.retry(queue), place: 'retry', score: fate.at });
+        await failJob(redis, this.index, {
+          backup: this.backup,
+          raw,
+          rewritten: fate.json,
+          jid: job.jid,
+          held: this.unlocked,
+          target: keys.retry(queue),
+          place: 'retry',
+          score: fate.at,
+        });
         return;
       case 'dead': {
         const now = nowSeconds();
         await failJob(redis, this.index, {
-          backup: this.backup, raw, rewritten: fate.json, jid: job.jid, held: this.unlocked, target: keys.dead(queue), place: 'dead', score: now,
-          trimBelow: now - config.deadTimeoutSeconds, maxEntries: config.deadMaxJobs, taken,
+          backup: this.backup,
+          raw,
+          rewritten: fate.json,
+          jid: job.jid,
+          held: this.unlocked,
+          target: keys.dead(queue),
+          place: 'dead',
+          score: now,
+          trimBelow: now - config.deadTimeoutSeconds,
+          maxEntries: config.deadMaxJobs,
+          taken,
         });
         return this.releaseLock();
       }

@@ -30,7 +30,13 @@ export function jobLogFields(job: JobPayload, queue: string): JobLogFields {
 /** A failure as log fields; `stack` is V8's form, `<class>: <message>` then the handler's frames. */
 export function errorLogFields(error: ThrownError): { class: string; message: string; stack?: string } {
   const frames = error.backtrace ?? [];
-  return { class: error.class, message: error.message, ...(frames.length ? { stack: [`${error.class}: ${error.message}`, ...frames.map((f) => `    ${f}`)].join('\n') } : {}) };
+  return {
+    class: error.class,
+    message: error.message,
+    ...(frames.length
+      ? { stack: [`${error.class}: ${error.message}`, ...frames.map((f) => `    ${f}`)].join('\n') }
+      : {}),
+  };
 }
 
 export function loggingMiddleware(logger: Logger): Middleware {

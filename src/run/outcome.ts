@@ -58,15 +58,29 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
       return { to: 'done' };
     case 'nack':
       if (atMostOnce) return { to: 'done' };
-      return { to: 'queue', end: 'back', json: rewriteMembers(raw, { nacks: String((Number.isInteger(job.nacks) ? job.nacks! : 0) + 1) }) };
+      return {
+        to: 'queue',
+        end: 'back',
+        json: rewriteMembers(raw, { nacks: String((Number.isInteger(job.nacks) ? job.nacks! : 0) + 1) }),
+      };
     case 'interrupted':
       if (atMostOnce) return fateOf({ kind: 'failure', error: INTERRUPTED, durationMs: 0 }, fetched, policy, now);
       return { to: 'queue', end: 'front', json: raw };
     case 'expired':
-      return { to: 'dead', json: buried(raw, 'JobExpiredError', 'expired', now, policy), retryCount: previousCount, description: 'expired before it started; moved to dead' };
+      return {
+        to: 'dead',
+        json: buried(raw, 'JobExpiredError', 'expired', now, policy),
+        retryCount: previousCount,
+        description: 'expired before it started; moved to dead',
+      };
     case 'cancelled':
       if (atMostOnce) return fateOf({ kind: 'failure', error: CANCELLED, durationMs: 0 }, fetched, policy, now);
-      return { to: 'dead', json: buried(raw, CANCELLED.class, CANCELLED.message, now, policy), retryCount: previousCount, description: 'cancelled; moved to dead' };
+      return {
+        to: 'dead',
+        json: buried(raw, CANCELLED.class, CANCELLED.message, now, policy),
+        retryCount: previousCount,
+        description: 'cancelled; moved to dead',
+      };
     case 'failure': {
       // A job without a `queue` field (other producers) learns it here, or its retry would have none.
       const named = typeof job.queue === 'string' ? raw : rewriteMembers(raw, { queue: JSON.stringify(queue) });
@@ -75,11 +89,21 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
         : decideFailure(named, job, outcome.error, policy, now);
       switch (decision.to) {
         case 'retry':
-          return { ...decision, description: `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}` };
+          return {
+            ...decision,
+            description: `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`,
+          };
         case 'dead':
-          return { ...decision, description: atMostOnce ? 'at most once: moved to dead, not retried' : 'out of retries, moved to dead' };
+          return {
+            ...decision,
+            description: atMostOnce ? 'at most once: moved to dead, not retried' : 'out of retries, moved to dead',
+          };
         case 'discard':
-          return { to: 'discard', retryCount: previousCount, description: atMostOnce ? 'at most once: dropped, not retried' : 'discarded (retry: false or dead: false)' };
+          return {
+            to: 'discard',
+            retryCount: previousCount,
+            description: atMostOnce ? 'at most once: dropped, not retried' : 'discarded (retry: false or dead: false)',
+          };
       }
     }
   }
@@ -87,5 +111,9 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
 
 /** A dead-set entry for a job that ended without running to a failure: the reason, and when. */
 function buried(raw: string, errorClass: string, reason: string, now: number, policy: FatePolicy): string {
-  return rewriteMembers(raw, { error_class: JSON.stringify(errorClass), error_message: JSON.stringify(reason), failed_at: jsonTimestamp(now, policy.timestamps) });
+  return rewriteMembers(raw, {
+    error_class: JSON.stringify(errorClass),
+    error_message: JSON.stringify(reason),
+    failed_at: jsonTimestamp(now, policy.timestamps),
+  });
 }

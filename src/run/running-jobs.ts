@@ -45,7 +45,7 @@ export class RunningJobs {
 
   /** How to cancel the job while its worker lives. */
   attach(job: RunningJob, worker: Cancellable): void {
-    if (this.entries.has(job as Entry)) (job as Entry).worker = worker;
+    if (this.entries.has(job)) (job as Entry).worker = worker;
   }
 
   /**
@@ -53,7 +53,7 @@ export class RunningJobs {
    * nothing). True when its queue had no free slot before, so the manager should fetch again.
    */
   finish(job: RunningJob): boolean {
-    if (!this.entries.delete(job as Entry)) return false;
+    if (!this.entries.delete(job)) return false;
     const jobs = this.held.get(job.queue);
     const count = jobs?.get(job.raw);
     if (jobs && count !== undefined) {

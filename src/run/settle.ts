@@ -54,7 +54,10 @@ export async function untilItLands(job: SettlingJob, step: () => Promise<unknown
       return;
     } catch (err) {
       if (job.givingUp()) throw err;
-      job.ctx.logger.warn(`settling the job failed, retrying: ${(err as Error).message}`, jobLogFields(job.fetched.job, job.fetched.queue));
+      job.ctx.logger.warn(
+        `settling the job failed, retrying: ${(err as Error).message}`,
+        jobLogFields(job.fetched.job, job.fetched.queue),
+      );
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
@@ -80,11 +83,22 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<v
     case 'failure': {
       const { error, durationMs } = outcome;
       const description = fate.to === 'retry' || fate.to === 'dead' || fate.to === 'discard' ? fate.description : '';
-      logger.warn(`${fields.class} failed: ${error.class}: ${error.message}; ${description}`, { ...fields, durationMs, error: errorLogFields(error) });
+      logger.warn(`${fields.class} failed: ${error.class}: ${error.message}; ${description}`, {
+        ...fields,
+        durationMs,
+        error: errorLogFields(error),
+      });
       const info = { class: error.class, message: error.message };
       if (events.has('job:failure')) events.emit('job:failure', { ...base(), durationMs, error: info });
-      if (fate.to === 'retry' && events.has('job:retry')) events.emit('job:retry', { ...base(), retryCount: fate.retryCount, error: info, nextRetryAt: new Date(fate.at * 1000) });
-      else if (fate.to === 'dead' && events.has('job:dead')) events.emit('job:dead', { ...base(), retryCount: fate.retryCount, error: info });
+      if (fate.to === 'retry' && events.has('job:retry'))
+        events.emit('job:retry', {
+          ...base(),
+          retryCount: fate.retryCount,
+          error: info,
+          nextRetryAt: new Date(fate.at * 1000),
+        });
+      else if (fate.to === 'dead' && events.has('job:dead'))
+        events.emit('job:dead', { ...base(), retryCount: fate.retryCount, error: info });
       if (event) await observe(job, () => pipeline.afterFailure(event, error));
       return;
     }
@@ -93,7 +107,8 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<v
       return;
     case 'expired':
       logger.warn(`${fields.class} expired before it started; moved to dead`, fields);
-      if (events.has('job:dead')) events.emit('job:dead', { ...base(), error: { class: 'JobExpiredError', message: 'expired' } });
+      if (events.has('job:dead'))
+        events.emit('job:dead', { ...base(), error: { class: 'JobExpiredError', message: 'expired' } });
       return;
     case 'interrupted':
     case 'superseded':
@@ -107,6 +122,9 @@ async function observe(job: SettlingJob, hooks: () => Promise<void>): Promise<vo
   try {
     await hooks();
   } catch (err) {
-    job.ctx.logger.error(`middleware failed after the job: ${(err as Error).message}`, jobLogFields(job.fetched.job, job.fetched.queue));
+    job.ctx.logger.error(
+      `middleware failed after the job: ${(err as Error).message}`,
+      jobLogFields(job.fetched.job, job.fetched.queue),
+    );
   }
 }

@@ -46,7 +46,8 @@ export class WorkTable {
   subscribed(): Array<{ name: string; concurrency: number }> {
     const queues: Array<{ name: string; concurrency: number }> = [];
     for (const [name, row] of this.rows) {
-      if (Atomics.load(this.cells, row * FIELDS + ACTIVE) === 1) queues.push({ name, concurrency: Atomics.load(this.cells, row * FIELDS + CONCURRENCY) });
+      if (Atomics.load(this.cells, row * FIELDS + ACTIVE) === 1)
+        queues.push({ name, concurrency: Atomics.load(this.cells, row * FIELDS + CONCURRENCY) });
     }
     return queues;
   }
@@ -63,7 +64,10 @@ export class WorkTable {
   free(queue: string): number {
     const row = this.rows.get(queue);
     if (row === undefined || Atomics.load(this.cells, row * FIELDS + ACTIVE) !== 1) return 0;
-    return Math.max(0, Atomics.load(this.cells, row * FIELDS + CONCURRENCY) - Atomics.load(this.cells, row * FIELDS + BUSY));
+    return Math.max(
+      0,
+      Atomics.load(this.cells, row * FIELDS + CONCURRENCY) - Atomics.load(this.cells, row * FIELDS + BUSY),
+    );
   }
 
   busy(queue: string): number {

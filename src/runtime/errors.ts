@@ -3,7 +3,10 @@
 /** A `call` got no reply within its timeout. The message may still be handled later. */
 export class CallTimeoutError extends Error {
   override readonly name = 'CallTimeoutError';
-  constructor(readonly actor: string, readonly timeoutMs: number) {
+  constructor(
+    readonly actor: string,
+    readonly timeoutMs: number,
+  ) {
     super(`call to ${actor} timed out after ${timeoutMs} ms`);
   }
 }
@@ -11,7 +14,10 @@ export class CallTimeoutError extends Error {
 /** The actor exited (or was never started) before it could answer. */
 export class ActorExitedError extends Error {
   override readonly name = 'ActorExitedError';
-  constructor(readonly actor: string, readonly reason: unknown) {
+  constructor(
+    readonly actor: string,
+    readonly reason: unknown,
+  ) {
     super(`${actor} exited: ${describeReason(reason)}`);
   }
 }

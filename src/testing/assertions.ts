@@ -18,7 +18,8 @@ const MAX_LISTED = 20;
 function checkMatch(match: JobMatch): void {
   if (typeof match !== 'object' || match === null) throw new TypeError('expected { queue?, class?, args? }');
   for (const key of Object.keys(match)) {
-    if (!MATCH_KEYS.has(key)) throw new TypeError(`unknown key ${JSON.stringify(key)} in a job match: use queue, class or args`);
+    if (!MATCH_KEYS.has(key))
+      throw new TypeError(`unknown key ${JSON.stringify(key)} in a job match: use queue, class or args`);
   }
   if (match.queue !== undefined && typeof match.queue !== 'string') throw new TypeError('match.queue must be a string');
   if (match.class !== undefined && typeof match.class !== 'string') throw new TypeError('match.class must be a string');
@@ -26,7 +27,9 @@ function checkMatch(match: JobMatch): void {
     if (!Array.isArray(match.args)) throw new TypeError('match.args must be an array');
     const problems = jsonProblems(match.args, 'match.args');
     if (problems.length) {
-      throw new TypeError(`a job's args are JSON, so match.args must be too; compare with what JSON would give:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+      throw new TypeError(
+        `a job's args are JSON, so match.args must be too; compare with what JSON would give:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      );
     }
   }
 }
@@ -40,7 +43,9 @@ function matches(job: RecordedJob, match: JobMatch): boolean {
 }
 
 export function describeMatch(match: JobMatch): string {
-  const parts = (['queue', 'class', 'args'] as const).filter((k) => match[k] !== undefined).map((k) => `${k}: ${preview(match[k])}`);
+  const parts = (['queue', 'class', 'args'] as const)
+    .filter((k) => match[k] !== undefined)
+    .map((k) => `${k}: ${preview(match[k])}`);
   return parts.length ? `{ ${parts.join(', ')} }` : 'any job';
 }
 
@@ -64,7 +69,9 @@ export function allMatching(jobs: RecordedJob[], match: JobMatch = {}): Recorded
 export function assertEnqueued(jobs: RecordedJob[], match: JobMatch = {}): RecordedJob[] {
   const found = allMatching(jobs, match);
   if (found.length === 0) {
-    throw new AssertionError({ message: `expected ${describeMatch(match)} to be enqueued, but no job matches.\n${describeJobs(jobs, 'Enqueued')}` });
+    throw new AssertionError({
+      message: `expected ${describeMatch(match)} to be enqueued, but no job matches.\n${describeJobs(jobs, 'Enqueued')}`,
+    });
   }
   return found;
 }
@@ -73,6 +80,8 @@ export function assertEnqueued(jobs: RecordedJob[], match: JobMatch = {}): Recor
 export function refuteEnqueued(jobs: RecordedJob[], match: JobMatch = {}): void {
   const found = allMatching(jobs, match);
   if (found.length > 0) {
-    throw new AssertionError({ message: `expected no job matching ${describeMatch(match)} to be enqueued, but found some.\n${describeJobs(found, 'Matching')}` });
+    throw new AssertionError({
+      message: `expected no job matching ${describeMatch(match)} to be enqueued, but found some.\n${describeJobs(found, 'Matching')}`,
+    });
   }
 }

@@ -6,8 +6,15 @@ import type { ThrownError } from '../../workers/protocol';
 export class JobFailedError extends Error {
   override readonly name = 'JobFailedError';
 
-  constructor(readonly job: JobPayload, readonly error: ThrownError, cause?: unknown) {
-    super(`job ${job.class} (jid ${job.jid}, queue ${JSON.stringify(job.queue)}) failed: ${error.class}: ${error.message}`, cause === undefined ? undefined : { cause });
+  constructor(
+    readonly job: JobPayload,
+    readonly error: ThrownError,
+    cause?: unknown,
+  ) {
+    super(
+      `job ${job.class} (jid ${job.jid}, queue ${JSON.stringify(job.queue)}) failed: ${error.class}: ${error.message}`,
+      cause === undefined ? undefined : { cause },
+    );
   }
 }
 
@@ -18,7 +25,10 @@ export class JobFailedError extends Error {
 export class JobArgsError extends InvalidJobError {
   override readonly name = 'JobArgsError';
 
-  constructor(className: string, readonly problems: string[]) {
+  constructor(
+    className: string,
+    readonly problems: string[],
+  ) {
     super(
       `args of ${className} are not JSON-safe: a job's args travel as JSON, so its handler would get other values than these:\n` +
         problems.map((p) => `  - ${p}`).join('\n'),

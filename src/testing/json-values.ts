@@ -13,7 +13,11 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const aKeys = Object.keys(a);
   const bRecord = b as Record<string, unknown>;
   if (aKeys.length !== Object.keys(bRecord).length) return false;
-  return aKeys.every((key) => Object.prototype.hasOwnProperty.call(bRecord, key) && jsonEqual((a as Record<string, unknown>)[key], bRecord[key]));
+  return aKeys.every(
+    (key) =>
+      Object.prototype.hasOwnProperty.call(bRecord, key) &&
+      jsonEqual((a as Record<string, unknown>)[key], bRecord[key]),
+  );
 }
 
 /** JSON text for a message, cut short; never throws. */

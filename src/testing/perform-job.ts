@@ -43,7 +43,8 @@ export async function performJob(
   const [job] = prepareJobs([{ queue, class: className, args, options: jobOptions }], timestamps);
   let raw = job.json;
   if (retryCount !== undefined) {
-    if (!Number.isInteger(retryCount) || retryCount < 0) throw new InvalidJobError('retryCount must be an integer >= 0');
+    if (!Number.isInteger(retryCount) || retryCount < 0)
+      throw new InvalidJobError('retryCount must be an integer >= 0');
     raw = rewriteMembers(raw, { retry_count: String(retryCount) });
   }
   const { outcome, warnings } = await runPayload(nexq, registry, raw);

@@ -51,7 +51,9 @@ export async function runPayload(nexq: ScopeOwner, registry: HandlerRegistry, ra
           if (value === undefined) return;
           const problems = jsonProblems(value, 'the return value');
           if (problems.length) {
-            warnings.push(`perform returned a value that is not JSON-safe (a node discards return values): ${problems.join('; ')}`);
+            warnings.push(
+              `perform returned a value that is not JSON-safe (a node discards return values): ${problems.join('; ')}`,
+            );
           }
         },
         failed(err) {

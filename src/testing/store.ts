@@ -32,7 +32,13 @@ export class JobStore {
   private seq = 0;
 
   add(job: PreparedJob): void {
-    this.entries.push({ seq: this.seq++, queue: job.queue, raw: job.json, at: job.runAt, due: job.runAt ?? nowSeconds() });
+    this.entries.push({
+      seq: this.seq++,
+      queue: job.queue,
+      raw: job.json,
+      at: job.runAt,
+      due: job.runAt ?? nowSeconds(),
+    });
   }
 
   /** A job a drain puts back into `queue` (a nack: behind the others; interrupted: next). */
@@ -69,7 +75,14 @@ export class JobStore {
 
 function toRecorded(entry: Entry): RecordedJob {
   const payload = decodeJob(entry.raw);
-  const job: RecordedJob = { queue: entry.queue, class: payload.class, args: payload.args, jid: payload.jid, payload, raw: entry.raw };
+  const job: RecordedJob = {
+    queue: entry.queue,
+    class: payload.class,
+    args: payload.args,
+    jid: payload.jid,
+    payload,
+    raw: entry.raw,
+  };
   if (entry.at !== undefined) job.at = entry.at;
   return job;
 }

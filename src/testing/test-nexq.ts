@@ -58,7 +58,12 @@ export class TestNexq implements NexqEnqueuer {
     const { mode = 'fake', ...config } = options;
     if (mode !== 'fake' && mode !== 'inline') throw new ConfigError('mode', 'fake or inline', mode);
     for (const key of Object.keys(config)) {
-      if (!OPTION_KEYS.has(key)) throw new ConfigError(key, 'one of mode, jobs, jobsDir, timestamps (a test nexq has no Redis, queues or threads)', key);
+      if (!OPTION_KEYS.has(key))
+        throw new ConfigError(
+          key,
+          'one of mode, jobs, jobsDir, timestamps (a test nexq has no Redis, queues or threads)',
+          key,
+        );
     }
     // The node's own checks and defaults, then the node's registry.
     const resolved = resolveConfig(config);
@@ -77,13 +82,19 @@ export class TestNexq implements NexqEnqueuer {
     return this.submit([{ queue, class: className, args, at: date, options }]).then(([jid]) => jid);
   }
 
-  enqueueIn(queue: string, seconds: number, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
+  enqueueIn(
+    queue: string,
+    seconds: number,
+    className: string,
+    args: unknown[] = [],
+    options?: JobOptions,
+  ): Promise<string> {
     return this.submit([{ queue, class: className, args, in: seconds, options }]).then(([jid]) => jid);
   }
 
   /** Every job or none: invalid input records (or runs) nothing. */
   enqueueAll(jobs: BulkJob[]): Promise<string[]> {
-    return this.submit(jobs as EnqueueRequest[]);
+    return this.submit(jobs);
   }
 
   /** Later enqueues reject, as on a stopped node; recorded jobs stay readable. */
@@ -118,7 +129,9 @@ export class TestNexq implements NexqEnqueuer {
     let ran = 0;
     while (this.store.size(queue) > 0) {
       if (ran >= maxJobs) {
-        throw new Error(`drain gave up after ${maxJobs} jobs: jobs keep enqueueing jobs (${this.store.size(queue)} left, next: ${this.store.list(queue)[0].class})`);
+        throw new Error(
+          `drain gave up after ${maxJobs} jobs: jobs keep enqueueing jobs (${this.store.size(queue)} left, next: ${this.store.list(queue)[0].class})`,
+        );
       }
       const job = this.store.takeNext(queue)!;
       if (await this.run(job.raw, job.queue, job.at !== undefined)) ran++;
@@ -168,7 +181,9 @@ export class TestNexq implements NexqEnqueuer {
    * scheduled job gets its enqueued_at now, as the scheduler stamps it.
    */
   private async run(raw: string, queue: string, scheduled: boolean): Promise<boolean> {
-    const payload = scheduled ? rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.timestamps) }) : raw;
+    const payload = scheduled
+      ? rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.timestamps) })
+      : raw;
     const fetched = { raw: payload, job: decodeJob(payload), queue };
     let outcome: Outcome = { kind: 'expired' };
     let thrown: unknown;
@@ -177,7 +192,9 @@ export class TestNexq implements NexqEnqueuer {
       const result = await runPayload(this, this.registry, payload);
       thrown = result.thrown;
       const durationMs = Date.now() - started;
-      outcome = result.outcome.ok ? { kind: result.outcome.nack ? 'nack' : 'success', durationMs } : { kind: 'failure', error: result.outcome.error, durationMs };
+      outcome = result.outcome.ok
+        ? { kind: result.outcome.nack ? 'nack' : 'success', durationMs }
+        : { kind: 'failure', error: result.outcome.error, durationMs };
     }
     if (outcome.kind === 'failure') throw new JobFailedError(fetched.job, outcome.error, thrown);
     const fate = fateOf(outcome, fetched, this.config, nowSeconds());
@@ -186,7 +203,8 @@ export class TestNexq implements NexqEnqueuer {
   }
 
   private requireFake(what: string): void {
-    if (this.mode !== 'fake') throw new Error(`${what} needs fake mode: in inline mode jobs run as they are enqueued and none is recorded`);
+    if (this.mode !== 'fake')
+      throw new Error(`${what} needs fake mode: in inline mode jobs run as they are enqueued and none is recorded`);
   }
 }
 

@@ -13,7 +13,10 @@ import { isQueueName } from '../../config/validate';
 import { jobSetSize } from '../redis/known-queues';
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -55,7 +58,12 @@ function setParam(text: string): JobSet {
 function selection(body: any): { all: true } | { jids: string[] } {
   if (body?.all === true) return { all: true };
   const jids = body?.jids;
-  if (!Array.isArray(jids) || jids.length === 0 || jids.length > MAX_BULK || !jids.every((j) => typeof j === 'string' && j !== '')) {
+  if (
+    !Array.isArray(jids) ||
+    jids.length === 0 ||
+    jids.length > MAX_BULK ||
+    !jids.every((j) => typeof j === 'string' && j !== '')
+  ) {
     throw new ApiError(400, `body must be { "jids": [1 to ${MAX_BULK} jids] } or { "all": true }`);
   }
   return { jids: [...new Set(jids as string[])] };
@@ -70,7 +78,8 @@ async function queues(ctx: AdminContext) {
   const [infos, paused] = await Promise.all([queueInfo(ctx), pausedQueues(ctx)]);
   const rows = infos.map((q) => ({ ...q, paused: paused[q.queue] ?? null }));
   // A queue paused before anything was enqueued to it is listed too, so it can be resumed.
-  for (const [queue, mode] of Object.entries(paused)) if (!infos.some((q) => q.queue === queue)) rows.push({ queue, size: 0, latency: 0, paused: mode });
+  for (const [queue, mode] of Object.entries(paused))
+    if (!infos.some((q) => q.queue === queue)) rows.push({ queue, size: 0, latency: 0, paused: mode });
   return rows.sort((a, b) => a.queue.localeCompare(b.queue));
 }
 
@@ -82,7 +91,19 @@ async function processes(ctx: AdminContext) {
 async function job(ctx: AdminContext, [jid]: string[]) {
   const found = await findJob(ctx, jid);
   if (found.length === 0) throw new ApiError(404, `no job ${jid} found (it may have finished)`);
-  return { jid, found: found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: jsonObject(f.raw) ?? null, backtrace: backtraceOf(f.raw), raw: f.raw })) };
+  return {
+    jid,
+    found: found.map((f) => ({
+      where: f.where,
+      queue: f.queue ?? null,
+      node: f.node ?? null,
+      at: isoOf(f.score),
+      key: f.key,
+      job: jsonObject(f.raw) ?? null,
+      backtrace: backtraceOf(f.raw),
+      raw: f.raw,
+    })),
+  };
 }
 
 const ROUTES: Route[] = [
@@ -94,19 +115,34 @@ const ROUTES: Route[] = [
     path: /^\/queues\/([^/]+)$/,
     handler: async (ctx, [q], query) => {
       const queue = queueParam(q);
-      const [size, jobs] = await Promise.all([ctx.redis.llen(ctx.keys.queue(queue)), queueJobs(ctx, queue, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9))]);
+      const [size, jobs] = await Promise.all([
+        ctx.redis.llen(ctx.keys.queue(queue)),
+        queueJobs(ctx, queue, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9)),
+      ]);
       return { queue, size, jobs };
     },
   },
   { method: 'POST', path: /^\/queues\/([^/]+)\/pause$/, handler: pause },
-  { method: 'POST', path: /^\/queues\/([^/]+)\/resume$/, handler: async (ctx, [q]) => (await resumeQueue(ctx, queueParam(q)), { queue: q, paused: null }) },
+  {
+    method: 'POST',
+    path: /^\/queues\/([^/]+)\/resume$/,
+    handler: async (ctx, [q]) => (await resumeQueue(ctx, queueParam(q)), { queue: q, paused: null }),
+  },
   { method: 'GET', path: /^\/processes$/, handler: processes },
   {
     method: 'GET',
     path: /^\/sets\/([^/]+)$/,
     handler: async (ctx, [s], query) => {
       const set = setParam(s);
-      const [size, jobs] = await Promise.all([jobSetSize(ctx.redis, ctx.keys, set, ctx.config.queues.map((q) => q.name)), setJobs(ctx, set, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9))]);
+      const [size, jobs] = await Promise.all([
+        jobSetSize(
+          ctx.redis,
+          ctx.keys,
+          set,
+          ctx.config.queues.map((q) => q.name),
+        ),
+        setJobs(ctx, set, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9)),
+      ]);
       return { set, size, jobs };
     },
   },
@@ -128,22 +164,40 @@ function bulk(action: 'retry' | 'delete'): Handler {
   return async (ctx, [s], _, body) => {
     const set = setParam(s);
     const chosen = selection(body);
-    if ('all' in chosen) return action === 'retry' ? { set, moved: await retryAll(ctx, set) } : { set, deleted: await deleteAll(ctx, set) };
+    if ('all' in chosen)
+      return action === 'retry'
+        ? { set, moved: await retryAll(ctx, set) }
+        : { set, deleted: await deleteAll(ctx, set) };
     const results = [];
-    for (const jid of chosen.jids) results.push(action === 'retry' ? await retryJob(ctx, jid, [set]) : await deleteJob(ctx, jid, [set]));
+    for (const jid of chosen.jids)
+      results.push(action === 'retry' ? await retryJob(ctx, jid, [set]) : await deleteJob(ctx, jid, [set]));
     return { set, results };
   };
 }
 
 /** Answers one API request; `path` is what follows /api. */
-export async function handleApi(ctx: AdminContext, method: string, path: string, query: URLSearchParams, body: unknown): Promise<ApiResult> {
+export async function handleApi(
+  ctx: AdminContext,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+): Promise<ApiResult> {
   const matching = ROUTES.filter((r) => r.path.test(path));
   if (matching.length === 0) throw new ApiError(404, `no API at ${path}`);
   const route = matching.find((r) => r.method === method);
-  if (!route) return { status: 405, body: { error: `${matching.map((r) => r.method).join(', ')} only` }, allow: matching.map((r) => r.method).join(', ') };
+  if (!route)
+    return {
+      status: 405,
+      body: { error: `${matching.map((r) => r.method).join(', ')} only` },
+      allow: matching.map((r) => r.method).join(', '),
+    };
   let params: string[];
   try {
-    params = route.path.exec(path)!.slice(1).map((p) => decodeURIComponent(p));
+    params = route.path
+      .exec(path)!
+      .slice(1)
+      .map((p) => decodeURIComponent(p));
   } catch {
     throw new ApiError(400, 'bad escape in the path');
   }

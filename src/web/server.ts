@@ -40,7 +40,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Headers on every response: no framing, no sniffing, scripts and styles from this server only. */
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
@@ -61,7 +62,13 @@ function loadAssets(): Map<string, Asset> {
   return assets;
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Cache-Control': 'no-store', ...headers });
   res.end(body);
 }
@@ -97,39 +104,70 @@ export class WebServer {
   /** Listens; resolves once the port is bound (rejects when it cannot be). */
   static async start(options: WebServerOptions): Promise<WebServer> {
     const host = options.host ?? DEFAULT_WEB_HOST;
-    const auth = options.username !== undefined && options.password !== undefined ? new BasicAuth({ username: options.username, password: options.password }) : undefined;
+    const auth =
+      options.username !== undefined && options.password !== undefined
+        ? new BasicAuth({ username: options.username, password: options.password })
+        : undefined;
     const assets = loadAssets();
     const server = http.createServer((req, res) => {
       route(req, res).catch((err) => {
         const status = err instanceof ApiError ? err.status : 500;
-        if (status === 500) options.logger?.error(`web: ${req.method} ${req.url?.split('?')[0]} failed: ${(err as Error).message}`, { actor: 'web' });
+        if (status === 500)
+          options.logger?.error(`web: ${req.method} ${req.url?.split('?')[0]} failed: ${(err as Error).message}`, {
+            actor: 'web',
+          });
         if (!res.headersSent) sendJson(res, status, { error: (err as Error).message });
         else res.destroy();
       });
     });
 
     async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-      if (!hostAllowed(host, req)) return sendJson(res, 403, { error: 'this dashboard answers to a loopback Host only (127.0.0.1 or localhost)' });
-      if (auth && !auth.allows(req)) return sendJson(res, 401, { error: 'authentication required' }, { 'WWW-Authenticate': BasicAuth.challenge });
+      if (!hostAllowed(host, req)) {
+        sendJson(res, 403, { error: 'this dashboard answers to a loopback Host only (127.0.0.1 or localhost)' });
+        return;
+      }
+      if (auth && !auth.allows(req)) {
+        sendJson(res, 401, { error: 'authentication required' }, { 'WWW-Authenticate': BasicAuth.challenge });
+        return;
+      }
       const url = new URL(req.url ?? '/', 'http://dashboard');
       const method = req.method ?? 'GET';
       if (url.pathname === '/metrics') {
-        if (!options.metricsHandler) return sendJson(res, 404, { error: 'no metrics here' });
-        if (method !== 'GET') return sendJson(res, 405, { error: 'GET only' }, { Allow: 'GET' });
+        if (!options.metricsHandler) {
+          sendJson(res, 404, { error: 'no metrics here' });
+          return;
+        }
+        if (method !== 'GET') {
+          sendJson(res, 405, { error: 'GET only' }, { Allow: 'GET' });
+          return;
+        }
         return void (await options.metricsHandler(req, res));
       }
       if (url.pathname.startsWith('/api/')) {
-        if (method !== 'GET' && method !== 'POST') return sendJson(res, 405, { error: 'GET or POST only' }, { Allow: 'GET, POST' });
+        if (method !== 'GET' && method !== 'POST') {
+          sendJson(res, 405, { error: 'GET or POST only' }, { Allow: 'GET, POST' });
+          return;
+        }
         if (method === 'POST' && (req.headers['x-nexq'] !== '1' || !originAllowed(req))) {
-          return sendJson(res, 403, { error: 'actions need the X-Nexq: 1 header and no foreign Origin (the dashboard page sends them)' });
+          sendJson(res, 403, {
+            error: 'actions need the X-Nexq: 1 header and no foreign Origin (the dashboard page sends them)',
+          });
+          return;
         }
         const body = method === 'POST' ? await readJsonBody(req) : undefined;
         const result = await handleApi(options.ctx, method, url.pathname.slice('/api'.length), url.searchParams, body);
-        return sendJson(res, result.status ?? 200, result.body, result.allow ? { Allow: result.allow } : {});
+        sendJson(res, result.status ?? 200, result.body, result.allow ? { Allow: result.allow } : {});
+        return;
       }
       const asset = assets.get(url.pathname);
-      if (!asset) return sendJson(res, 404, { error: 'not found' });
-      if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { error: 'GET only' }, { Allow: 'GET, HEAD' });
+      if (!asset) {
+        sendJson(res, 404, { error: 'not found' });
+        return;
+      }
+      if (method !== 'GET' && method !== 'HEAD') {
+        sendJson(res, 405, { error: 'GET only' }, { Allow: 'GET, HEAD' });
+        return;
+      }
       send(res, 200, asset.type, method === 'HEAD' ? '' : asset.body);
     }
 

@@ -36,7 +36,14 @@ describe('chaos: Redis Cluster failover', function () {
     const redis = setup.redisOption({ waitReplicas: 1 });
     const done = t.out('done');
     const logs = captureLogs();
-    const node = () => t.start({ redis, namespace, logger: logs.logger, queues: QUEUES.map((name) => ({ name, concurrency: CONCURRENCY })), heartbeatInterval: 1 });
+    const node = () =>
+      t.start({
+        redis,
+        namespace,
+        logger: logs.logger,
+        queues: QUEUES.map((name) => ({ name, concurrency: CONCURRENCY })),
+        heartbeatInterval: 1,
+      });
     const nodes = [await node(), await node()];
     const producer = await t.start({ redis, namespace, logger: logs.logger, mode: 'enqueuer' });
 
@@ -48,7 +55,11 @@ describe('chaos: Redis Cluster failover', function () {
       // JOBS in all, in chunks, and some after the failover whatever the pace: they prove the resumption.
       for (let i = 0; confirmed.size < JOBS || confirmedAfterFailover.size < AFTER_FAILOVER; i++) {
         const size = confirmed.size < JOBS ? CHUNK : 50;
-        const chunk = Array.from({ length: size }, (_, k) => ({ queue: QUEUES[(i + k) % QUEUES.length], class: 'Tally', args: [t.url, done] }));
+        const chunk = Array.from({ length: size }, (_, k) => ({
+          queue: QUEUES[(i + k) % QUEUES.length],
+          class: 'Tally',
+          args: [t.url, done],
+        }));
         try {
           for (const jid of await producer.enqueueAll(chunk)) {
             confirmed.add(jid);
@@ -63,7 +74,11 @@ describe('chaos: Redis Cluster failover', function () {
     })();
 
     // Mid-run: jobs running, a fifth enqueued, the producer still at it.
-    await waitFor(async () => confirmed.size >= JOBS / 5 && (await t.redis.llen(done)) >= JOBS / 20, 60_000, 'a fifth of the jobs enqueued and some run');
+    await waitFor(
+      async () => confirmed.size >= JOBS / 5 && (await t.redis.llen(done)) >= JOBS / 20,
+      60_000,
+      'a fifth of the jobs enqueued and some run',
+    );
     const spread = await Promise.all(QUEUES.map((q) => setup.masterOf(keys.queue(q))));
     expect(new Set(spread).size, 'masters holding the six queues').to.be.at.least(2);
     const victim = await setup.masterOf(keys.queue('q1'));
@@ -78,7 +93,17 @@ describe('chaos: Redis Cluster failover', function () {
     await producing;
 
     const { duplicates } = await everyConfirmedJobRan(t.redis, done, confirmed, 120_000, async (missing) => {
-      const places = await Promise.all(missing.map(async (jid) => `${jid}: ${JSON.stringify(await producer.show(jid).then((s) => s && { state: s.state, queue: s.queue, node: s.node }, (e: Error) => e.message))}`));
+      const places = await Promise.all(
+        missing.map(
+          async (jid) =>
+            `${jid}: ${JSON.stringify(
+              await producer.show(jid).then(
+                (s) => s && { state: s.state, queue: s.queue, node: s.node },
+                (e: Error) => e.message,
+              ),
+            )}`,
+        ),
+      );
       return `(${places.join('; ')})`;
     });
     console.log(
@@ -88,13 +113,17 @@ describe('chaos: Redis Cluster failover', function () {
     );
     expect(await setup.masterOf(keys.queue('q1'))).to.equal(promoted);
     expect(nodes.every((n) => n.node.ctx.keys.perQueue)).to.equal(true);
-    expect(nodes.every((n) => n.node.running), 'both nodes still running').to.equal(true);
+    expect(
+      nodes.every((n) => n.node.running),
+      'both nodes still running',
+    ).to.equal(true);
     // A duplicate is a job in flight at the failover run again, or one of a refused chunk that had landed.
     expect(duplicates).to.be.at.most(nodes.length * QUEUES.length * CONCURRENCY + refusedJobs);
     if (process.env.NEXQ_TEST_LOGS) console.log(logs.text());
     expect(logs.text()).to.include('redis cluster via 127.0.0.1:');
     // Chunks refused as unconfirmed may have landed too: they run as well, leaving the queues empty.
-    const queued = async () => (await Promise.all(QUEUES.map((q) => producer.node.ctx.redis.llen(keys.queue(q))))).reduce((a, b) => a + b, 0);
+    const queued = async () =>
+      (await Promise.all(QUEUES.map((q) => producer.node.ctx.redis.llen(keys.queue(q))))).reduce((a, b) => a + b, 0);
     await waitFor(async () => (await queued()) === 0, 60_000, 'the queues on the new master to empty');
   });
 });

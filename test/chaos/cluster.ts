@@ -15,10 +15,10 @@ export async function startNodeProcess(options: NexqStartOptions): Promise<NodeP
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stderr!.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
   const nodeId = await new Promise<string>((resolve, reject) => {
     let stdout = '';
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       stdout += d;
       const match = /ready (\S+)/.exec(stdout);
       if (match) resolve(match[1]);

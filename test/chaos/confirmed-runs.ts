@@ -20,7 +20,9 @@ export async function everyConfirmedJobRan(
   };
   await waitFor(async () => (await lost()).length === 0, timeoutMs, 'every confirmed job to run').catch(async (err) => {
     const missing = await lost();
-    throw new Error(`${err.message}: ${missing.length} of ${confirmed.size} missing ${await explain(missing.slice(0, 10))}`);
+    throw new Error(
+      `${err.message}: ${missing.length} of ${confirmed.size} missing ${await explain(missing.slice(0, 10))}`,
+    );
   });
   const runs = await redis.lrange(done, 0, -1);
   return { duplicates: runs.length - new Set(runs).size };

@@ -41,7 +41,11 @@ describe('chaos: no job lost', function () {
     const producer = await Nexq.start({ redis: server.url, namespace: ns, mode: 'enqueuer', logLevel: 'error' });
     const jids = new Set<string>();
     for (let i = 0; i < JOBS; i += 1000) {
-      const batch = Array.from({ length: Math.min(1000, JOBS - i) }, () => ({ queue: 'default', class: 'Tally', args: [server.url, done(), 2] }));
+      const batch = Array.from({ length: Math.min(1000, JOBS - i) }, () => ({
+        queue: 'default',
+        class: 'Tally',
+        args: [server.url, done(), 2],
+      }));
       for (const jid of await producer.enqueueAll(batch)) jids.add(jid);
     }
     await producer.stop();
@@ -50,10 +54,20 @@ describe('chaos: no job lost', function () {
 
   async function startNodes(count: number): Promise<void> {
     for (let i = 0; i < count; i++) {
-      nodes.push(await startNodeProcess({
-        redis: server.url, namespace: ns, queues: [{ name: 'default', concurrency: CONCURRENCY }], jobsDir: fixturesJobs,
-        logLevel: 'error', pollTimeout: 20, threads: 1, heartbeatInterval: 1, nodeTimeout: 3, nodeCheckInterval: 1,
-      }));
+      nodes.push(
+        await startNodeProcess({
+          redis: server.url,
+          namespace: ns,
+          queues: [{ name: 'default', concurrency: CONCURRENCY }],
+          jobsDir: fixturesJobs,
+          logLevel: 'error',
+          pollTimeout: 20,
+          threads: 1,
+          heartbeatInterval: 1,
+          nodeTimeout: 3,
+          nodeCheckInterval: 1,
+        }),
+      );
     }
   }
 
@@ -81,13 +95,19 @@ describe('chaos: no job lost', function () {
     const victim = nodes[0];
     await kill9(victim);
     const killedAt = Date.now();
-    const backups = (await redis.keys(keys.backup(victim.nodeId, '*')));
+    const backups = await redis.keys(keys.backup(victim.nodeId, '*'));
     const inFlight = (await Promise.all(backups.map((k) => redis.llen(k)))).reduce((a, b) => a + b, 0);
-    await waitFor(async () => (await redis.keys(keys.backup(victim.nodeId, '*'))).length === 0, 30_000, "the killed node's backup to be recovered");
+    await waitFor(
+      async () => (await redis.keys(keys.backup(victim.nodeId, '*'))).length === 0,
+      30_000,
+      "the killed node's backup to be recovered",
+    );
     const recoveryMs = Date.now() - killedAt;
     await waitFor(async () => (await countRuns(jids)).lost === 0, 90_000, 'every job to run');
     const result = await countRuns(jids);
-    console.log(`      kill -9 one of 3 nodes: jobs=${JOBS} lost=${result.lost} duplicates=${result.duplicates} in-flight-on-killed=${inFlight} recovery=${recoveryMs}ms`);
+    console.log(
+      `      kill -9 one of 3 nodes: jobs=${JOBS} lost=${result.lost} duplicates=${result.duplicates} in-flight-on-killed=${inFlight} recovery=${recoveryMs}ms`,
+    );
     expect(result.lost).to.equal(0);
     expect(result.duplicates).to.be.at.most(inFlight);
     // A victim killed with an empty backup list leaves nothing to recover: its entry goes when a
@@ -104,15 +124,23 @@ describe('chaos: no job lost', function () {
     const before = Date.now();
     await server.restart();
     const restartMs = Date.now() - before;
-    await waitFor(async () => (await countRuns(jids)).lost === 0, 120_000, 'every job to run after the restart').catch(async (err) => {
-      throw new Error(`${err.message}; ${JSON.stringify(await whereAreTheJobs())}`);
-    });
+    await waitFor(async () => (await countRuns(jids)).lost === 0, 120_000, 'every job to run after the restart').catch(
+      async (err) => {
+        throw new Error(`${err.message}; ${JSON.stringify(await whereAreTheJobs())}`);
+      },
+    );
     const result = await countRuns(jids);
-    console.log(`      redis kill -9 + restart: jobs=${JOBS} lost=${result.lost} duplicates=${result.duplicates} redis-down=${restartMs}ms`);
+    console.log(
+      `      redis kill -9 + restart: jobs=${JOBS} lost=${result.lost} duplicates=${result.duplicates} redis-down=${restartMs}ms`,
+    );
     expect(result.lost).to.equal(0);
     // Acks that failed while Redis was down are retried with backoff: let them land before the
     // stop, which would put a job whose ack is still pending back in its queue (to run again).
-    const inBackup = async () => (await Promise.all((await redis.keys(`${ns}:queue:backup::*`)).map((key) => redis.llen(key)))).reduce((a, b) => a + b, 0);
+    const inBackup = async () =>
+      (await Promise.all((await redis.keys(`${ns}:queue:backup::*`)).map((key) => redis.llen(key)))).reduce(
+        (a, b) => a + b,
+        0,
+      );
     await waitFor(async () => (await inBackup()) === 0, 60_000, 'every ack to land');
     for (const node of nodes) expect(await stopGracefully(node)).to.equal(0);
     for (const key of await redis.keys(`${ns}:queue:*`)) expect(await redis.llen(key), key).to.equal(0);

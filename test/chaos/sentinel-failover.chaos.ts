@@ -31,15 +31,23 @@ describe('chaos: Sentinel failover', function () {
     await setup?.stop();
   });
 
-  it('a forced failover mid-run loses no confirmed job, and the nodes resume by themselves', () => runThrough('forced', () => setup.failover()));
+  it('a forced failover mid-run loses no confirmed job, and the nodes resume by themselves', () =>
+    runThrough('forced', () => setup.failover()));
 
-  it('the master killed with -9 mid-run: no confirmed job lost, the nodes resume by themselves', () => runThrough('kill -9', () => setup.killMaster()));
+  it('the master killed with -9 mid-run: no confirmed job lost, the nodes resume by themselves', () =>
+    runThrough('kill -9', () => setup.killMaster()));
 
   async function runThrough(cause: string, failover: () => Promise<{ from: number; to: number }>): Promise<void> {
     const redis = setup.redisOption({ waitReplicas: 1 });
     const done = t.out('done');
     const logs = captureLogs();
-    const node = () => t.start({ redis, logger: logs.logger, queues: QUEUES.map((name) => ({ name, concurrency: 10 })), heartbeatInterval: 1 });
+    const node = () =>
+      t.start({
+        redis,
+        logger: logs.logger,
+        queues: QUEUES.map((name) => ({ name, concurrency: 10 })),
+        heartbeatInterval: 1,
+      });
     const nodes = [await node(), await node()];
     const producer = await t.start({ redis, logger: logs.logger, mode: 'enqueuer' });
 
@@ -50,7 +58,11 @@ describe('chaos: Sentinel failover', function () {
     const producing = (async () => {
       // At least JOBS in all, and some after the failover whatever the pace: they prove the resumption.
       for (let i = 0; confirmed.size < JOBS || confirmedAfterFailover.size < AFTER_FAILOVER; i++) {
-        const batch = Array.from({ length: 10 }, (_, k) => ({ queue: QUEUES[(i + k) % QUEUES.length], class: 'Tally', args: [t.url, done] }));
+        const batch = Array.from({ length: 10 }, (_, k) => ({
+          queue: QUEUES[(i + k) % QUEUES.length],
+          class: 'Tally',
+          args: [t.url, done],
+        }));
         try {
           for (const jid of await producer.enqueueAll(batch)) {
             confirmed.add(jid);
@@ -65,7 +77,11 @@ describe('chaos: Sentinel failover', function () {
     })();
 
     // Mid-run: jobs running, a quarter enqueued, the producer still at it.
-    await waitFor(async () => confirmed.size >= JOBS / 4 && (await t.redis.llen(done)) >= JOBS / 10, 60_000, 'a quarter of the jobs enqueued and some run');
+    await waitFor(
+      async () => confirmed.size >= JOBS / 4 && (await t.redis.llen(done)) >= JOBS / 10,
+      60_000,
+      'a quarter of the jobs enqueued and some run',
+    );
     const started = Date.now();
     const { from, to } = await failover();
     failedOver = true;
@@ -79,14 +95,17 @@ describe('chaos: Sentinel failover', function () {
         `ran-before=${ranAtFailover} lost=0 duplicates=${duplicates} refused-batches=${refusedBatches}`,
     );
     expect(to).to.not.equal(from);
-    expect(nodes.every((n) => n.node.running), 'both nodes still running').to.equal(true);
+    expect(
+      nodes.every((n) => n.node.running),
+      'both nodes still running',
+    ).to.equal(true);
     if (process.env.NEXQ_TEST_LOGS) console.log(logs.text());
     expect(logs.text()).to.include(`redis sentinel master \\"${setup.name}\\" via 127.0.0.1:`); // JSON lines
     for (const secret of Object.values(PASSWORDS)) expect(logs.text()).to.not.include(secret);
     // Batches refused as unconfirmed may have landed too: they run as well, leaving the queues empty.
     data = setup.client();
-    const queued = async () => (await Promise.all(QUEUES.map((q) => data!.llen(t.keys.queue(q))))).reduce((a, b) => a + b, 0);
+    const queued = async () =>
+      (await Promise.all(QUEUES.map((q) => data!.llen(t.keys.queue(q))))).reduce((a, b) => a + b, 0);
     await waitFor(async () => (await queued()) === 0, 30_000, 'the queues on the new master to empty');
   }
 });
-

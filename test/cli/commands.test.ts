@@ -31,7 +31,11 @@ describe('nexq admin commands', () => {
   async function failedJob(options: Record<string, unknown>, set: 'retry' | 'dead'): Promise<string> {
     const node = await t.start();
     const jid = await node.enqueueResult('default', 'Fail', ['it broke'], options as never).then((r) => r.jid);
-    await waitFor(async () => (await t.redis.zcard(set === 'retry' ? t.keys.retry('default') : t.keys.dead('default'))) === 1, 10_000, `the job in ${set}`);
+    await waitFor(
+      async () => (await t.redis.zcard(set === 'retry' ? t.keys.retry('default') : t.keys.dead('default'))) === 1,
+      10_000,
+      `the job in ${set}`,
+    );
     await t.stop(node);
     return jid;
   }
@@ -62,11 +66,17 @@ describe('nexq admin commands', () => {
 
   it('refuses bad input with one line on stderr and exit code 2', async () => {
     expectUsage(await cli(['enqueue', 'default', 'Foo', '[1,']), /^nexq: json-args must be a JSON array: /);
-    expectUsage(await cli(['enqueue', 'default', 'Foo', '{"a":1}']), /^nexq: json-args must be a JSON array, got object$/);
+    expectUsage(
+      await cli(['enqueue', 'default', 'Foo', '{"a":1}']),
+      /^nexq: json-args must be a JSON array, got object$/,
+    );
     expectUsage(await cli(['enqueue', 'default']), /^nexq: enqueue takes <queue> <class> <json-args>, got 1 argument/);
     expectUsage(await cli(['enqueue', 'default', 'Foo', '--in', 'soon']), /^nexq: --in must be a number of seconds/);
     expectUsage(await cli(['enqueue', 'default', 'Foo', '--at', 'tomorrow']), /^nexq: --at must be an ISO 8601 time/);
-    expectUsage(await cli(['enqueue', 'default', 'Foo', '--in', '5', '--at', '2099-01-01T00:00:00Z']), /^nexq: give --in or --at, not both$/);
+    expectUsage(
+      await cli(['enqueue', 'default', 'Foo', '--in', '5', '--at', '2099-01-01T00:00:00Z']),
+      /^nexq: give --in or --at, not both$/,
+    );
     expectUsage(await cli(['jobs', 'default', '--limit', 'many']), /^nexq: --limit must be a whole number/);
     expectUsage(await cli(['stats', '--bogus', '1']), /^nexq: unknown option --bogus/);
     expectUsage(await cli(['pause', 'default', '--mode', 'sideways']), /^nexq: --mode must be in, out or all/);
@@ -77,18 +87,38 @@ describe('nexq admin commands', () => {
 
   it('an unreachable Redis is one line naming the address and why, exit 1, without the password', async () => {
     const result = await cli(['stats'], { REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/3' });
-    expectUsage(result, /^nexq: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/3 within 2 s \(connect ECONNREFUSED 127\.0\.0\.1:1\)$/, 1);
+    expectUsage(
+      result,
+      /^nexq: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/3 within 2 s \(connect ECONNREFUSED 127\.0\.0\.1:1\)$/,
+      1,
+    );
     expect(result.stderr).not.to.include('s3cret-pw');
   });
 
   it('warns in one line about a misspelt NEXQ_ variable, and still runs', async () => {
     const result = await cli(['stats'], { NEXQ_NAMESPCE: 'other' });
     expect(result.status).to.equal(0);
-    expect(result.stderr.trim().split('\n')).to.deep.equal(['nexq: NEXQ_NAMESPCE is not a nexq setting and is ignored; did you mean NEXQ_NAMESPACE?']);
+    expect(result.stderr.trim().split('\n')).to.deep.equal([
+      'nexq: NEXQ_NAMESPCE is not a nexq setting and is ignored; did you mean NEXQ_NAMESPACE?',
+    ]);
   });
 
   it('every command answers --help with its usage and exit code 0', async () => {
-    for (const command of ['enqueue', 'stats', 'queues', 'jobs', 'scheduled', 'retries', 'dead', 'retry', 'delete', 'show', 'pause', 'resume', 'processes']) {
+    for (const command of [
+      'enqueue',
+      'stats',
+      'queues',
+      'jobs',
+      'scheduled',
+      'retries',
+      'dead',
+      'retry',
+      'delete',
+      'show',
+      'pause',
+      'resume',
+      'processes',
+    ]) {
       const result = await cli([command, '--help']);
       expect(result.status, command).to.equal(0);
       expect(result.stdout).to.include(`Usage: nexq ${command}`).and.to.include('--json');
@@ -100,7 +130,13 @@ describe('nexq admin commands', () => {
   it('a failed job: retries lists it with its error, retry <jid> moves it back to its queue', async () => {
     const jid = await failedJob({}, 'retry');
     const [entry] = await json(['retries']);
-    expect(entry).to.include({ jid, class: 'Fail', queue: 'default', error_class: 'BoomError', error_message: 'it broke' });
+    expect(entry).to.include({
+      jid,
+      class: 'Fail',
+      queue: 'default',
+      error_class: 'BoomError',
+      error_message: 'it broke',
+    });
     expect(entry.at).to.match(/^\d{4}-\d\d-\d\dT/);
     expect(await ok(['retries'])).to.include('BoomError: it broke');
     expect((await ok(['retry', jid])).trim()).to.equal(`${jid} moved to queue default`);
@@ -130,7 +166,7 @@ describe('nexq admin commands', () => {
   it('show prints the stack of the last failure, and --json gives its lines', async () => {
     const jid = await failedJob({ retry: 0, backtrace: true }, 'dead');
     const shown = await ok(['show', jid]);
-    expect(shown).to.match(/\nbacktrace:\n  at .*Fail\.js:\d+:\d+\)?\n/);
+    expect(shown).to.match(/\nbacktrace:\n {2}at .*Fail\.js:\d+:\d+\)?\n/);
     const [found] = await json(['show', jid]);
     expect(found.backtrace[0]).to.match(/Fail\.js:\d+/);
   });
@@ -138,7 +174,19 @@ describe('nexq admin commands', () => {
   it('retry --all moves every job of the retry set', async () => {
     const now = Date.now() / 1000;
     for (const [i, queue] of ['a', 'b', 'a'].entries()) {
-      await t.redis.zadd(t.keys.retry('default'), now + 1000, JSON.stringify({ class: 'X', args: [i], jid: `j${i}`, queue, retry_count: 1, error_class: 'E', error_message: 'm' }));
+      await t.redis.zadd(
+        t.keys.retry('default'),
+        now + 1000,
+        JSON.stringify({
+          class: 'X',
+          args: [i],
+          jid: `j${i}`,
+          queue,
+          retry_count: 1,
+          error_class: 'E',
+          error_message: 'm',
+        }),
+      );
     }
     expect(await json(['retry', '--all'])).to.have.length(3);
     expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
@@ -168,22 +216,45 @@ describe('nexq admin commands', () => {
   });
 
   it('show finds a job running in a node backup list', async () => {
-    const raw = JSON.stringify({ class: 'Slow', args: [], jid: 'running-1', queue: 'default', enqueued_at: 1700000000.5 });
+    const raw = JSON.stringify({
+      class: 'Slow',
+      args: [],
+      jid: 'running-1',
+      queue: 'default',
+      enqueued_at: 1700000000.5,
+    });
     await t.redis.lpush(t.keys.backup('node-a', 'default'), raw);
     const [found] = await json(['show', 'running-1']);
     expect(found).to.include({ where: 'running', node: 'node-a', queue: 'default' });
-    expect((await ok(['show', 'running-1'])).split('\n')[0]).to.equal('running-1: running (backup list of node node-a, queue default)');
+    expect((await ok(['show', 'running-1'])).split('\n')[0]).to.equal(
+      'running-1: running (backup list of node node-a, queue default)',
+    );
   });
 
   it('stats --json counts processed, failed, queues, sets and processes', async () => {
     const day = new Date().toISOString().slice(0, 10);
-    await t.redis.mset(t.keys.stat('processed'), '12', t.keys.stat('failed'), '3', t.keys.stat('processed', day), '4', t.keys.stat('failed', day), '1');
+    await t.redis.mset(
+      t.keys.stat('processed'),
+      '12',
+      t.keys.stat('failed'),
+      '3',
+      t.keys.stat('processed', day),
+      '4',
+      t.keys.stat('failed', day),
+      '1',
+    );
     await ok(['enqueue', 'default', 'A']);
     await ok(['enqueue', 'default', 'B']);
     await ok(['enqueue', 'mail', 'C']);
     await ok(['enqueue', 'mail', 'D', '--in', '600']);
     await t.redis.zadd(t.keys.retry('default'), 1, '{"jid":"r","class":"R","args":[],"queue":"default"}');
-    await t.redis.zadd(t.keys.dead('default'), 1, '{"jid":"d1","class":"D","args":[],"queue":"default"}', 2, '{"jid":"d2","class":"D","args":[],"queue":"default"}');
+    await t.redis.zadd(
+      t.keys.dead('default'),
+      1,
+      '{"jid":"d1","class":"D","args":[],"queue":"default"}',
+      2,
+      '{"jid":"d2","class":"D","args":[],"queue":"default"}',
+    );
     await t.redis.sadd(t.keys.processes, 'host:1:abc');
     expect(await json(['stats'])).to.deep.equal({
       processed: 12,
@@ -204,9 +275,18 @@ describe('nexq admin commands', () => {
     const hourAgo = Date.now() / 1000 - 3600;
     await t.redis.sadd(t.keys.queues, 'old', 'ms', 'empty');
     // The oldest job is at the right end; the newer one on the left must not count.
-    await t.redis.rpush(t.keys.queue('old'), JSON.stringify({ jid: 'new', class: 'A', args: [], queue: 'old', enqueued_at: Date.now() / 1000 }));
-    await t.redis.rpush(t.keys.queue('old'), JSON.stringify({ jid: 'old', class: 'A', args: [], queue: 'old', enqueued_at: hourAgo }));
-    await t.redis.rpush(t.keys.queue('ms'), JSON.stringify({ jid: 'm', class: 'A', args: [], queue: 'ms', enqueued_at: Math.round(hourAgo * 1000) }));
+    await t.redis.rpush(
+      t.keys.queue('old'),
+      JSON.stringify({ jid: 'new', class: 'A', args: [], queue: 'old', enqueued_at: Date.now() / 1000 }),
+    );
+    await t.redis.rpush(
+      t.keys.queue('old'),
+      JSON.stringify({ jid: 'old', class: 'A', args: [], queue: 'old', enqueued_at: hourAgo }),
+    );
+    await t.redis.rpush(
+      t.keys.queue('ms'),
+      JSON.stringify({ jid: 'm', class: 'A', args: [], queue: 'ms', enqueued_at: Math.round(hourAgo * 1000) }),
+    );
     const queues = await json(['queues']);
     expect(queues.map((q: { queue: string }) => q.queue)).to.deep.equal(['empty', 'ms', 'old']);
     const by = Object.fromEntries(queues.map((q: { queue: string }) => [q.queue, q]));
@@ -224,7 +304,11 @@ describe('nexq admin commands', () => {
     expectUsage(await cli(['enqueue', 'default', 'Foo']), /^nexq: enqueue refused: /, 1);
     expect((await ok(['resume', 'default'])).trim()).to.equal('queue default resumed');
     expect(await t.redis.hget(t.keys.paused('default'), 'default')).to.equal(null);
-    expect(await json(['resume', 'nothing'])).to.deep.equal({ queue: 'nothing', was_paused: null, paused: { mail: 'all' } });
+    expect(await json(['resume', 'nothing'])).to.deep.equal({
+      queue: 'nothing',
+      was_paused: null,
+      paused: { mail: 'all' },
+    });
   });
 
   it('processes lists a live worker node from its process entry', async () => {
@@ -242,9 +326,17 @@ describe('nexq admin commands', () => {
   });
 
   it('takes --redis and --namespace flags over the environment, and --config files', async () => {
-    const jid = (await cli(['enqueue', 'default', 'Flagged', '--redis', t.url, '--namespace', t.ns], { REDIS_URL: 'redis://127.0.0.1:1', NEXQ_NAMESPACE: 'wrong' })).stdout.trim();
+    const jid = (
+      await cli(['enqueue', 'default', 'Flagged', '--redis', t.url, '--namespace', t.ns], {
+        REDIS_URL: 'redis://127.0.0.1:1',
+        NEXQ_NAMESPACE: 'wrong',
+      })
+    ).stdout.trim();
     expect(jid).to.match(/^[0-9a-f-]{36}$/);
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
-    expectUsage(await cli(['stats', '--config', '/no/such/file.json']), /^nexq: invalid config: --config must be a readable JSON file/);
+    expectUsage(
+      await cli(['stats', '--config', '/no/such/file.json']),
+      /^nexq: invalid config: --config must be a readable JSON file/,
+    );
   });
 });

@@ -6,7 +6,8 @@ import { useNodes, waitFor } from '../support/node';
 describe('nexq drain', () => {
   const t = useNodes();
 
-  const run = (file: string, args: string[]): Promise<Run> => runProcess(file, args, { REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns });
+  const run = (file: string, args: string[]): Promise<Run> =>
+    runProcess(file, args, { REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns });
   const drain = (args: string[]) => run(process.execPath, [CLI, 'drain', ...args]);
 
   /** Ids of the clients connected to Redis now. */
@@ -17,15 +18,23 @@ describe('nexq drain', () => {
 
   /** Waits until a client not in `before` (the drain command's) has read the queues once. */
   async function drainHasLooked(before: Set<string>): Promise<void> {
-    await waitFor(async () => {
-      const list = (await t.redis.client('LIST')) as string;
-      return list.split('\n').some((line) => !before.has(/\bid=(\d+)/.exec(line)?.[1] ?? '') && /\bcmd=(exec|llen|hvals)\b/.test(line));
-    }, 10_000, 'the drain command to read the queues');
+    await waitFor(
+      async () => {
+        const list = (await t.redis.client('LIST')) as string;
+        return list
+          .split('\n')
+          .some((line) => !before.has(/\bid=(\d+)/.exec(line)?.[1] ?? '') && /\bcmd=(exec|llen|hvals)\b/.test(line));
+      },
+      10_000,
+      'the drain command to read the queues',
+    );
   }
 
   async function enqueueSlow(count: number, key: string, sleepMs: number): Promise<void> {
     const producer = await t.start({ mode: 'enqueuer' });
-    await producer.enqueueAll(Array.from({ length: count }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, key, i, sleepMs] })));
+    await producer.enqueueAll(
+      Array.from({ length: count }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, key, i, sleepMs] })),
+    );
   }
 
   it('waits while a node drains the queue, then prints a JSON summary and exits 0', async () => {
@@ -87,7 +96,9 @@ describe('nexq drain', () => {
       .exec();
     const waiting = await drain(['nobody-serves', '--timeout', '0.5', '--json']);
     expect(waiting.status).to.equal(1);
-    expect(waiting.stderr.trim().split('\n')).to.deep.equal(['nexq: drain timed out after 0.5 s: 3 job(s) left (3 waiting, 0 running)']);
+    expect(waiting.stderr.trim().split('\n')).to.deep.equal([
+      'nexq: drain timed out after 0.5 s: 3 job(s) left (3 waiting, 0 running)',
+    ]);
     expect(JSON.parse(waiting.stdout)).to.include({ drained: false, initial: 3, remaining: 3 });
 
     const running = await drain(['mail', '--timeout', '0']);

@@ -9,13 +9,26 @@ import { startConfig } from '../../src/cli/start';
 
 describe('config loading', () => {
   it('reads REDIS_URL and NEXQ_* variables into typed options', () => {
-    const config = configFromEnv({ REDIS_URL: 'redis://h:1', NEXQ_NAMESPACE: '', NEXQ_QUEUES: 'default:10,mail', NEXQ_CONCURRENCY: '7' });
-    expect(config).to.deep.equal({ redis: 'redis://h:1', namespace: '', queues: [{ name: 'default', concurrency: 10 }, { name: 'mail' }], concurrency: 7 });
+    const config = configFromEnv({
+      REDIS_URL: 'redis://h:1',
+      NEXQ_NAMESPACE: '',
+      NEXQ_QUEUES: 'default:10,mail',
+      NEXQ_CONCURRENCY: '7',
+    });
+    expect(config).to.deep.equal({
+      redis: 'redis://h:1',
+      namespace: '',
+      queues: [{ name: 'default', concurrency: 10 }, { name: 'mail' }],
+      concurrency: 7,
+    });
   });
 
   it('gives queues without a count the default concurrency', () => {
     const resolved = resolveConfig({ queues: parseQueueList('a:3,b', 'q'), concurrency: 4 });
-    expect(resolved.queues).to.deep.equal([{ name: 'a', concurrency: 3 }, { name: 'b', concurrency: 4 }]);
+    expect(resolved.queues).to.deep.equal([
+      { name: 'a', concurrency: 3 },
+      { name: 'b', concurrency: 4 },
+    ]);
   });
 
   it('layers defaults < file < environment < flags', () => {
@@ -41,15 +54,26 @@ describe('config loading', () => {
   });
 
   it('refuses unknown keys and bad values, naming the key', () => {
-    expect(() => resolveConfig({ concurency: 3 } as never)).to.throw(ConfigError, /^invalid config: concurency is not an option; did you mean concurrency\?$/);
+    expect(() => resolveConfig({ concurency: 3 } as never)).to.throw(
+      ConfigError,
+      /^invalid config: concurency is not an option; did you mean concurrency\?$/,
+    );
     // Nothing close: the options, listed.
-    expect(() => resolveConfig({ colour: 'blue' } as never)).to.throw(ConfigError, /^invalid config: colour is not an option; the options are redis, namespace, queues, .*, web$/);
+    expect(() => resolveConfig({ colour: 'blue' } as never)).to.throw(
+      ConfigError,
+      /^invalid config: colour is not an option; the options are redis, namespace, queues, .*, web$/,
+    );
     expect(() => resolveConfig({ concurrency: 0 })).to.throw(ConfigError, /concurrency must be an integer >= 1/);
-    expect(() => resolveConfig({ queues: ['a', 'a'] })).to.throw(ConfigError, /queues must be a list without repeated names/);
+    expect(() => resolveConfig({ queues: ['a', 'a'] })).to.throw(
+      ConfigError,
+      /queues must be a list without repeated names/,
+    );
     expect(() => resolveConfig({ logLevel: 'loud' as never })).to.throw(ConfigError, /logLevel must be one of/);
   });
 
   it('never shows the Redis URL (it may hold a password) in a config error', () => {
-    expect(() => resolveConfig({ redis: 'http://:pw-123@host' })).to.throw(ConfigError).that.satisfies((e: Error) => !e.message.includes('pw-123'));
+    expect(() => resolveConfig({ redis: 'http://:pw-123@host' }))
+      .to.throw(ConfigError)
+      .that.satisfies((e: Error) => !e.message.includes('pw-123'));
   });
 });

@@ -22,7 +22,16 @@ describe('unknown and hostile job classes', () => {
     await t.waitForRecords(out);
   });
 
-  for (const className of ['../x', '__proto__', 'constructor', '/etc/passwd', 'Mailer/Welcome', '../jobs/Record', 'Mailer::prototype', 'a b']) {
+  for (const className of [
+    '../x',
+    '__proto__',
+    'constructor',
+    '/etc/passwd',
+    'Mailer/Welcome',
+    '../jobs/Record',
+    'Mailer::prototype',
+    'a b',
+  ]) {
     it(`fails class ${JSON.stringify(className)} as not a valid class name, without loading anything`, async () => {
       const out = t.out('hostile');
       const node = await t.start();
@@ -50,9 +59,17 @@ describe('malformed payloads in a queue', () => {
     ['invalid JSON', '{"class":"Record",', 'not valid JSON'],
     ['a JSON array', '["Record",[]]', 'JSON object'],
     ['a job without class', '{"args":[],"jid":"no-class","queue":"default"}', '"class"'],
-    ['a job whose args are not an array', '{"class":"Record","args":"nope","jid":"bad-args","queue":"default"}', '"args"'],
+    [
+      'a job whose args are not an array',
+      '{"class":"Record","args":"nope","jid":"bad-args","queue":"default"}',
+      '"args"',
+    ],
     ['a job without jid', '{"class":"Record","args":[],"queue":"default"}', '"jid"'],
-    ['a job with a non-integer retry_count', '{"class":"Record","args":[],"jid":"rc","retry_count":"2"}', '"retry_count"'],
+    [
+      'a job with a non-integer retry_count',
+      '{"class":"Record","args":[],"jid":"rc","retry_count":"2"}',
+      '"retry_count"',
+    ],
   ];
 
   for (const [what, raw, reason] of malformed) {
@@ -64,7 +81,11 @@ describe('malformed payloads in a queue', () => {
       expect(entry.error_message).to.contain(reason);
       expect(entry.jid).to.be.a('string').that.is.not.empty;
       expect(entry.failed_at).to.be.a('number');
-      await waitFor(async () => (await t.redis.llen(t.keys.backup('m', 'default'))) === 0, 2000, 'an empty backup list');
+      await waitFor(
+        async () => (await t.redis.llen(t.keys.backup('m', 'default'))) === 0,
+        2000,
+        'an empty backup list',
+      );
     });
   }
 
@@ -78,8 +99,18 @@ describe('malformed payloads in a queue', () => {
   it('runs the good jobs around malformed ones, and keeps running', async () => {
     const out = t.out('good');
     const node = await t.start({ queues: [{ name: 'default', concurrency: 1 }] });
-    const good = (n: number) => JSON.stringify({ class: 'Record', args: [t.url, out, n], jid: `good-${n}`, queue: 'default' });
-    await t.redis.lpush(t.keys.queue('default'), good(1), '{oops', good(2), '[]', good(3), '{"class":"Record"}', good(4));
+    const good = (n: number) =>
+      JSON.stringify({ class: 'Record', args: [t.url, out, n], jid: `good-${n}`, queue: 'default' });
+    await t.redis.lpush(
+      t.keys.queue('default'),
+      good(1),
+      '{oops',
+      good(2),
+      '[]',
+      good(3),
+      '{"class":"Record"}',
+      good(4),
+    );
     await t.waitForRecords(out, 4);
     expect((await t.records(out)).map((r) => r.value)).to.deep.equal([1, 2, 3, 4]);
     expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(3);

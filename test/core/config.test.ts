@@ -5,8 +5,13 @@ import { Nexq, NexqStartOptions } from '../../src/nexq';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';
 
 async function startError(options: Record<string, unknown>): Promise<ConfigError> {
-  const base: NexqStartOptions = { redis: sharedRedis().url, namespace: freshNamespace(), logLevel: 'error', threads: 1 };
-  const node = await Nexq.start({ ...base, ...options } as NexqStartOptions).catch((err: unknown) => err);
+  const base: NexqStartOptions = {
+    redis: sharedRedis().url,
+    namespace: freshNamespace(),
+    logLevel: 'error',
+    threads: 1,
+  };
+  const node = await Nexq.start({ ...base, ...options }).catch((err: unknown) => err);
   if (node instanceof Nexq) {
     await node.stop();
     expect.fail('Nexq.start should have rejected');
@@ -39,7 +44,10 @@ describe('config validation', () => {
 
   it('takes maxYoungGenerationMb 16 and threadYoungGenerationMb 4 by default, 0 (V8 sizes them) when given', () => {
     expect(resolveConfig({})).to.include({ maxYoungGenerationMb: 16, threadYoungGenerationMb: 4 });
-    expect(resolveConfig({ maxYoungGenerationMb: 0, threadYoungGenerationMb: 0 })).to.include({ maxYoungGenerationMb: 0, threadYoungGenerationMb: 0 });
+    expect(resolveConfig({ maxYoungGenerationMb: 0, threadYoungGenerationMb: 0 })).to.include({
+      maxYoungGenerationMb: 0,
+      threadYoungGenerationMb: 0,
+    });
   });
 
   it('rejects a fractional threadYoungGenerationMb, naming it', async () => {

@@ -28,7 +28,14 @@ const ways: Array<[string, (n: Nexq, args: unknown[], options?: JobOptions) => P
   ['enqueue', (n, args, options) => n.enqueue('default', 'Record', args, options)],
   ['enqueueIn', (n, args, options) => n.enqueueIn('default', 60, 'Record', args, options)],
   ['enqueueAt', (n, args, options) => n.enqueueAt('default', new Date(Date.now() + 60_000), 'Record', args, options)],
-  ['enqueueAll', (n, args, options) => n.enqueueAll([{ queue: 'default', class: 'Record', args: [1] }, { queue: 'default', class: 'Record', args, options }])],
+  [
+    'enqueueAll',
+    (n, args, options) =>
+      n.enqueueAll([
+        { queue: 'default', class: 'Record', args: [1] },
+        { queue: 'default', class: 'Record', args, options },
+      ]),
+  ],
   ['enqueueResult', (n, args, options) => n.enqueueResult('default', 'Record', args, options)],
 ];
 
@@ -38,7 +45,11 @@ describe('enqueue refuses args that JSON would change', () => {
   const unsafe: Array<[string, unknown[], string]> = [
     ['a function', [{ cb: () => 1 }], 'args[0].cb is a function (JSON drops it)'],
     ['undefined', [1, undefined], 'args[1] is undefined (JSON writes null)'],
-    ['a Date', [{ when: new Date('2024-01-01T00:00:00Z') }], 'args[0].when is a Date (JSON writes "2024-01-01T00:00:00.000Z")'],
+    [
+      'a Date',
+      [{ when: new Date('2024-01-01T00:00:00Z') }],
+      'args[0].when is a Date (JSON writes "2024-01-01T00:00:00.000Z")',
+    ],
     ['NaN', [NaN], 'args[0] is NaN (JSON writes null)'],
     ['Infinity', [{ n: Infinity }], 'args[0].n is Infinity (JSON writes null)'],
     ['a BigInt', [[1n]], 'args[0][0] is a BigInt (JSON cannot write it)'],
@@ -73,7 +84,9 @@ describe('enqueue refuses per-job options it does not know', () => {
     const producer = await t.start({ mode: 'enqueuer' });
     for (const [way, enqueue] of ways) {
       const err = await refusal(enqueue(producer, [], { retries: 3 } as JobOptions));
-      expect(err.message, way).to.match(/^unknown job option `retries` \(did you mean `retry`\?\); the options are retry, jid, /);
+      expect(err.message, way).to.match(
+        /^unknown job option `retries` \(did you mean `retry`\?\); the options are retry, jid, /,
+      );
     }
     await nothingWritten(t);
   });
@@ -86,14 +99,28 @@ describe('enqueue refuses per-job options it does not know', () => {
 
   it('refuses an unknown option of `unique`, suggesting the one meant', async () => {
     const producer = await t.start({ mode: 'enqueuer' });
-    const err = await refusal(producer.enqueue('default', 'Record', [], { unique: { for: 60, unitl: 'start' } } as unknown as JobOptions));
-    expect(err.message).to.equal('unknown job option `unique.unitl` (did you mean `unique.until`?); the options are for, until, key');
+    const err = await refusal(
+      producer.enqueue('default', 'Record', [], { unique: { for: 60, unitl: 'start' } } as unknown as JobOptions),
+    );
+    expect(err.message).to.equal(
+      'unknown job option `unique.unitl` (did you mean `unique.until`?); the options are for, until, key',
+    );
     await nothingWritten(t);
   });
 
   it('takes every known option, `backtrace` included, and lets an unknown one set to undefined through', async () => {
     const producer = await t.start({ mode: 'enqueuer' });
-    const options = { retry: 2, jid: 'j1', delay: 5, ttl: 5, maxlen: 10, atMostOnce: true, unique: { for: 5, until: 'start', key: 'k' }, backtrace: true, extra: undefined };
+    const options = {
+      retry: 2,
+      jid: 'j1',
+      delay: 5,
+      ttl: 5,
+      maxlen: 10,
+      atMostOnce: true,
+      unique: { for: 5, until: 'start', key: 'k' },
+      backtrace: true,
+      extra: undefined,
+    };
     expect(await producer.enqueue('default', 'Record', [], options as JobOptions)).to.equal('j1');
   });
 
@@ -126,9 +153,29 @@ describe('a ttl counts from when the job is due', () => {
     ['enqueue with delay', (n) => n.enqueue('default', 'Record', [], { delay: 60, ttl: 10 })],
     ['enqueueIn', (n) => n.enqueueIn('default', 60, 'Record', [], { ttl: 10 })],
     ['enqueueAt', (n) => n.enqueueAt('default', new Date(Date.now() + 60_000), 'Record', [], { ttl: 10 })],
-    ['enqueueAll with in', (n) => n.enqueueAll([{ queue: 'default', class: 'Record', args: [], in: 60, options: { ttl: 10 } }]).then(([jid]) => jid)],
-    ['enqueueAll with at', (n) => n.enqueueAll([{ queue: 'default', class: 'Record', args: [], at: new Date(Date.now() + 60_000), options: { ttl: 10 } }]).then(([jid]) => jid)],
-    ['enqueueAll with delay', (n) => n.enqueueAll([{ queue: 'default', class: 'Record', args: [], options: { delay: 60, ttl: 10 } }]).then(([jid]) => jid)],
+    [
+      'enqueueAll with in',
+      (n) =>
+        n
+          .enqueueAll([{ queue: 'default', class: 'Record', args: [], in: 60, options: { ttl: 10 } }])
+          .then(([jid]) => jid),
+    ],
+    [
+      'enqueueAll with at',
+      (n) =>
+        n
+          .enqueueAll([
+            { queue: 'default', class: 'Record', args: [], at: new Date(Date.now() + 60_000), options: { ttl: 10 } },
+          ])
+          .then(([jid]) => jid),
+    ],
+    [
+      'enqueueAll with delay',
+      (n) =>
+        n
+          .enqueueAll([{ queue: 'default', class: 'Record', args: [], options: { delay: 60, ttl: 10 } }])
+          .then(([jid]) => jid),
+    ],
   ];
   for (const [way, enqueue] of scheduled) {
     it(`${way}: expires ttl seconds after its time in the schedule`, async () => {
@@ -185,7 +232,14 @@ describe('a ttl counts from when the job is due', () => {
     await producer.enqueueIn('default', 0.2, 'Record', [t.url, out, 'late'], { ttl: 0.2 });
     await sleep(600); // due, then past its ttl, with no node to move or run it
     await t.start({ schedulerPollTimeout: 20 });
-    const [entry] = await waitFor(async () => { const d = await t.redis.zrange(t.keys.dead('default'), 0, -1); return d.length > 0 && d; }, 5000, 'the expired job in dead');
+    const [entry] = await waitFor(
+      async () => {
+        const d = await t.redis.zrange(t.keys.dead('default'), 0, -1);
+        return d.length > 0 && d;
+      },
+      5000,
+      'the expired job in dead',
+    );
     expect(JSON.parse(entry)).to.include({ error_class: 'JobExpiredError', error_message: 'expired' });
     expect(await t.redis.llen(out)).to.equal(0);
   });

@@ -25,7 +25,9 @@ describe('enqueueing', () => {
     const [raw] = await t.redis.lrange(t.keys.queue('mail'), 0, -1);
     expect(JSON.parse(raw)).to.include({ retry: true, queue: 'mail', class: 'Mailer::Welcome', jid });
     expect(JSON.parse(raw).args).to.deep.equal([1, 'two', { three: 3 }]);
-    expect(raw).to.match(/"created_at":\d+\.\d+/).and.to.match(/"enqueued_at":\d+\.\d+/);
+    expect(raw)
+      .to.match(/"created_at":\d+\.\d+/)
+      .and.to.match(/"enqueued_at":\d+\.\d+/);
     expect(await t.redis.smembers(t.keys.queues)).to.deep.equal(['mail']);
   });
 
@@ -94,13 +96,17 @@ describe('enqueueing', () => {
     const producer = await t.start({ mode: 'enqueuer' });
     const good: BulkJob = { queue: 'default', class: 'Record', args: [] };
     expect(await rejection(producer.enqueueAll([good, null as unknown as BulkJob]))).to.be.instanceOf(InvalidJobError);
-    expect(await rejection(producer.enqueueAll([good, { ...good, at: new Date(), in: 5 }]))).to.be.instanceOf(InvalidJobError);
+    expect(await rejection(producer.enqueueAll([good, { ...good, at: new Date(), in: 5 }]))).to.be.instanceOf(
+      InvalidJobError,
+    );
     await nothingWritten(t);
   });
 
   it('rejects an invalid date, an unusable retry option and an empty class name', async () => {
     const producer = await t.start({ mode: 'enqueuer' });
-    expect(await rejection(producer.enqueueAt('default', new Date('nope'), 'Record'))).to.be.instanceOf(InvalidJobError);
+    expect(await rejection(producer.enqueueAt('default', new Date('nope'), 'Record'))).to.be.instanceOf(
+      InvalidJobError,
+    );
     expect(await rejection(producer.enqueue('default', 'Record', [], { retry: -1 }))).to.be.instanceOf(InvalidJobError);
     expect(await rejection(producer.enqueue('default', '', []))).to.be.instanceOf(InvalidJobError);
     await nothingWritten(t);

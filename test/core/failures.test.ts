@@ -10,7 +10,11 @@ import { NodeTest, useNodes, waitFor } from '../support/node';
 import { brokenJobs, fixture } from '../support/paths';
 
 async function failure(t: NodeTest): Promise<any> {
-  const raw = await waitFor(async () => (await t.redis.zrange(t.keys.retry('default'), 0, -1))[0], 8000, 'a failed job in the retry set');
+  const raw = await waitFor(
+    async () => (await t.redis.zrange(t.keys.retry('default'), 0, -1))[0],
+    8000,
+    'a failed job in the retry set',
+  );
   return JSON.parse(raw);
 }
 
@@ -34,7 +38,7 @@ describe('handler failures', () => {
     expect(job.error_message).to.contain('not an error object');
   });
 
-  it('files a rejected promise under the rejection\'s error class and message', async () => {
+  it("files a rejected promise under the rejection's error class and message", async () => {
     const node = await t.start();
     await node.enqueue('default', 'Reject');
     expect(await failure(t)).to.include({ error_class: 'TypeError', error_message: 'rejected on purpose' });
@@ -112,37 +116,58 @@ describe('where a failure happened', () => {
   const typo = fixture('Typo.js');
 
   /** The JSON log lines about `jid`. */
-  const linesOf = (text: string, jid: string) => text.trim().split('\n').map((line) => JSON.parse(line)).filter((line) => line.jid === jid);
+  const linesOf = (text: string, jid: string) =>
+    text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.jid === jid);
 
-  it('logs the failure at warn with its fields and the handler\'s stack, and keeps 20 lines of it in error_backtrace', async () => {
+  it("logs the failure at warn with its fields and the handler's stack, and keeps 20 lines of it in error_backtrace", async () => {
     const logs = captureLogs('json');
     const node = await t.start({ logger: logs.logger });
     const jid = await node.enqueue('default', 'Typo', [{}]);
     const job = await failure(t);
-    const warned = await waitFor(() => linesOf(logs.text(), jid).find((line) => line.level === 'warn'), 5000, 'the warn line');
+    const warned = await waitFor(
+      () => linesOf(logs.text(), jid).find((line) => line.level === 'warn'),
+      5000,
+      'the warn line',
+    );
     expect(warned).to.deep.include({ jid, class: 'Typo', queue: 'default', retryCount: 0, node: 'test-node' });
     expect(warned.durationMs).to.be.a('number');
-    expect(warned.error).to.include({ class: 'TypeError', message: "Cannot read properties of undefined (reading 'name')" });
+    expect(warned.error).to.include({
+      class: 'TypeError',
+      message: "Cannot read properties of undefined (reading 'name')",
+    });
     const stack: string[] = warned.error.stack.split('\n');
     expect(stack[0]).to.equal("TypeError: Cannot read properties of undefined (reading 'name')");
     expect(stack[1]).to.match(new RegExp(`^    at .*${typo.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3:\\d+\\)?$`));
     expect(warned.message).not.to.include(jid);
     // A debug line about the same job carries the same fields.
-    expect(linesOf(logs.text(), jid).find((line) => line.level === 'debug')).to.deep.include({ jid, class: 'Typo', queue: 'default', retryCount: 0 });
+    expect(linesOf(logs.text(), jid).find((line) => line.level === 'debug')).to.deep.include({
+      jid,
+      class: 'Typo',
+      queue: 'default',
+      retryCount: 0,
+    });
     const backtrace = readBacktrace(job.error_backtrace)!;
     expect(backtrace[0]).to.include(`${typo}:3:`);
     expect(backtrace.join('\n')).not.to.match(/node:internal|piscina|dist[\\/]workers/);
     expect((await node.show(jid))!.errorBacktrace).to.deep.equal(backtrace);
   });
 
-  it('keeps as many lines as the job says (Sidekiq\'s backtrace option), over the node\'s backtrace option', async () => {
+  it("keeps as many lines as the job says (Sidekiq's backtrace option), over the node's backtrace option", async () => {
     const node = await t.start({ backtrace: false });
     const short = await node.enqueue('default', 'Typo', [{}], { backtrace: 1 });
     const none = await node.enqueue('default', 'Typo', [{}]);
-    const raws = await waitFor(async () => {
-      const entries = await t.redis.zrange(t.keys.retry('default'), 0, -1);
-      return entries.length === 2 && entries.map((raw) => JSON.parse(raw));
-    }, 8000, 'both failed jobs in the retry set');
+    const raws = await waitFor(
+      async () => {
+        const entries = await t.redis.zrange(t.keys.retry('default'), 0, -1);
+        return entries.length === 2 && entries.map((raw) => JSON.parse(raw));
+      },
+      8000,
+      'both failed jobs in the retry set',
+    );
     const byJid = Object.fromEntries(raws.map((job: any) => [job.jid, job]));
     expect(byJid[short].backtrace).to.equal(1);
     expect(readBacktrace(byJid[short].error_backtrace)).to.have.length(1);
@@ -154,13 +179,21 @@ describe('where a failure happened', () => {
     const node = await t.start({ logger: logs.logger });
     const jid = await node.enqueue('default', 'Typo', [{}]);
     await failure(t);
-    const lines = await waitFor(() => {
-      const all = logs.text().split('\n');
-      const at = all.findIndex((line) => line.includes(' warn ') && line.includes(jid));
-      return at >= 0 && all.slice(at);
-    }, 5000, 'the warn line');
-    expect(lines[0]).to.match(new RegExp(`^\\S+ warn  \\[job:${jid}\\] Typo failed: TypeError: Cannot read properties of undefined \\(reading 'name'\\); retry #1 at \\S+$`));
-    expect(lines[1]).to.match(/^    at .*Typo\.js:3:\d+\)?$/);
+    const lines = await waitFor(
+      () => {
+        const all = logs.text().split('\n');
+        const at = all.findIndex((line) => line.includes(' warn ') && line.includes(jid));
+        return at >= 0 && all.slice(at);
+      },
+      5000,
+      'the warn line',
+    );
+    expect(lines[0]).to.match(
+      new RegExp(
+        `^\\S+ warn  \\[job:${jid}\\] Typo failed: TypeError: Cannot read properties of undefined \\(reading 'name'\\); retry #1 at \\S+$`,
+      ),
+    );
+    expect(lines[1]).to.match(/^ {4}at .*Typo\.js:3:\d+\)?$/);
     expect(logs.text()).not.to.include('test-node');
   });
 
@@ -168,11 +201,17 @@ describe('where a failure happened', () => {
     const logs = captureLogs('json');
     const node = await t.start({ logger: logs.logger, shutdownTimeout: 100, nodeId: 'cut-node' });
     const jid = await node.enqueue('default', 'Sleep', [60_000]);
-    await waitFor(async () => (await t.redis.llen(t.keys.backup('cut-node', 'default'))) === 1, 5000, 'the job running');
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.backup('cut-node', 'default'))) === 1,
+      5000,
+      'the job running',
+    );
     await t.stop(node);
     const cut = linesOf(logs.text(), jid).find((line) => line.level === 'warn');
     expect(cut).to.deep.include({ jid, class: 'Sleep', queue: 'default' });
-    expect(cut.message).to.equal("Sleep cut off by the stop (shutdownTimeout 100 ms); left in this node's backup list: it runs again when node cut-node starts, or within nodeTimeout (30 s) on another node");
+    expect(cut.message).to.equal(
+      "Sleep cut off by the stop (shutdownTimeout 100 ms); left in this node's backup list: it runs again when node cut-node starts, or within nodeTimeout (30 s) on another node",
+    );
     expect(await t.redis.llen(t.keys.backup('cut-node', 'default'))).to.equal(1);
   });
 });

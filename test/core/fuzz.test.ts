@@ -21,24 +21,37 @@ describe('fuzzing a queue with malformed payloads', () => {
   it('accounts for every payload as run, retried or dead, and runs the good ones around it', async function () {
     this.timeout(30_000);
     const out = t.out('fuzz');
-    const good = (n: number) => JSON.stringify({ class: 'Tally', args: [t.url, out], jid: `good-${n}`, queue: 'default' });
+    const good = (n: number) =>
+      JSON.stringify({ class: 'Tally', args: [t.url, out], jid: `good-${n}`, queue: 'default' });
     const garbage = [
       // Mutations of a job whose class has no handler: readable ones fail as unknown and die (maxRetries 0).
-      ...mutations(JSON.stringify({ class: 'Nope', args: [1, 'two', { three: [3] }], jid: 'mutant', queue: 'default' }), 150, 7),
+      ...mutations(
+        JSON.stringify({ class: 'Nope', args: [1, 'two', { three: [3] }], jid: 'mutant', queue: 'default' }),
+        150,
+        7,
+      ),
       randomBytes(64).toString('latin1'),
       Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x22]).toString('latin1'),
       JSON.stringify({ class: 42, args: [], jid: 'num-class', queue: 'default' }),
       JSON.stringify({ class: 'Tally', args: [t.url, out, 'x'.repeat(2_000_000)], jid: 'huge', queue: 'default' }),
       JSON.stringify({ class: 'Tally', args: { 0: 1 }, jid: 'obj-args', queue: 'default' }),
-      'null', '42', '"string"', '{}', '',
+      'null',
+      '42',
+      '"string"',
+      '{}',
+      '',
     ];
     const payloads = [...garbage, ...Array.from({ length: 20 }, (_, i) => good(i + 1))].sort(() => Math.random() - 0.5);
     const node = await t.start({ queues: [{ name: 'default', concurrency: 5 }], maxRetries: 0 });
-    for (let i = 0; i < payloads.length; i += 50) await t.redis.lpush(t.keys.queue('default'), ...payloads.slice(i, i + 50));
+    for (let i = 0; i < payloads.length; i += 50)
+      await t.redis.lpush(t.keys.queue('default'), ...payloads.slice(i, i + 50));
     const settled = async () => {
       const [runs, retry, dead, queued, backup] = await Promise.all([
-        t.redis.llen(out), t.redis.zcard(t.keys.retry('default')), t.redis.zcard(t.keys.dead('default')),
-        t.redis.llen(t.keys.queue('default')), t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default')),
+        t.redis.llen(out),
+        t.redis.zcard(t.keys.retry('default')),
+        t.redis.zcard(t.keys.dead('default')),
+        t.redis.llen(t.keys.queue('default')),
+        t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default')),
       ]);
       return queued === 0 && backup === 0 && runs + retry + dead === payloads.length && { runs, retry, dead };
     };

@@ -48,7 +48,13 @@ describe('job handlers', () => {
     expect(first).to.include({ value: 'ctx', jid, queue: 'mail', className: 'Record' });
     expect(first).to.include({ retryCount: 0 });
 
-    const retried = JSON.stringify({ class: 'Record', args: [t.url, out, 'again'], jid: 'r-7', queue: 'mail', retry_count: 7 });
+    const retried = JSON.stringify({
+      class: 'Record',
+      args: [t.url, out, 'again'],
+      jid: 'r-7',
+      queue: 'mail',
+      retry_count: 7,
+    });
     await t.redis.lpush(t.keys.queue('mail'), retried);
     const records = await t.waitForRecords(out, 2);
     expect(records[1]).to.include({ value: 'again', jid: 'r-7', queue: 'mail', retryCount: 7, className: 'Record' });

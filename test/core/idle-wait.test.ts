@@ -14,10 +14,17 @@ describe('idle wait', () => {
 
   /** The id of the connection blocked in BLMOVE on the default queue, once the node waits there. */
   async function waitingClient(): Promise<string> {
-    return waitFor(async () => {
-      const clients = (await t.redis.client('LIST')) as string;
-      return clients.split('\n').find((line) => / cmd=blmove( |$)/.test(line) && / flags=b /.test(line))?.match(/^id=(\d+)/)?.[1];
-    }, 5000, 'a connection blocked in BLMOVE');
+    return waitFor(
+      async () => {
+        const clients = (await t.redis.client('LIST')) as string;
+        return clients
+          .split('\n')
+          .find((line) => / cmd=blmove( |$)/.test(line) && / flags=b /.test(line))
+          ?.match(/^id=(\d+)/)?.[1];
+      },
+      5000,
+      'a connection blocked in BLMOVE',
+    );
   }
 
   it('takes each job enqueued into an idle queue, one at a time, each once, and leaves its backup list empty', async () => {
@@ -28,7 +35,11 @@ describe('idle wait', () => {
       await t.waitForRecords(t.out('idle'), n);
     }
     expect((await t.records(t.out('idle'))).map((r) => r.value)).to.deep.equal([1, 2, 3, 4, 5]);
-    await waitFor(async () => (await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))) === 0, 5000, 'an empty backup list');
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))) === 0,
+      5000,
+      'an empty backup list',
+    );
   });
 
   it("has the job that wakes it fetched on the wait's own connection, sent behind the wait, not by a later poll", async () => {
@@ -36,7 +47,10 @@ describe('idle wait', () => {
     const backup = t.keys.backup(node.node.ctx.config.nodeId, 'default');
     const id = await waitingClient();
     const clients = (await t.redis.client('LIST')) as string;
-    const waiterAddr = clients.split('\n').find((line) => line.startsWith(`id=${id} `))!.match(/ addr=(\S+)/)![1];
+    const waiterAddr = clients
+      .split('\n')
+      .find((line) => line.startsWith(`id=${id} `))!
+      .match(/ addr=(\S+)/)![1];
     const monitor = await t.redis.monitor();
     const fetchesFrom: string[] = [];
     const queue = t.keys.queue('default');
@@ -88,6 +102,10 @@ describe('idle wait', () => {
     await node.enqueue(...record(1));
     const [ran] = await t.waitForRecords(t.out('idle'), 1);
     expect(ran.value).to.equal(1);
-    await waitFor(async () => (await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))) === 0, 5000, 'an empty backup list');
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))) === 0,
+      5000,
+      'an empty backup list',
+    );
   });
 });

@@ -5,7 +5,11 @@ import { TEST_KEY_LAYOUT, useNodes, waitFor } from '../support/node';
 describe('job lifecycle on one node', () => {
   const t = useNodes();
 
-  const recordJob = (out: string, value: unknown, sleepMs = 0) => ({ queue: 'default', class: 'Record', args: [t.url, out, value, sleepMs] });
+  const recordJob = (out: string, value: unknown, sleepMs = 0) => ({
+    queue: 'default',
+    class: 'Record',
+    args: [t.url, out, value, sleepMs],
+  });
 
   it('runs the jobs of a queue in the order they were enqueued when concurrency is 1', async () => {
     const out = t.out('fifo');
@@ -21,14 +25,20 @@ describe('job lifecycle on one node', () => {
     const node = await t.start({ nodeId: 'acker' });
     await node.enqueue('default', 'Record', [t.url, out, 'x']);
     await waitFor(() => t.redis.llen(out), 5000, 'the record');
-    await waitFor(async () => (await t.redis.llen(t.keys.backup('acker', 'default'))) === 0, 2000, 'an empty backup list');
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.backup('acker', 'default'))) === 0,
+      2000,
+      'an empty backup list',
+    );
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(0);
   });
 
   it('never runs more jobs of a queue at once than its concurrency, and fills every slot', async () => {
     const key = t.out('conc');
     const producer = await t.start({ mode: 'enqueuer' });
-    await producer.enqueueAll(Array.from({ length: 12 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 150] })));
+    await producer.enqueueAll(
+      Array.from({ length: 12 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 150] })),
+    );
     await t.start({ queues: [{ name: 'default', concurrency: 3 }] });
     await waitFor(async () => (await t.redis.llen(`${key}:done`)) === 12, 8000, 'twelve jobs done');
     expect(await t.redis.get(`${key}:max`)).to.equal('3');
@@ -43,8 +53,17 @@ describe('job lifecycle on one node', () => {
       ...Array.from({ length: 8 }, () => ({ queue: 'a', class: 'Concurrent', args: [t.url, keyA, 150] })),
       ...Array.from({ length: 8 }, () => ({ queue: 'b', class: 'Concurrent', args: [t.url, keyB, 150] })),
     ]);
-    await t.start({ queues: [{ name: 'a', concurrency: 2 }, { name: 'b', concurrency: 4 }] });
-    await waitFor(async () => (await t.redis.llen(`${keyA}:done`)) === 8 && (await t.redis.llen(`${keyB}:done`)) === 8, 8000, 'both queues done');
+    await t.start({
+      queues: [
+        { name: 'a', concurrency: 2 },
+        { name: 'b', concurrency: 4 },
+      ],
+    });
+    await waitFor(
+      async () => (await t.redis.llen(`${keyA}:done`)) === 8 && (await t.redis.llen(`${keyB}:done`)) === 8,
+      8000,
+      'both queues done',
+    );
     expect(await t.redis.get(`${keyA}:max`)).to.equal('2');
     expect(await t.redis.get(`${keyB}:max`)).to.equal('4');
   });
@@ -82,12 +101,22 @@ describe('job lifecycle on one node', () => {
 
   it('re-runs on boot a job left in the backup list of its nodeId by a node that died', async () => {
     const out = t.out('rehydrate');
-    const raw = JSON.stringify({ class: 'Record', args: [t.url, out, 'orphan'], jid: 'orphan-1', queue: 'default', retry: true });
+    const raw = JSON.stringify({
+      class: 'Record',
+      args: [t.url, out, 'orphan'],
+      jid: 'orphan-1',
+      queue: 'default',
+      retry: true,
+    });
     await t.redis.lpush(t.keys.backup('crashed', 'default'), raw);
     await t.start({ nodeId: 'crashed' });
     const [record] = await t.waitForRecords(out);
     expect(record).to.include({ jid: 'orphan-1', value: 'orphan' });
-    await waitFor(async () => (await t.redis.llen(t.keys.backup('crashed', 'default'))) === 0, 2000, 'an empty backup list');
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.backup('crashed', 'default'))) === 0,
+      2000,
+      'an empty backup list',
+    );
   });
 
   it('puts back on boot the backup lists of queues it does not serve, into their queues', async () => {

@@ -9,7 +9,8 @@ const FAST = { heartbeatInterval: 1, nodeTimeout: 3, nodeCheckInterval: 1 };
 
 describe('dead-node recovery', () => {
   const t = useNodes();
-  const job = (n: number) => JSON.stringify({ class: 'Record', args: [t.url, t.out('rec'), n], jid: `ghost-${n}`, queue: 'default' });
+  const job = (n: number) =>
+    JSON.stringify({ class: 'Record', args: [t.url, t.out('rec'), n], jid: `ghost-${n}`, queue: 'default' });
 
   async function plantNode(nodeId: string, beatAgoSeconds: number, jobs: string[]): Promise<void> {
     await t.redis.zadd(t.keys.nodes, String(Date.now() / 1000 - beatAgoSeconds), nodeId);
@@ -19,7 +20,7 @@ describe('dead-node recovery', () => {
     if (jobs.length) await t.redis.rpush(t.keys.backup(nodeId, 'default'), ...jobs);
   }
 
-  it("re-enqueues the backup of a node that stopped beating and removes its entries", async () => {
+  it('re-enqueues the backup of a node that stopped beating and removes its entries', async () => {
     await plantNode('ghost', 60, [job(1), job(2)]);
     await t.start(FAST);
     const records = await t.waitForRecords(t.out('rec'), 2, 8000);
@@ -42,13 +43,28 @@ describe('dead-node recovery', () => {
     await plantNode('ghost', 60, [job(1), job(2), job(3)]);
     const keys: Keys = t.keys;
     const redis = defineScripts(t.redis);
-    const claim = () => recoverNode(redis, {
-      nodes: keys.nodes, identities: keys.nodeIdentities, processes: keys.processes, queuesSet: keys.queues,
-      processKey: keys.process('ghost-ident'), processWorkersKey: keys.processWorkers('ghost-ident'),
-      nodeId: 'ghost', identity: 'ghost-ident', cutoff: Date.now() / 1000 - 30,
-      backups: [{ backup: keys.backup('ghost', 'default'), queue: keys.queue('default'), running: keys.running('default'), jobIndex: keys.jobIndex('default'), name: 'default' }],
-      runningKeys: [],
-    });
+    const claim = () =>
+      recoverNode(redis, {
+        nodes: keys.nodes,
+        identities: keys.nodeIdentities,
+        processes: keys.processes,
+        queuesSet: keys.queues,
+        processKey: keys.process('ghost-ident'),
+        processWorkersKey: keys.processWorkers('ghost-ident'),
+        nodeId: 'ghost',
+        identity: 'ghost-ident',
+        cutoff: Date.now() / 1000 - 30,
+        backups: [
+          {
+            backup: keys.backup('ghost', 'default'),
+            queue: keys.queue('default'),
+            running: keys.running('default'),
+            jobIndex: keys.jobIndex('default'),
+            name: 'default',
+          },
+        ],
+        runningKeys: [],
+      });
     const results = await Promise.all([claim(), claim(), claim()]);
     expect(results.filter((r) => r >= 0)).to.deep.equal([3]);
     expect(results.filter((r) => r === -1)).to.have.length(2);
@@ -60,7 +76,11 @@ describe('dead-node recovery', () => {
     const nodeId = node.node.ctx.config.nodeId;
     expect(node.node.ctx.config.fixedNodeId).to.equal(false);
     await node.enqueue('default', 'Record', [t.url, t.out('cut'), 'slow', 3000]);
-    await waitFor(async () => (await t.redis.llen(t.keys.backup(nodeId, 'default'))) === 1, 5000, 'the job to be taken');
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.backup(nodeId, 'default'))) === 1,
+      5000,
+      'the job to be taken',
+    );
     await t.stop(node);
     expect(await t.redis.llen(t.keys.backup(nodeId, 'default'))).to.equal(0);
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
@@ -70,7 +90,11 @@ describe('dead-node recovery', () => {
   it('a stopping node with a fixed id keeps its cut-off jobs in backup and stays listed until it returns or ages out', async () => {
     const node = await t.start({ ...FAST, nodeId: 'fixed', shutdownTimeout: 100 });
     await node.enqueue('default', 'Record', [t.url, t.out('cut'), 'slow', 3000]);
-    await waitFor(async () => (await t.redis.llen(t.keys.backup('fixed', 'default'))) === 1, 5000, 'the job to be taken');
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.backup('fixed', 'default'))) === 1,
+      5000,
+      'the job to be taken',
+    );
     await t.stop(node);
     expect(await t.redis.llen(t.keys.backup('fixed', 'default'))).to.equal(1);
     expect(await t.redis.zscore(t.keys.nodes, 'fixed')).not.to.equal(null);
@@ -95,7 +119,12 @@ describe('jobs stranded by a failed fetch', () => {
     // the poll fails, and the good job sits in the backup list with no worker.
     await t.redis.set(t.keys.dead('default'), 'not a sorted set');
     await t.start({ nodeId: 'n1', queues: [{ name: 'default', concurrency: 5 }] });
-    const good = JSON.stringify({ class: 'Record', args: [t.url, t.out('stranded'), 'good'], jid: 'good', queue: 'default' });
+    const good = JSON.stringify({
+      class: 'Record',
+      args: [t.url, t.out('stranded'), 'good'],
+      jid: 'good',
+      queue: 'default',
+    });
     await t.redis.lpush(t.keys.queue('default'), '{unreadable', good);
     await waitFor(async () => (await t.redis.llen(t.keys.queue('default'))) === 0, 5000, 'a failing poll to take both');
     expect(await t.redis.llen(t.out('stranded'))).to.equal(0);
@@ -115,7 +144,10 @@ describe('a queue whose keys Redis refuses', () => {
     const a1 = JSON.stringify({ class: 'Record', args: [t.url, t.out('broken'), 'a1'], jid: 'a1', queue: 'a' });
     await t.redis.lpush(t.keys.queue('a'), a1);
     await t.start({ nodeId: 'n2', queues: ['a', 'b'] });
-    await t.redis.lpush(t.keys.queue('b'), JSON.stringify({ class: 'Record', args: [t.url, t.out('broken'), 'b1'], jid: 'b1', queue: 'b' }));
+    await t.redis.lpush(
+      t.keys.queue('b'),
+      JSON.stringify({ class: 'Record', args: [t.url, t.out('broken'), 'b1'], jid: 'b1', queue: 'b' }),
+    );
     const [record] = await t.waitForRecords(t.out('broken'), 1, 5000);
     expect(record.value).to.equal('b1');
     expect(await t.redis.lrange(t.keys.queue('a'), 0, -1)).to.deep.equal([a1]);
@@ -131,7 +163,10 @@ describe('review fixes', () => {
   it('polls again after every queue was broken for a while', async () => {
     await t.redis.set(t.keys.backup('n3', 'solo'), 'not a list');
     await t.start({ nodeId: 'n3', queues: ['solo'] });
-    await t.redis.lpush(t.keys.queue('solo'), JSON.stringify({ class: 'Record', args: [t.url, t.out('solo'), 1], jid: 's1', queue: 'solo' }));
+    await t.redis.lpush(
+      t.keys.queue('solo'),
+      JSON.stringify({ class: 'Record', args: [t.url, t.out('solo'), 1], jid: 's1', queue: 'solo' }),
+    );
     await sleep(300);
     await t.redis.del(t.keys.backup('n3', 'solo'));
     await t.waitForRecords(t.out('solo'), 1, 8000);
@@ -140,7 +175,11 @@ describe('review fixes', () => {
   it('gives a failed job without a queue field its queue, so its retry is not buried as unreadable', async () => {
     await t.start({ queues: ['q'] });
     await t.redis.lpush(t.keys.queue('q'), JSON.stringify({ class: 'Fail', args: [], jid: 'noq', retry: 3 }));
-    const entry = await waitFor(async () => (await t.redis.zrange(t.keys.retry('q'), 0, -1))[0], 5000, 'the retry entry');
+    const entry = await waitFor(
+      async () => (await t.redis.zrange(t.keys.retry('q'), 0, -1))[0],
+      5000,
+      'the retry entry',
+    );
     expect(JSON.parse(entry)).to.include({ queue: 'q', error_class: 'BoomError' });
   });
 

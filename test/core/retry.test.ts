@@ -6,10 +6,14 @@ import { NodeTest, useNodes, waitFor } from '../support/node';
 
 /** Waits for the only entry of a sorted set; returns its text, decoded form and score. */
 async function onlyEntry(t: NodeTest, key: string): Promise<{ raw: string; job: any; score: number }> {
-  const [raw, score] = await waitFor(async () => {
-    const found = await t.redis.zrange(key, 0, -1, 'WITHSCORES');
-    return found.length ? found : undefined;
-  }, 5000, `an entry in ${key}`);
+  const [raw, score] = await waitFor(
+    async () => {
+      const found = await t.redis.zrange(key, 0, -1, 'WITHSCORES');
+      return found.length ? found : undefined;
+    },
+    5000,
+    `an entry in ${key}`,
+  );
   expect(await t.redis.zcard(key)).to.equal(1);
   return { raw, job: JSON.parse(raw), score: Number(score) };
 }
@@ -50,14 +54,23 @@ describe('failed jobs (exq dialect)', () => {
       '"custom":{"a":[1,2]},"created_at":1700000000.0,"big":12345678901234567890,"enqueued_at":1700000000.5}';
     await pushRaw(t, raw);
     const { raw: filed } = await onlyEntry(t, t.keys.retry('default'));
-    for (const part of ['"custom":{"a":[1,2]}', '"created_at":1700000000.0', '"big":12345678901234567890', '"enqueued_at":1700000000.5', '"args":["x"]']) {
+    for (const part of [
+      '"custom":{"a":[1,2]}',
+      '"created_at":1700000000.0',
+      '"big":12345678901234567890',
+      '"enqueued_at":1700000000.5',
+      '"args":["x"]',
+    ]) {
       expect(filed).to.contain(part);
     }
   });
 
   it('sets retried_at, keeps failed_at and counts up on a later failure', async () => {
     await t.start();
-    await pushRaw(t, '{"class":"Fail","args":[],"jid":"again","queue":"default","retry":5,"retry_count":2,"failed_at":1700000000.0}');
+    await pushRaw(
+      t,
+      '{"class":"Fail","args":[],"jid":"again","queue":"default","retry":5,"retry_count":2,"failed_at":1700000000.0}',
+    );
     const before = nowSeconds();
     const { raw, job, score } = await onlyEntry(t, t.keys.retry('default'));
     expect(job.retry_count).to.equal(3);
@@ -120,7 +133,7 @@ describe('failed jobs (sidekiq dialect, namespace "")', () => {
   });
   const t = useNodes({ url: () => server.url, namespace: '', flushFirst: true });
 
-  it('writes retry_count 0 on the first failure, under Sidekiq\'s key names', async () => {
+  it("writes retry_count 0 on the first failure, under Sidekiq's key names", async () => {
     const node = await t.start({ nodeId: 'sk' });
     const before = nowSeconds();
     const jid = await node.enqueue('default', 'Fail');

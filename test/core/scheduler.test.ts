@@ -41,7 +41,8 @@ describe('scheduled jobs', () => {
 
   it('moves a due job into the queue its payload names with a new enqueued_at, every other byte kept, and registers that queue', async () => {
     await t.start({ queues: ['default'] });
-    const raw = '{"class":"Record","args":[],"jid":"s-1","queue":"elsewhere","created_at":1700000000.0,"x":{"y":[1, 2]}}';
+    const raw =
+      '{"class":"Record","args":[],"jid":"s-1","queue":"elsewhere","created_at":1700000000.0,"x":{"y":[1, 2]}}';
     await t.redis.zadd(t.keys.schedule('default'), 1, raw);
     await waitFor(() => t.redis.llen(t.keys.queue('elsewhere')), 3000, 'the job in its queue');
     const [queued] = await t.redis.lrange(t.keys.queue('elsewhere'), 0, -1);
@@ -64,7 +65,8 @@ describe('scheduled jobs', () => {
   it('moves more due jobs than one batch holds', async () => {
     await t.start({ queues: ['default'] });
     const entries: Array<number | string> = [];
-    for (let i = 0; i < 250; i++) entries.push(1, JSON.stringify({ class: 'Record', args: [], jid: `b-${i}`, queue: 'bulk' }));
+    for (let i = 0; i < 250; i++)
+      entries.push(1, JSON.stringify({ class: 'Record', args: [], jid: `b-${i}`, queue: 'bulk' }));
     await t.redis.zadd(t.keys.schedule('default'), ...entries);
     await waitFor(async () => (await t.redis.llen(t.keys.queue('bulk'))) === 250, 5000, 'all 250 jobs in their queue');
     expect(await t.redis.zcard(t.keys.schedule('default'))).to.equal(0);

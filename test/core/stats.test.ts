@@ -36,7 +36,13 @@ describe('stats and the process entry', () => {
   });
 
   it('publishes its identity, info, busy count and running jobs while a job runs', async () => {
-    const node = await t.start({ heartbeatInterval: 1, queues: [{ name: 'default', concurrency: 3 }, { name: 'low', concurrency: 2 }] });
+    const node = await t.start({
+      heartbeatInterval: 1,
+      queues: [
+        { name: 'default', concurrency: 3 },
+        { name: 'low', concurrency: 2 },
+      ],
+    });
     const identity = node.node.ctx.identity;
     const jid = await node.enqueue('default', 'Record', [t.url, t.out('slow'), 'slow', 2500]);
 
@@ -64,11 +70,15 @@ describe('stats and the process entry', () => {
     const node = await t.start({ heartbeatInterval: 1, queues: ['a'], concurrency: 2 });
     const identity = node.node.ctx.identity;
     await node.subscribe('b', 4);
-    const info = await waitFor(async () => {
-      const raw = (await processEntry(t, identity)).info;
-      const parsed = raw && JSON.parse(raw);
-      return parsed && parsed.queues.length === 2 ? parsed : undefined;
-    }, 3000, 'queue b in the info');
+    const info = await waitFor(
+      async () => {
+        const raw = (await processEntry(t, identity)).info;
+        const parsed = raw && JSON.parse(raw);
+        return parsed && parsed.queues.length === 2 ? parsed : undefined;
+      },
+      3000,
+      'queue b in the info',
+    );
     expect(info.queues).to.deep.equal(['a', 'b']);
     expect(info.concurrency).to.equal(6);
   });

@@ -79,7 +79,10 @@ describe('runtime subscriptions', () => {
   it('rejects subscribing a bad queue name with a ConfigError and keeps its subscriptions', async () => {
     const node = await t.start({ queues: ['a'] });
     await node.subscribe('b');
-    const err = await node.subscribe('no spaces allowed').then(() => undefined, (e: unknown) => e);
+    const err = await node.subscribe('no spaces allowed').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(ConfigError);
     expect(await node.subscriptions()).to.deep.equal([
       { name: 'a', concurrency: 10 },

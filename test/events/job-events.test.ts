@@ -19,7 +19,14 @@ describe('job events', () => {
     await waitFor(() => heard.length === 2, 10_000, 'start and success');
     expect(heard.map((h) => h.name)).to.deep.equal(['job:start', 'job:success']);
     const nodeId = node.node.ctx.config.nodeId;
-    expect(heard[0].payload).to.deep.equal({ jid, queue: 'default', class: 'Record', args: [t.url, t.out('ok'), 'x'], nodeId, retryCount: 0 });
+    expect(heard[0].payload).to.deep.equal({
+      jid,
+      queue: 'default',
+      class: 'Record',
+      args: [t.url, t.out('ok'), 'x'],
+      nodeId,
+      retryCount: 0,
+    });
     const success = heard[1].payload as JobEventMap['job:success'];
     expect(success).to.include({ jid, class: 'Record', nodeId });
     expect(success.durationMs).to.be.a('number').and.at.least(0);
@@ -34,7 +41,12 @@ describe('job events', () => {
     await waitFor(() => heard.length === 2, 10_000, 'failure and retry');
     const [failure, retry] = heard;
     expect(failure.name).to.equal('job:failure');
-    expect(failure.payload).to.deep.include({ jid, class: 'Fail', retryCount: 0, error: { class: 'BoomError', message: 'kaput' } });
+    expect(failure.payload).to.deep.include({
+      jid,
+      class: 'Fail',
+      retryCount: 0,
+      error: { class: 'BoomError', message: 'kaput' },
+    });
     expect(retry.name).to.equal('job:retry');
     const retried = retry.payload as JobEventMap['job:retry'];
     expect(retried).to.deep.include({ jid, retryCount: 1, error: { class: 'BoomError', message: 'kaput' } });
@@ -56,7 +68,10 @@ describe('job events', () => {
     const heard = recorder(node.events, ['job:start', 'job:dead']);
     await waitFor(() => heard.length === 1, 10_000, 'the death');
     expect(heard[0].name).to.equal('job:dead');
-    expect(heard[0].payload).to.deep.include({ class: 'Record', error: { class: 'JobExpiredError', message: 'expired' } });
+    expect(heard[0].payload).to.deep.include({
+      class: 'Record',
+      error: { class: 'JobExpiredError', message: 'expired' },
+    });
   });
 
   it('a listener that throws or rejects breaks neither the job nor the node; off and once work', async () => {
@@ -97,7 +112,15 @@ describe('job events', () => {
     events.once('job:dead', listener).off('job:dead', listener);
     expect(events.has('job:dead')).to.equal(false);
     events.once('job:dead', listener);
-    const payload = { jid: 'j', queue: 'q', class: 'C', args: [], nodeId: 'n', retryCount: 1, error: { class: 'E', message: 'm' } };
+    const payload = {
+      jid: 'j',
+      queue: 'q',
+      class: 'C',
+      args: [],
+      nodeId: 'n',
+      retryCount: 1,
+      error: { class: 'E', message: 'm' },
+    };
     events.emit('job:dead', payload);
     events.emit('job:dead', payload);
     expect(calls).to.equal(1);

@@ -54,7 +54,10 @@ describe('code samples in README.md and docs/', () => {
     } else if (block.lang === 'sh') {
       it(`${block.where} runs npm scripts and nexq start lines the CLI accepts`, () => {
         const scripts = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts;
-        const lines = block.text.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+        const lines = block.text
+          .split('\n')
+          .map((line) => line.replace(/\s+#.*$/, '').trim())
+          .filter(Boolean);
         for (const command of lines.flatMap((line) => line.split('&&').map((part) => part.trim()))) {
           const npm = /^npm (?:run )?(\S+)$/.exec(command);
           if (npm) expect([...NPM_BUILTINS, ...Object.keys(scripts)], `${block.where}: ${command}`).to.include(npm[1]);

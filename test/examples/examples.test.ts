@@ -83,7 +83,11 @@ describe('examples/', function () {
   it('nexq.yaml is a valid config file for nexq start --config', () => {
     const layers = fileAndEnv(path.join(examplesDir, 'nexq.yaml'), {});
     validateLayers(layers);
-    expect(layers.config).to.deep.include({ redis: 'redis://127.0.0.1:6379', shutdownTimeout: 10000, metrics: { port: 9400 } });
+    expect(layers.config).to.deep.include({
+      redis: 'redis://127.0.0.1:6379',
+      shutdownTimeout: 10000,
+      metrics: { port: 9400 },
+    });
     expect(layers.config.queues).to.deep.equal(['default', { name: 'mail', concurrency: 5 }]);
     expect(layers.config.periodic).to.deep.equal([{ cron: '0 3 * * *', queue: 'default', class: 'Report' }]);
   });

@@ -27,16 +27,23 @@ export interface CodeBlock {
 
 /** The fenced code blocks of README.md and docs/*.md. */
 export function documentedBlocks(): CodeBlock[] {
-  const docs = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const docs = [
+    'README.md',
+    ...readdirSync(path.join(repoRoot, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   return docs.flatMap((doc) => {
     const blocks: CodeBlock[] = [];
     let open: { line: number; lang: string; lines: string[] } | undefined;
-    readFileSync(path.join(repoRoot, doc), 'utf8').split('\n').forEach((line, i) => {
-      if (line.startsWith('```')) {
-        if (open) blocks.push({ where: `${doc}:${open.line}`, lang: open.lang, text: open.lines.join('\n') });
-        open = open ? undefined : { line: i + 1, lang: line.slice(3).trim(), lines: [] };
-      } else open?.lines.push(line);
-    });
+    readFileSync(path.join(repoRoot, doc), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (line.startsWith('```')) {
+          if (open) blocks.push({ where: `${doc}:${open.line}`, lang: open.lang, text: open.lines.join('\n') });
+          open = open ? undefined : { line: i + 1, lang: line.slice(3).trim(), lines: [] };
+        } else open?.lines.push(line);
+      });
     if (open) throw new Error(`${doc}:${open.line}: a code block is never closed`);
     return blocks;
   });
@@ -60,8 +67,8 @@ export class ExampleProcess {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (d) => (this.output += d));
-    child.stderr!.on('data', (d) => (this.output += d));
+    child.stdout.on('data', (d) => (this.output += d));
+    child.stderr.on('data', (d) => (this.output += d));
     this.exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
     this.child = child;
   }
@@ -81,7 +88,10 @@ export class ExampleProcess {
 }
 
 /** Runs an example to its end; resolves to its exit code and output. */
-export async function runExample(file: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; output: string }> {
+export async function runExample(
+  file: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; output: string }> {
   const example = new ExampleProcess(file, env);
   const timer = setTimeout(() => example.kill('SIGKILL'), 20_000);
   const code = await example.exited;

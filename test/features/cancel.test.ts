@@ -4,11 +4,18 @@ import { useNodes, waitFor } from '../support/node';
 describe('cancelling a running job', () => {
   const t = useNodes();
 
-  async function runningOn(node: { show(jid: string): Promise<{ state: string; node?: string } | undefined> }, jid: string) {
-    return waitFor(async () => {
-      const shown = await node.show(jid);
-      return shown?.state === 'running' && shown;
-    }, 5000, `job ${jid} running`);
+  async function runningOn(
+    node: { show(jid: string): Promise<{ state: string; node?: string } | undefined> },
+    jid: string,
+  ) {
+    return waitFor(
+      async () => {
+        const shown = await node.show(jid);
+        return shown?.state === 'running' && shown;
+      },
+      5000,
+      `job ${jid} running`,
+    );
   }
 
   it('terminates the job on another node and files it in the dead set as cancelled', async () => {
@@ -31,7 +38,13 @@ describe('cancelling a running job', () => {
     const node = await t.start({ threads: 1, concurrency: 5 });
     const spin = await node.enqueue('default', 'Spin', []);
     await runningOn(node, spin);
-    const others = await node.enqueueAll(Array.from({ length: 3 }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, t.out('others'), i, 300] })));
+    const others = await node.enqueueAll(
+      Array.from({ length: 3 }, (_, i) => ({
+        queue: 'default',
+        class: 'Record',
+        args: [t.url, t.out('others'), i, 300],
+      })),
+    );
     await Promise.all(others.map((jid) => runningOn(node, jid)));
     expect(await node.cancel(spin)).to.equal(true);
     const records = await t.waitForRecords(t.out('others'), 3, 10_000);
@@ -62,7 +75,11 @@ describe('cancelling a running job', () => {
     const node = await t.start();
     const jid = await node.enqueue('default', 'Spin', [], { atMostOnce: true });
     // Off its backup list, its index entry says it is taken by this node.
-    await waitFor(async () => (await t.redis.hget(t.keys.jobIndex('default'), jid))?.includes('\ttaken\t'), 5000, 'the job taken');
+    await waitFor(
+      async () => (await t.redis.hget(t.keys.jobIndex('default'), jid))?.includes('\ttaken\t'),
+      5000,
+      'the job taken',
+    );
     expect(await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))).to.equal(0);
     expect(await node.cancel(jid)).to.equal(true);
     expect((await node.show(jid))!.job).to.include({ error_class: 'JobCancelledError' });

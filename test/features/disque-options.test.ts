@@ -6,7 +6,7 @@ import { useNodes, waitFor, sleep } from '../support/node';
 describe('pausing queues across nodes', () => {
   const t = useNodes();
 
-  it("refuses enqueues into a queue paused for input, with a clear error, and takes them after resume", async () => {
+  it('refuses enqueues into a queue paused for input, with a clear error, and takes them after resume', async () => {
     const node = await t.start({ mode: 'enqueuer' });
     await node.pause('mail', 'in');
     const refused = await node.enqueue('mail', 'Record', []).catch((e) => e);
@@ -21,7 +21,12 @@ describe('pausing queues across nodes', () => {
   it('refuses a whole enqueueAll when one of its queues is paused', async () => {
     const node = await t.start({ mode: 'enqueuer' });
     await node.pause('b', 'all');
-    await node.enqueueAll([{ queue: 'a', class: 'X', args: [] }, { queue: 'b', class: 'X', args: [] }]).catch(() => {});
+    await node
+      .enqueueAll([
+        { queue: 'a', class: 'X', args: [] },
+        { queue: 'b', class: 'X', args: [] },
+      ])
+      .catch(() => {});
     expect(await t.redis.llen(t.keys.queue('a'))).to.equal(0);
   });
 
@@ -45,7 +50,14 @@ describe("Disque's job options", () => {
     await producer.enqueue('default', 'Record', [t.url, t.out('ttl'), 1], { ttl: 0.2 });
     await sleep(400);
     await t.start();
-    const [entry] = await waitFor(async () => { const d = await t.redis.zrange(t.keys.dead('default'), 0, -1); return d.length > 0 && d; }, 5000, 'the expired job in dead');
+    const [entry] = await waitFor(
+      async () => {
+        const d = await t.redis.zrange(t.keys.dead('default'), 0, -1);
+        return d.length > 0 && d;
+      },
+      5000,
+      'the expired job in dead',
+    );
     expect(JSON.parse(entry)).to.include({ error_message: 'expired', error_class: 'JobExpiredError' });
     expect(await t.redis.llen(t.out('ttl'))).to.equal(0);
   });
@@ -98,7 +110,13 @@ describe('drain', () => {
 
   it('resolves once the subscribed queues are empty and nothing runs', async () => {
     const node = await t.start({ queues: [{ name: 'default', concurrency: 3 }] });
-    await node.enqueueAll(Array.from({ length: 15 }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, t.out('drain'), i, 20] })));
+    await node.enqueueAll(
+      Array.from({ length: 15 }, (_, i) => ({
+        queue: 'default',
+        class: 'Record',
+        args: [t.url, t.out('drain'), i, 20],
+      })),
+    );
     await node.drain();
     expect(await t.redis.llen(t.out('drain'))).to.equal(15);
   });

@@ -13,14 +13,20 @@ describe('a queue limit across all nodes', () => {
     const key = t.out('global');
     const a = await t.start(limited);
     await t.start(limited);
-    await a.enqueueAll(Array.from({ length: 12 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 60] })));
+    await a.enqueueAll(
+      Array.from({ length: 12 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 60] })),
+    );
     await waitFor(async () => (await t.redis.llen(`${key}:done`)) === 12, 15_000, 'all jobs done');
     expect(await t.redis.get(`${key}:max`)).to.equal('2');
     // Every slot given back: the last acks land just after the handlers' own records.
-    await waitFor(async () => (await t.redis.hvals(t.keys.running('default'))).length === 0, 5000, 'every slot given back');
+    await waitFor(
+      async () => (await t.redis.hvals(t.keys.running('default'))).length === 0,
+      5000,
+      'every slot given back',
+    );
   });
 
-  it("leaves a queue whose running hash holds a non-integer count for this node, and serves the others", async () => {
+  it('leaves a queue whose running hash holds a non-integer count for this node, and serves the others', async () => {
     const out = t.out('bad-count');
     const node = await t.start({ queues: [{ name: 'default', concurrency: 5, globalConcurrency: 2 }, 'other'] });
     const { ctx } = node.node;
@@ -44,7 +50,8 @@ describe('a queue limit across all nodes', () => {
   });
 
   it("repairs a dead node's slots when it is recovered", async () => {
-    const job = (n: number) => JSON.stringify({ class: 'Record', args: [t.url, t.out('rep'), n], jid: `g${n}`, queue: 'default' });
+    const job = (n: number) =>
+      JSON.stringify({ class: 'Record', args: [t.url, t.out('rep'), n], jid: `g${n}`, queue: 'default' });
     await t.redis.zadd(t.keys.nodes, String(Date.now() / 1000 - 60), 'ghost');
     await t.redis.rpush(t.keys.backup('ghost', 'default'), job(1), job(2));
     await t.redis.hset(t.keys.running('default'), 'ghost', '2');
@@ -57,13 +64,28 @@ describe('a queue limit across all nodes', () => {
     const key = t.out('amo');
     const node = await t.start({ ...limited, shutdownTimeout: 50 });
     const nodeId = node.node.ctx.config.nodeId;
-    await node.enqueueAll(Array.from({ length: 4 }, () => ({ queue: 'default', class: 'Concurrent', args: [t.url, key, 100], options: { atMostOnce: true } })));
+    await node.enqueueAll(
+      Array.from({ length: 4 }, () => ({
+        queue: 'default',
+        class: 'Concurrent',
+        args: [t.url, key, 100],
+        options: { atMostOnce: true },
+      })),
+    );
     await waitFor(async () => (await t.redis.llen(`${key}:done`)) === 4, 10_000, 'all at-most-once jobs done');
     expect(await t.redis.get(`${key}:max`)).to.equal('2');
-    await waitFor(async () => (await t.redis.hvals(t.keys.running('default'))).length === 0, 5000, 'every slot given back');
+    await waitFor(
+      async () => (await t.redis.hvals(t.keys.running('default'))).length === 0,
+      5000,
+      'every slot given back',
+    );
 
     await node.enqueue('default', 'Sleep', [60_000], { atMostOnce: true });
-    await waitFor(async () => (await t.redis.hget(t.keys.running('default'), nodeId)) === '1', 5000, 'the slot held while it runs');
+    await waitFor(
+      async () => (await t.redis.hget(t.keys.running('default'), nodeId)) === '1',
+      5000,
+      'the slot held while it runs',
+    );
     expect(await t.redis.llen(t.keys.backup(nodeId, 'default'))).to.equal(0);
     await t.stop(node);
     expect(await t.redis.hget(t.keys.running('default'), nodeId)).to.equal(null);
@@ -94,7 +116,12 @@ describe('a queue limit across all nodes', () => {
     expect(await succeeding.steps.takeOffBackup()).to.equal(true);
     expect(await t.redis.llen(backup)).to.equal(0);
 
-    const failed = fateOf({ kind: 'failure', error: { class: 'BoomError', message: 'boom' }, durationMs: 1 }, failing.fetched, ctx.config, nowSeconds());
+    const failed = fateOf(
+      { kind: 'failure', error: { class: 'BoomError', message: 'boom' }, durationMs: 1 },
+      failing.fetched,
+      ctx.config,
+      nowSeconds(),
+    );
     expect(failed.to).to.equal('dead');
     await failing.steps.apply(failed, true);
     await failing.steps.apply(failed, true);

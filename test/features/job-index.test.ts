@@ -12,7 +12,8 @@ describe('jobs by jid (the job index)', () => {
     // One MULTI reads the index and every place a job can be as of one instant.
     const backups = await t.redis.keys(`${t.ns}:queue:backup::*`);
     const tx = t.redis.multi().hgetall(t.keys.jobIndex('default')).lrange(t.keys.queue('default'), 0, -1);
-    for (const key of [t.keys.schedule('default'), t.keys.retry('default'), t.keys.dead('default')]) tx.zrange(key, 0, -1);
+    for (const key of [t.keys.schedule('default'), t.keys.retry('default'), t.keys.dead('default')])
+      tx.zrange(key, 0, -1);
     for (const key of backups) tx.lrange(key, 0, -1);
     const [[, index], ...places] = (await tx.exec())! as Array<[Error | null, any]>;
     const held = places.flatMap(([, members]) => members as string[]).map((raw) => JSON.parse(raw).jid);
@@ -21,7 +22,8 @@ describe('jobs by jid (the job index)', () => {
       expect(parseEntry(entry), `index entry ${jid} -> ${JSON.stringify(entry)}`).to.not.equal(undefined);
       const shown = await node.show(jid);
       // A job may have moved on since the snapshot; one still there is where its entry said.
-      if (shown && (await t.redis.hget(t.keys.jobIndex('default'), jid)) === entry) expect(shown.state).to.equal(parseEntry(entry)!.state);
+      if (shown && (await t.redis.hget(t.keys.jobIndex('default'), jid)) === entry)
+        expect(shown.state).to.equal(parseEntry(entry)!.state);
     }
   }
 
@@ -38,20 +40,28 @@ describe('jobs by jid (the job index)', () => {
 
     await node.resume('default');
     const running = await node.enqueue('default', 'Sleep', [60_000]);
-    const shownRunning = await waitFor(async () => {
-      const s = await node.show(running);
-      return s?.state === 'running' && s;
-    }, 5000, 'the job running');
+    const shownRunning = await waitFor(
+      async () => {
+        const s = await node.show(running);
+        return s?.state === 'running' && s;
+      },
+      5000,
+      'the job running',
+    );
     expect(shownRunning).to.include({ queue: 'default', node: node.node.ctx.config.nodeId, deliveries: 1 });
 
     const retried = await node.enqueue('default', 'Fail', ['for the index']);
-    const shownRetry = await waitFor(async () => {
-      const s = await node.show(retried);
-      return s?.state === 'retry' && s;
-    }, 5000, 'the job in retry');
+    const shownRetry = await waitFor(
+      async () => {
+        const s = await node.show(retried);
+        return s?.state === 'retry' && s;
+      },
+      5000,
+      'the job in retry',
+    );
     // Exq's dialect (a namespace is set) counts the first failure as retry_count 1.
     expect(shownRetry).to.include({ retryCount: 1, deliveries: 1 });
-    expect(shownRetry!.job).to.include({ error_message: 'for the index' });
+    expect(shownRetry.job).to.include({ error_message: 'for the index' });
 
     const dead = await node.enqueue('default', 'Fail', [], { retry: 0 });
     await waitFor(async () => (await node.show(dead))?.state === 'dead', 5000, 'the job dead');
@@ -71,10 +81,14 @@ describe('jobs by jid (the job index)', () => {
     const again = await node.enqueue('default', 'Nack', [t.url, t.out('nack2'), 100_000]);
     await waitFor(async () => ((await node.show(again))?.nacks ?? 0) >= 1, 5000, 'a nack');
     await node.pause('default', 'out');
-    const shown = await waitFor(async () => {
-      const s = await node.show(again);
-      return s?.state === 'queued' && s;
-    }, 5000, 'the nacked job queued');
+    const shown = await waitFor(
+      async () => {
+        const s = await node.show(again);
+        return s?.state === 'queued' && s;
+      },
+      5000,
+      'the nacked job queued',
+    );
     expect(shown.deliveries).to.equal(shown.nacks);
   });
 
@@ -87,16 +101,27 @@ describe('jobs by jid (the job index)', () => {
     // A fixed node id leaves the job in its backup list for its next boot.
     expect(await t.redis.llen(t.keys.backup('fixed-node', 'default'))).to.equal(1);
     const second = await t.start(fixed);
-    const shown = await waitFor(async () => {
-      const s = await second.show(jid);
-      return s?.state === 'running' && s.deliveries === 2 && s;
-    }, 5000, 'second run');
+    const shown = await waitFor(
+      async () => {
+        const s = await second.show(jid);
+        return s?.state === 'running' && s.deliveries === 2 && s;
+      },
+      5000,
+      'second run',
+    );
     expect(shown.node).to.equal('fixed-node');
   });
 
   it('indexes a job another producer pushed straight into the queue once a node fetches it', async () => {
     const node = await t.start();
-    const raw = JSON.stringify({ class: 'Sleep', args: [60_000], jid: 'foreign-1', queue: 'default', retry: true, enqueued_at: Date.now() / 1000 });
+    const raw = JSON.stringify({
+      class: 'Sleep',
+      args: [60_000],
+      jid: 'foreign-1',
+      queue: 'default',
+      retry: true,
+      enqueued_at: Date.now() / 1000,
+    });
     await t.redis.lpush(t.keys.queue('default'), raw);
     const shown = await waitFor(async () => node.show('foreign-1'), 5000, 'the foreign job indexed');
     expect(shown).to.include({ state: 'running', raw, deliveries: 1 });
@@ -113,7 +138,12 @@ describe('jobs by jid (the job index)', () => {
     ]);
     await t.waitForRecords(t.out('ok'), 5);
     await t.waitForRecords(t.out('nack'), 1);
-    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 3 && (await t.redis.zcard(t.keys.dead('default'))) === 2, 5000, 'failures filed');
+    await waitFor(
+      async () =>
+        (await t.redis.zcard(t.keys.retry('default'))) === 3 && (await t.redis.zcard(t.keys.dead('default'))) === 2,
+      5000,
+      'failures filed',
+    );
     await waitFor(async () => (await t.redis.hlen(t.keys.jobIndex('default'))) === 6, 5000, 'acks landed');
     await expectIndexInStep(node);
   });
@@ -146,7 +176,9 @@ describe('jobs by jid (the job index)', () => {
     expect((await t.redis.lrange(t.keys.queue('default'), 0, -1)).map((r) => JSON.parse(r).jid)).to.deep.equal([kept]);
     expect(await t.redis.zcard(t.keys.schedule('default'))).to.equal(0);
     // The unique lock went with the deleted job: the same job can be enqueued again.
-    expect((await node.enqueueResult('default', 'Record', [t.url, t.out('u'), 1], { unique: { for: 3600 } })).conflict).to.equal(false);
+    expect(
+      (await node.enqueueResult('default', 'Record', [t.url, t.out('u'), 1], { unique: { for: 3600 } })).conflict,
+    ).to.equal(false);
 
     await node.resume('default');
     const running = await node.enqueue('default', 'Sleep', [60_000]);

@@ -24,7 +24,7 @@ describe('per-queue key layout', () => {
   /** The test's keys in the per-queue layout, whatever NEXQ_TEST_KEY_LAYOUT says. */
   const keys = () => new Keys(t.ns, 'per-queue');
 
-  it('runs jobs of several queues, each queue in its own slot, the node-wide keys in the namespace\'s', async () => {
+  it("runs jobs of several queues, each queue in its own slot, the node-wide keys in the namespace's", async () => {
     const node = await start();
     const out = t.out('ran');
     const jids = await node.enqueueAll(QUEUES.map((queue) => ({ queue, class: 'Record', args: [t.url, out, queue] })));
@@ -42,7 +42,7 @@ describe('per-queue key layout', () => {
     await waitFor(async () => Number(await t.redis.get(k.stat('processed'))) === 3, 5000, 'processed stat of 3');
   });
 
-  it('moves scheduled jobs of each queue from that queue\'s schedule set', async () => {
+  it("moves scheduled jobs of each queue from that queue's schedule set", async () => {
     const node = await start();
     const out = t.out('later');
     await node.enqueueAll([
@@ -55,12 +55,16 @@ describe('per-queue key layout', () => {
     expect(await t.redis.zcard(keys().schedule('beta'))).to.equal(0);
   });
 
-  it('files failures in the queue\'s own retry and dead sets, and the admin reads them across queues', async () => {
+  it("files failures in the queue's own retry and dead sets, and the admin reads them across queues", async () => {
     const node = await start();
     await node.enqueue('alpha', 'Fail', ['a'], { retry: 0 });
     await node.enqueue('gamma', 'Fail', ['g'], { retry: 0 });
     const k = keys();
-    await waitFor(async () => (await t.redis.zcard(k.dead('alpha'))) + (await t.redis.zcard(k.dead('gamma'))) === 2, 5000, 'two dead jobs');
+    await waitFor(
+      async () => (await t.redis.zcard(k.dead('alpha'))) + (await t.redis.zcard(k.dead('gamma'))) === 2,
+      5000,
+      'two dead jobs',
+    );
     const ctx = node.node.ctx;
     expect((await readStats(ctx)).dead).to.equal(2);
     const listed = await setJobs(ctx, 'dead', 10);
@@ -74,14 +78,25 @@ describe('per-queue key layout', () => {
     const node = await start();
     const out = t.out('moved');
     const k = keys();
-    const raw = JSON.stringify({ class: 'Record', args: [t.url, out, 'moved'], jid: 'cross-1', queue: 'beta', retry: true, retry_count: 1 });
+    const raw = JSON.stringify({
+      class: 'Record',
+      args: [t.url, out, 'moved'],
+      jid: 'cross-1',
+      queue: 'beta',
+      retry: true,
+      retry_count: 1,
+    });
     await t.redis.sadd(k.queues, 'alpha');
     await t.redis.zadd(k.retry('alpha'), String(Date.now() / 1000 - 1), raw);
     const [ran] = await t.waitForRecords(out, 1);
     expect(ran).to.include({ jid: 'cross-1', queue: 'beta' });
     expect(await t.redis.zcard(k.retry('alpha'))).to.equal(0);
     expect(await t.redis.llen(k.backup(node.node.ctx.config.nodeId, 'alpha'))).to.equal(0);
-    await waitFor(async () => (await t.redis.hlen(k.jobIndex('alpha'))) + (await t.redis.hlen(k.jobIndex('beta'))) === 0, 5000, 'both indexes empty');
+    await waitFor(
+      async () => (await t.redis.hlen(k.jobIndex('alpha'))) + (await t.redis.hlen(k.jobIndex('beta'))) === 0,
+      5000,
+      'both indexes empty',
+    );
   });
 
   it('keeps a cross-queue retry leased in its set while its destination is broken, and moves it once repaired', async () => {
@@ -89,14 +104,25 @@ describe('per-queue key layout', () => {
     const out = t.out('leased');
     const k = keys();
     await t.redis.set(k.queue('beta'), 'not a list');
-    const raw = JSON.stringify({ class: 'Record', args: [t.url, out, 'leased'], jid: 'cross-2', queue: 'beta', retry: true, retry_count: 1 });
+    const raw = JSON.stringify({
+      class: 'Record',
+      args: [t.url, out, 'leased'],
+      jid: 'cross-2',
+      queue: 'beta',
+      retry: true,
+      retry_count: 1,
+    });
     await t.redis.sadd(k.queues, 'alpha');
     await t.redis.zadd(k.retry('alpha'), String(Date.now() / 1000 - 1), raw);
     // The push failed: the job stays in its set, due again when the lease ends.
-    const leasedTo = await waitFor(async () => {
-      const score = Number(await t.redis.zscore(k.retry('alpha'), raw));
-      return score > Date.now() / 1000 + LEASE_SECONDS / 2 && score;
-    }, 5000, 'the lease');
+    const leasedTo = await waitFor(
+      async () => {
+        const score = Number(await t.redis.zscore(k.retry('alpha'), raw));
+        return score > Date.now() / 1000 + LEASE_SECONDS / 2 && score;
+      },
+      5000,
+      'the lease',
+    );
     expect(leasedTo).to.be.above(0);
     expect(await t.redis.llen(k.backup(node.node.ctx.config.nodeId, 'alpha'))).to.equal(0);
     // Repaired, and the lease ended (set back rather than waited for): it moves and runs once.
@@ -110,7 +136,16 @@ describe('per-queue key layout', () => {
   it('carries a unique lock across with a cross-queue retry, keeping the delivery count', async () => {
     const node = await start({ mode: 'enqueuer' });
     const k = keys();
-    const raw = JSON.stringify({ class: 'Record', args: [], jid: 'cross-3', queue: 'beta', retry: true, retry_count: 1, unique_key: 'u1', unique_until: 'success' });
+    const raw = JSON.stringify({
+      class: 'Record',
+      args: [],
+      jid: 'cross-3',
+      queue: 'beta',
+      retry: true,
+      retry_count: 1,
+      unique_key: 'u1',
+      unique_until: 'success',
+    });
     await t.redis.set(k.uniqueLock('u1', 'alpha'), 'cross-3', 'EX', 600);
     await t.redis.hset(k.jobIndex('alpha'), 'cross-3', `4\tretry\t${Date.now() / 1000 - 1}`);
     await t.redis.zadd(k.retry('alpha'), String(Date.now() / 1000 - 1), raw);
@@ -127,7 +162,10 @@ describe('per-queue key layout', () => {
     const k = keys();
     await node.enqueue('beta', 'Record', []);
     const err = await node
-      .enqueueAll([{ queue: 'alpha', class: 'Record', args: [] }, { queue: 'beta', class: 'Record', args: [], options: { maxlen: 1 } }])
+      .enqueueAll([
+        { queue: 'alpha', class: 'Record', args: [] },
+        { queue: 'beta', class: 'Record', args: [], options: { maxlen: 1 } },
+      ])
       .catch((e: Error) => e);
     expect(err).to.be.instanceOf(PartialEnqueueError);
     const { written } = err as PartialEnqueueError;
@@ -159,7 +197,7 @@ describe('per-queue key layout', () => {
     expect((await t.waitForRecords(out, 2)).map((r) => r.value).sort()).to.deep.equal(['a', 'b']);
   });
 
-  it('finds and deletes a job by jid through its queue\'s index', async () => {
+  it("finds and deletes a job by jid through its queue's index", async () => {
     const node = await start({ mode: 'enqueuer' });
     const jid = await node.enqueueIn('gamma', 3600, 'Record', []);
     const shown = await node.show(jid);
@@ -169,11 +207,15 @@ describe('per-queue key layout', () => {
     expect(await t.redis.zcard(keys().schedule('gamma'))).to.equal(0);
   });
 
-  it('recovers a dead node\'s backup lists in every queue: a claim, then one requeue per list', async () => {
+  it("recovers a dead node's backup lists in every queue: a claim, then one requeue per list", async () => {
     const node = await start({ mode: 'enqueuer' });
     const k = keys();
     await t.redis.zadd(k.nodes, String(Date.now() / 1000 - 600), 'ghost');
-    for (const queue of ['alpha', 'beta']) await t.redis.rpush(k.backup('ghost', queue), JSON.stringify({ class: 'Record', jid: `g-${queue}`, queue, args: [] }));
+    for (const queue of ['alpha', 'beta'])
+      await t.redis.rpush(
+        k.backup('ghost', queue),
+        JSON.stringify({ class: 'Record', jid: `g-${queue}`, queue, args: [] }),
+      );
     const survivor = await start({ nodeId: 'survivor', queues: ['delta'], nodeCheckInterval: 3600 }); // no round of its own
     const reaper = survivor.node.ctx.registry.lookup<NodeReaper>(ActorNames.nodeReaper);
     expect(await reaper.recoverDeadNodes()).to.equal(2);
@@ -187,7 +229,10 @@ describe('per-queue key layout', () => {
 
   it('sweeps the backup lists of a node gone from the beat set, once it is missing from two sweeps', async () => {
     const k = keys();
-    await t.redis.rpush(k.backup('vanished', 'gamma'), JSON.stringify({ class: 'Record', jid: 'v-1', queue: 'gamma', args: [] }));
+    await t.redis.rpush(
+      k.backup('vanished', 'gamma'),
+      JSON.stringify({ class: 'Record', jid: 'v-1', queue: 'gamma', args: [] }),
+    );
     const survivor = await start({ nodeId: 'survivor', queues: ['delta'], nodeCheckInterval: 3600 }); // no round of its own
     const reaper = survivor.node.ctx.registry.lookup<NodeReaper>(ActorNames.nodeReaper);
     expect(await reaper.sweepOrphans()).to.equal(0); // first sighting: it may be a node starting up
@@ -199,7 +244,9 @@ describe('per-queue key layout', () => {
     const redis = defineScripts(t.redis.duplicate());
     checkSlotsOn(redis);
     const k = keys();
-    const err = await enqueueJobs(redis, k, [{ queue: 'alpha', queueKey: k.queue('beta'), json: '{}', jid: 'x' }]).catch((e: Error) => e);
+    const err = await enqueueJobs(redis, k, [
+      { queue: 'alpha', queueKey: k.queue('beta'), json: '{}', jid: 'x' },
+    ]).catch((e: Error) => e);
     expect(err).to.be.instanceOf(CrossSlotError);
     expect(await t.redis.llen(k.queue('beta'))).to.equal(0);
     redis.disconnect();

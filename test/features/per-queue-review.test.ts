@@ -22,7 +22,12 @@ describe('per-queue key layout: review findings', () => {
       // backup entry is gone (taken), its slot is still counted.
       await t.redis.zadd(k.nodes, String(Date.now() / 1000 - 600), 'ghost');
       await t.redis.hset(k.running('lim'), 'ghost', 1);
-      const survivor = await t.start({ keyLayout: layout, nodeId: 'survivor', queues: [{ name: 'lim', concurrency: 1, globalConcurrency: 1 }], nodeCheckInterval: 3600 });
+      const survivor = await t.start({
+        keyLayout: layout,
+        nodeId: 'survivor',
+        queues: [{ name: 'lim', concurrency: 1, globalConcurrency: 1 }],
+        nodeCheckInterval: 3600,
+      });
       const reaper = survivor.node.ctx.registry.lookup<NodeReaper>(ActorNames.nodeReaper);
       await reaper.recoverDeadNodes();
       await reaper.recoverDeadNodes();
@@ -45,7 +50,10 @@ describe('per-queue key layout: review findings', () => {
         await t.redis.llen(k.backup('n1', 'a')),
       ];
       // shared layout: enqueue-due refuses (queue not a list) and the job stays in retry.
-      expect(where.reduce((x, y) => x + y, 0), 'the job is somewhere').to.equal(1);
+      expect(
+        where.reduce((x, y) => x + y, 0),
+        'the job is somewhere',
+      ).to.equal(1);
       expect(node).to.exist;
     });
   }
@@ -69,7 +77,17 @@ describe('per-queue key layout: review findings', () => {
     // A unique FailOnce job of queue a with retry_queue b: its retry goes through a's retry set
     // into b (a cross-slot move). Planted as nexq's enqueue writes it (no API option for retry_queue).
     const jid = 'uq-1';
-    const raw = JSON.stringify({ class: 'FailOnce', args: [t.url, out], jid, queue: 'a', retry: 3, retry_queue: 'b', unique_key: 'uk', unique_until: 'success', enqueued_at: Date.now() / 1000 });
+    const raw = JSON.stringify({
+      class: 'FailOnce',
+      args: [t.url, out],
+      jid,
+      queue: 'a',
+      retry: 3,
+      retry_queue: 'b',
+      unique_key: 'uk',
+      unique_until: 'success',
+      enqueued_at: Date.now() / 1000,
+    });
     await t.redis.set(k.uniqueLock('uk', 'a'), jid, 'EX', 600);
     await t.redis.sadd(k.queues, 'a', 'b');
     await t.redis.lpush(k.queue('a'), raw);
@@ -96,7 +114,7 @@ describe('per-queue key layout: review findings', () => {
     redis.disconnect();
   });
 
-  it('F6: a configured node id with braces is refused with the per-queue layout (it moves the backup list\'s hash tag)', () => {
+  it("F6: a configured node id with braces is refused with the per-queue layout (it moves the backup list's hash tag)", () => {
     const k = new Keys('ns', 'per-queue');
     expect(keySlot(k.backup('w{1}', 'q'))).to.not.equal(keySlot(k.queue('q')));
     expect(() => resolveConfig({ keyLayout: 'per-queue', nodeId: 'w{1}', namespace: 'ns' })).to.throw();
@@ -140,8 +158,16 @@ describe('per-queue key layout: review findings', () => {
       const out = t.out('f9');
       await t.redis.set(k.queue('a'), 'not a list');
       await t.redis.sadd(k.queues, 'a', 'z');
-      await t.redis.zadd(k.schedule('a'), '1', JSON.stringify({ class: 'Record', args: [t.url, out, 'a'], jid: 'f9-a', queue: 'a' }));
-      await t.redis.zadd(k.schedule('z'), '2', JSON.stringify({ class: 'Record', args: [t.url, out, 'z'], jid: 'f9-z', queue: 'z' }));
+      await t.redis.zadd(
+        k.schedule('a'),
+        '1',
+        JSON.stringify({ class: 'Record', args: [t.url, out, 'a'], jid: 'f9-a', queue: 'a' }),
+      );
+      await t.redis.zadd(
+        k.schedule('z'),
+        '2',
+        JSON.stringify({ class: 'Record', args: [t.url, out, 'z'], jid: 'f9-z', queue: 'z' }),
+      );
       await t.start({ keyLayout: layout, queues: ['z'] });
       const [record] = await t.waitForRecords(out, 1, 4000);
       expect(record.value).to.equal('z');
@@ -152,7 +178,11 @@ describe('per-queue key layout: review findings', () => {
     const out = t.out('f10');
     await t.redis.set(k.jobIndex('b'), 'not a hash');
     await t.redis.sadd(k.queues, 'a', 'b');
-    await t.redis.zadd(k.retry('a'), '1', JSON.stringify({ class: 'Record', args: [t.url, out, 'once'], jid: 'f10', queue: 'b', retry_count: 1 }));
+    await t.redis.zadd(
+      k.retry('a'),
+      '1',
+      JSON.stringify({ class: 'Record', args: [t.url, out, 'once'], jid: 'f10', queue: 'b', retry_count: 1 }),
+    );
     await t.start({ keyLayout: 'per-queue', queues: ['a', 'b'] });
     await t.waitForRecords(out, 1, 5000);
     await sleep(1500);

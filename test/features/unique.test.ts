@@ -33,7 +33,7 @@ describe('unique jobs', () => {
     expect(again.jid).not.to.equal(first.jid);
   });
 
-  it("keeps the lock of a failed job until it succeeds", async () => {
+  it('keeps the lock of a failed job until it succeeds', async () => {
     const node = await t.start();
     await node.enqueueResult('default', 'Fail', [], { unique: { for: 60 } });
     await waitFor(() => t.redis.zcard(t.keys.retry('default')), 5000, 'the failure');
@@ -42,18 +42,36 @@ describe('unique jobs', () => {
 
   it("releases the lock as the job starts when until is 'start'", async () => {
     const node = await t.start();
-    await node.enqueueResult('default', 'Record', [t.url, t.out('s'), 1, 1500], { unique: { for: 60, until: 'start' } });
-    await waitFor(async () => (await t.redis.keys(`${t.ns}:nexq:unique:*`)).length === 0, 5000, 'the lock released at start');
+    await node.enqueueResult('default', 'Record', [t.url, t.out('s'), 1, 1500], {
+      unique: { for: 60, until: 'start' },
+    });
+    await waitFor(
+      async () => (await t.redis.keys(`${t.ns}:nexq:unique:*`)).length === 0,
+      5000,
+      'the lock released at start',
+    );
     expect(await t.redis.llen(t.out('s'))).to.equal(0); // still running
-    expect((await node.enqueueResult('default', 'Record', [t.url, t.out('s'), 1, 1500], { unique: { for: 60, until: 'start' } })).conflict).to.equal(false);
+    expect(
+      (
+        await node.enqueueResult('default', 'Record', [t.url, t.out('s'), 1, 1500], {
+          unique: { for: 60, until: 'start' },
+        })
+      ).conflict,
+    ).to.equal(false);
   });
 
   it("keeps the lock after success until it expires when until is 'expiry'", async () => {
     const node = await t.start();
     await node.enqueueResult('default', 'Record', [t.url, t.out('e'), 1], { unique: { for: 2, until: 'expiry' } });
     await t.waitForRecords(t.out('e'));
-    expect((await node.enqueueResult('default', 'Record', [t.url, t.out('e'), 1], { unique: { for: 2, until: 'expiry' } })).conflict).to.equal(true);
+    expect(
+      (await node.enqueueResult('default', 'Record', [t.url, t.out('e'), 1], { unique: { for: 2, until: 'expiry' } }))
+        .conflict,
+    ).to.equal(true);
     await waitFor(async () => (await t.redis.keys(`${t.ns}:nexq:unique:*`)).length === 0, 5000, 'the lock to expire');
-    expect((await node.enqueueResult('default', 'Record', [t.url, t.out('e'), 1], { unique: { for: 2, until: 'expiry' } })).conflict).to.equal(false);
+    expect(
+      (await node.enqueueResult('default', 'Record', [t.url, t.out('e'), 1], { unique: { for: 2, until: 'expiry' } }))
+        .conflict,
+    ).to.equal(false);
   });
 });

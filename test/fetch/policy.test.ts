@@ -5,8 +5,22 @@ import { expect } from 'chai';
 import { decideFetch, NodeView, QueueState, QueueView } from '../../src/fetch/policy';
 
 const NOW = 1_000_000;
-const node = (over: Partial<NodeView> = {}): NodeView => ({ now: NOW, quiet: false, pollDue: false, pollTimeout: 1000, noWaitUntil: 0, ...over });
-const queue = (name: string, over: Partial<QueueView> = {}): QueueView => ({ name, free: 5, state: 'more', brokenUntil: 0, waiting: false, ...over });
+const node = (over: Partial<NodeView> = {}): NodeView => ({
+  now: NOW,
+  quiet: false,
+  pollDue: false,
+  pollTimeout: 1000,
+  noWaitUntil: 0,
+  ...over,
+});
+const queue = (name: string, over: Partial<QueueView> = {}): QueueView => ({
+  name,
+  free: 5,
+  state: 'more',
+  brokenUntil: 0,
+  waiting: false,
+  ...over,
+});
 
 describe('fetch policy', () => {
   it('fetches a busy queue whatever state its neighbours are in', () => {
@@ -25,7 +39,10 @@ describe('fetch policy', () => {
   });
 
   it('waits on every empty queue with a free slot, not only the first', () => {
-    const decision = decideFetch([queue('a', { state: 'empty' }), queue('b', { state: 'empty' }), queue('c', { state: 'empty' })], node());
+    const decision = decideFetch(
+      [queue('a', { state: 'empty' }), queue('b', { state: 'empty' }), queue('c', { state: 'empty' })],
+      node(),
+    );
     expect(decision.wait).to.deep.equal(['a', 'b', 'c']);
     expect(decision.fetch).to.deep.equal([]);
     expect(decision.pollIn).to.equal(undefined);
@@ -60,7 +77,10 @@ describe('fetch policy', () => {
   });
 
   it('does nothing on a quiet node', () => {
-    expect(decideFetch([queue('a'), queue('b', { state: 'empty' })], node({ quiet: true }))).to.deep.equal({ fetch: [], wait: [] });
+    expect(decideFetch([queue('a'), queue('b', { state: 'empty' })], node({ quiet: true }))).to.deep.equal({
+      fetch: [],
+      wait: [],
+    });
   });
 
   it('at the node-wide cap fetches and waits on nothing; below it, takes the queues in the given order', () => {
@@ -76,7 +96,7 @@ describe('fetch policy', () => {
     /** A small deterministic generator, so a failure can be replayed from its seed. */
     function generator(seed: number): () => number {
       let s = seed >>> 0;
-      return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+      return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     }
 
     it('never leaves a queue that may hold work and has a free slot idle: it is fetched, waited on, or polled for', () => {
@@ -105,9 +125,21 @@ describe('fetch policy', () => {
           // Never both, never a queue without a free slot, a waited one, a broken one, or on a quiet or capped node.
           expect(fetched && waited, where).to.equal(false);
           if (fetched || waited) {
-            expect(q.free > 0 && !q.waiting && q.brokenUntil <= NOW && !view.quiet && !(view.capLeft !== undefined && view.capLeft <= 0), where).to.equal(true);
+            expect(
+              q.free > 0 &&
+                !q.waiting &&
+                q.brokenUntil <= NOW &&
+                !view.quiet &&
+                !(view.capLeft !== undefined && view.capLeft <= 0),
+              where,
+            ).to.equal(true);
           }
-          const eligible = q.free > 0 && !q.waiting && q.brokenUntil <= NOW && !view.quiet && !(view.capLeft !== undefined && view.capLeft <= 0);
+          const eligible =
+            q.free > 0 &&
+            !q.waiting &&
+            q.brokenUntil <= NOW &&
+            !view.quiet &&
+            !(view.capLeft !== undefined && view.capLeft <= 0);
           if (!eligible) continue;
           if (q.state === 'unknown' || q.state === 'more') expect(fetched, where).to.equal(true);
           else if (q.state === 'empty' && view.noWaitUntil <= NOW) expect(waited, where).to.equal(true);
@@ -115,7 +147,8 @@ describe('fetch policy', () => {
           else expect(decision.pollIn, where).to.be.a('number').and.at.most(view.pollTimeout);
         }
         // A broken queue is looked at again once it may be.
-        for (const q of queues) if (q.brokenUntil > NOW && !view.quiet) expect(decision.pollIn, where).to.be.at.most(q.brokenUntil - NOW);
+        for (const q of queues)
+          if (q.brokenUntil > NOW && !view.quiet) expect(decision.pollIn, where).to.be.at.most(q.brokenUntil - NOW);
       }
     });
   });

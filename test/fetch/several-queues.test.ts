@@ -17,13 +17,20 @@ describe('a node serving several queues', () => {
   /** Enqueues JOBS Tally jobs into `queue` and waits until each has run once. */
   async function drains(node: Awaited<ReturnType<typeof t.start>>, queue: string): Promise<void> {
     const out = t.out(`tally-${queue}`);
-    const jids = await node.enqueueAll(Array.from({ length: JOBS }, () => ({ queue, class: 'Tally', args: [t.url, out] })));
+    const jids = await node.enqueueAll(
+      Array.from({ length: JOBS }, () => ({ queue, class: 'Tally', args: [t.url, out] })),
+    );
     await waitFor(async () => (await t.redis.llen(out)) >= JOBS, 15_000, `${JOBS} jobs of queue ${queue} run`);
     const ran = await t.redis.lrange(out, 0, -1);
     expect([...ran].sort()).to.deep.equal([...jids].sort());
   }
 
-  const neighbours: Array<{ state: string; options: NexqStartOptions; prepare?: () => Promise<void>; sharedLayoutOnly?: true }> = [
+  const neighbours: Array<{
+    state: string;
+    options: NexqStartOptions;
+    prepare?: () => Promise<void>;
+    sharedLayoutOnly?: true;
+  }> = [
     { state: 'empty', options: { queues: [q('a'), q('b'), q('busy')] } },
     { state: 'paused for output', options: { queues: [q('a'), q('b'), q('busy')] }, prepare: () => pauseOut('a') },
     {
@@ -31,7 +38,10 @@ describe('a node serving several queues', () => {
       options: { queues: [{ name: 'a', concurrency: 2, globalConcurrency: 1 }, q('busy')] },
       prepare: async () => {
         await t.redis.hset(t.keys.running('a'), 'other-node', '1');
-        await t.redis.lpush(t.keys.queue('a'), JSON.stringify({ class: 'Tally', args: [t.url, t.out('held')], jid: 'held-1', queue: 'a' }));
+        await t.redis.lpush(
+          t.keys.queue('a'),
+          JSON.stringify({ class: 'Tally', args: [t.url, t.out('held')], jid: 'held-1', queue: 'a' }),
+        );
       },
     },
     {
@@ -43,9 +53,24 @@ describe('a node serving several queues', () => {
         await t.redis.lpush(t.keys.queue('a'), JSON.stringify({ class: 'Held', args: [], jid: 'held-2', queue: 'a' }));
       },
     },
-    { state: 'with a broken key (WRONGTYPE)', options: { queues: [q('a'), q('busy')] }, prepare: async () => void (await t.redis.set(t.keys.queue('a'), 'not a list')) },
-    { state: 'empty, under a totalConcurrency cap', options: { queues: [q('a'), q('b'), q('busy')], totalConcurrency: 2 } },
-    { state: 'empty, with weights', options: { queues: [{ name: 'a', concurrency: 2, weight: 5 }, { name: 'busy', concurrency: 2, weight: 1 }] } },
+    {
+      state: 'with a broken key (WRONGTYPE)',
+      options: { queues: [q('a'), q('busy')] },
+      prepare: async () => void (await t.redis.set(t.keys.queue('a'), 'not a list')),
+    },
+    {
+      state: 'empty, under a totalConcurrency cap',
+      options: { queues: [q('a'), q('b'), q('busy')], totalConcurrency: 2 },
+    },
+    {
+      state: 'empty, with weights',
+      options: {
+        queues: [
+          { name: 'a', concurrency: 2, weight: 5 },
+          { name: 'busy', concurrency: 2, weight: 1 },
+        ],
+      },
+    },
   ];
 
   async function pauseOut(queue: string): Promise<void> {
@@ -84,7 +109,15 @@ describe('a node serving several queues', () => {
   it("starts a job another producer pushed straight into its second queue (Sidekiq's client) without a poll", async () => {
     await t.start({ ...NO_POLLS, queues: ['a', 'b', 'c'] });
     await waitFor(async () => (await blockedWaits()) >= 3, 5000, 'a wait on each of the three queues');
-    const job = { class: 'Record', args: [t.url, t.out('foreign'), 'b'], jid: 'f00d', queue: 'b', retry: true, created_at: Date.now() / 1000, enqueued_at: Date.now() / 1000 };
+    const job = {
+      class: 'Record',
+      args: [t.url, t.out('foreign'), 'b'],
+      jid: 'f00d',
+      queue: 'b',
+      retry: true,
+      created_at: Date.now() / 1000,
+      enqueued_at: Date.now() / 1000,
+    };
     await t.redis.lpush(t.keys.queue('b'), JSON.stringify(job));
     const [ran] = await t.waitForRecords(t.out('foreign'), 1);
     expect(ran).to.include({ value: 'b', jid: 'f00d' });

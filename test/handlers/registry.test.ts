@@ -19,7 +19,10 @@ describe('HandlerRegistry', () => {
   });
 
   it('maps the classes named in `jobs`, over jobsDir', () => {
-    const custom = new HandlerRegistry({ Fail: fixture('Record.js'), 'Elixir.My.Job': fixture('Sleep.js') }, fixturesJobs);
+    const custom = new HandlerRegistry(
+      { Fail: fixture('Record.js'), 'Elixir.My.Job': fixture('Sleep.js') },
+      fixturesJobs,
+    );
     expect(custom.resolve('Fail').file).to.equal(fixture('Record.js'));
     expect(custom.resolve('My.Job').file).to.equal(fixture('Sleep.js'));
   });
@@ -29,10 +32,22 @@ describe('HandlerRegistry', () => {
   });
 
   it('resolves an ActiveJob wrapper by its wrapped class', () => {
-    expect(registry.resolve('ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper', 'Record')).to.deep.equal({ file: fixture('Record.js'), activeJob: true });
+    expect(registry.resolve('ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper', 'Record')).to.deep.equal({
+      file: fixture('Record.js'),
+      activeJob: true,
+    });
   });
 
-  for (const name of ['../Record', '/etc/passwd', '__proto__', 'constructor', 'Mailer::prototype', 'Mailer/Welcome', '', 'a b']) {
+  for (const name of [
+    '../Record',
+    '/etc/passwd',
+    '__proto__',
+    'constructor',
+    'Mailer::prototype',
+    'Mailer/Welcome',
+    '',
+    'a b',
+  ]) {
     it(`throws UnknownJobClassError for ${JSON.stringify(name)}, an invalid class name`, () => {
       expect(isValidClassName(name)).to.equal(false);
       expect(() => registry.resolve(name)).to.throw(UnknownJobClassError, /not a valid class name/);

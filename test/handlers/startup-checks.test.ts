@@ -39,7 +39,9 @@ describe('checks at start', () => {
   it('refuses a jobsDir module without a perform function, naming the file', async () => {
     const err = await startError({ jobsDir: brokenJobs });
     expect(err).to.be.instanceOf(HandlerCheckError);
-    expect(err.message).to.equal(`handler NoPerform: ${path.join(brokenJobs, 'NoPerform.js')} exports no perform function (named, default, or default.perform)`);
+    expect(err.message).to.equal(
+      `handler NoPerform: ${path.join(brokenJobs, 'NoPerform.js')} exports no perform function (named, default, or default.perform)`,
+    );
   });
 
   it('refuses a handler with a syntax error, naming the file and line', async () => {
@@ -48,24 +50,35 @@ describe('checks at start', () => {
     const err = await startError({ jobsDir: dir });
     expect(err).to.be.instanceOf(HandlerCheckError);
     const file = path.join(dir, 'Broken.js');
-    expect(err.message).to.equal(`handler Broken: ${file} failed to load: SyntaxError: Unexpected end of input at ${file}:3`);
+    expect(err.message).to.equal(
+      `handler Broken: ${file} failed to load: SyntaxError: Unexpected end of input at ${file}:3`,
+    );
   });
 
   it('refuses a jobsDir that does not exist with a ConfigError naming the folder', async () => {
     const missing = path.join(tempDir(), 'jobs');
     const err = await startError({ jobsDir: missing });
     expect(err).to.be.instanceOf(ConfigError);
-    expect(err.message).to.equal(`invalid config: jobsDir must be a folder that exists (got ${JSON.stringify(missing)})`);
+    expect(err.message).to.equal(
+      `invalid config: jobsDir must be a folder that exists (got ${JSON.stringify(missing)})`,
+    );
   });
 
   it('logs the handlers it found at info, in one line, each module once', async () => {
     const logs = captureLogs();
     await t.start({ logger: logs.logger });
-    const lines = logs.text().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = logs
+      .text()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const handlers = lines.filter((line) => line.message.startsWith('handlers: '));
     expect(handlers).to.have.length(1);
     expect(handlers[0].level).to.equal('info');
-    expect(handlers[0].message).to.contain('Record (').and.to.contain('Mailer::Welcome (').and.not.to.contain('Mailer.Welcome (');
+    expect(handlers[0].message)
+      .to.contain('Record (')
+      .and.to.contain('Mailer::Welcome (')
+      .and.not.to.contain('Mailer.Welcome (');
   });
 });
 
@@ -81,17 +94,27 @@ describe('waiting for Redis at start', () => {
     server = await RedisServer.start();
     await server.kill9();
     const logs = captureLogs();
-    const starting = Nexq.start({ redis: server.url, namespace: freshNamespace(), mode: 'enqueuer', logger: logs.logger });
+    const starting = Nexq.start({
+      redis: server.url,
+      namespace: freshNamespace(),
+      mode: 'enqueuer',
+      logger: logs.logger,
+    });
     starting.catch(() => {});
     try {
       await waitFor(() => logs.text().includes('cannot reach Redis'), 5000, 'the unreachable-Redis message');
-      expect(logs.text()).to.include(`cannot reach Redis at ${server.url} (connect ECONNREFUSED 127.0.0.1:${server.port}); still trying`);
+      expect(logs.text()).to.include(
+        `cannot reach Redis at ${server.url} (connect ECONNREFUSED 127.0.0.1:${server.port}); still trying`,
+      );
       // A ping queued while Redis is down times out after COMMAND_TIMEOUT_MS; the node waits on.
       await sleep(COMMAND_TIMEOUT_MS + 1000);
       await server.launch();
       expect((await starting).node.running).to.equal(true);
     } finally {
-      await starting.then((node) => node.stop(), () => {});
+      await starting.then(
+        (node) => node.stop(),
+        () => {},
+      );
     }
   });
 });

@@ -9,15 +9,28 @@ describe('Sidekiq interop: Sidekiq API on a nexq node', function () {
   this.timeout(60_000);
   const redis = useSidekiqRedis();
   const t = useNodes({ url: () => redis.url, namespace: '' });
-  const jobs = { Flaky: fixture('FailOnce.js'), Fail: fixture('Fail.js'), Sleep: fixture('Sleep.js'), Record: fixture('Record.js') };
+  const jobs = {
+    Flaky: fixture('FailOnce.js'),
+    Fail: fixture('Fail.js'),
+    Sleep: fixture('Sleep.js'),
+    Record: fixture('Record.js'),
+  };
   const api = (command: string, input: unknown = null) => sidekiqApi(redis.url, command, input);
 
   it("files a failed job where Sidekiq::RetrySet reads it, and Sidekiq's retry_all makes nexq run it again", async () => {
     await t.start({ jobs });
     const jid = await (await t.start({ mode: 'enqueuer' })).enqueue('default', 'Flaky', [t.url, t.out('flaky')]);
     const [entry] = await waitFor(() => api('retries').length > 0 && api('retries'), 10_000, 'a RetrySet entry');
-    expect(entry).to.include({ jid, class: 'Flaky', retry_count: 0, error_class: 'Error', error_message: 'first run fails' });
-    expect(entry.failed_at).to.be.a('number').within(Date.now() / 1000 - 30, Date.now() / 1000 + 1);
+    expect(entry).to.include({
+      jid,
+      class: 'Flaky',
+      retry_count: 0,
+      error_class: 'Error',
+      error_message: 'first run fails',
+    });
+    expect(entry.failed_at)
+      .to.be.a('number')
+      .within(Date.now() / 1000 - 30, Date.now() / 1000 + 1);
     expect(entry.score).to.be.above(Date.now() / 1000 + 10);
     api('retry_all');
     const [record] = await t.waitForRecords(t.out('flaky'));
@@ -26,9 +39,11 @@ describe('Sidekiq interop: Sidekiq API on a nexq node', function () {
     expect(api('retries')).to.deep.equal([]);
   });
 
-  it("files a job out of retries where Sidekiq::DeadSet reads it, and DeadSet#retry_all runs it again", async () => {
+  it('files a job out of retries where Sidekiq::DeadSet reads it, and DeadSet#retry_all runs it again', async () => {
     await t.start({ jobs });
-    const jid = await (await t.start({ mode: 'enqueuer' })).enqueue('default', 'Flaky', [t.url, t.out('dead')], { retry: 0 });
+    const jid = await (
+      await t.start({ mode: 'enqueuer' })
+    ).enqueue('default', 'Flaky', [t.url, t.out('dead')], { retry: 0 });
     const [entry] = await waitFor(() => api('dead').length > 0 && api('dead'), 10_000, 'a DeadSet entry');
     expect(entry).to.include({ jid, retry_count: 0, error_message: 'first run fails' });
     expect(api('retries')).to.deep.equal([]);
@@ -38,12 +53,23 @@ describe('Sidekiq interop: Sidekiq API on a nexq node', function () {
   });
 
   it('appears in Sidekiq::ProcessSet with hostname, pid, queues and concurrency, and its running jobs in Sidekiq::Workers', async () => {
-    const node = await t.start({ jobs, queues: [{ name: 'default', concurrency: 3 }, { name: 'mail', concurrency: 2 }], heartbeatInterval: 1 });
+    const node = await t.start({
+      jobs,
+      queues: [
+        { name: 'default', concurrency: 3 },
+        { name: 'mail', concurrency: 2 },
+      ],
+      heartbeatInterval: 1,
+    });
     const jid = await node.enqueue('mail', 'Sleep', [4000]);
-    const [proc] = await waitFor(() => {
-      const procs = api('processes');
-      return procs.length === 1 && procs[0].busy === 1 && procs;
-    }, 10_000, 'the process with one busy job');
+    const [proc] = await waitFor(
+      () => {
+        const procs = api('processes');
+        return procs.length === 1 && procs[0].busy === 1 && procs;
+      },
+      10_000,
+      'the process with one busy job',
+    );
     expect(proc).to.include({ hostname: os.hostname(), pid: process.pid, concurrency: 5, quiet: 'false' });
     expect(proc.queues).to.deep.equal(['default', 'mail']);
     const workers = api('workers');
@@ -51,15 +77,19 @@ describe('Sidekiq interop: Sidekiq API on a nexq node', function () {
     expect(workers[0]).to.include({ process: proc.identity, queue: 'mail', jid, class: 'Sleep' });
   });
 
-  it("is counted by Sidekiq::Stats: processed counts every run, failed the failures", async () => {
+  it('is counted by Sidekiq::Stats: processed counts every run, failed the failures', async () => {
     const node = await t.start({ jobs });
     for (let i = 0; i < 3; i++) await node.enqueue('default', 'Record', [t.url, t.out('s'), i]);
     await node.enqueue('default', 'Fail', [], { retry: false });
     await node.enqueue('default', 'Fail', []);
-    const stats = await waitFor(() => {
-      const s = api('stats');
-      return s.processed === 5 && s.failed === 2 && s;
-    }, 10_000, 'Sidekiq::Stats to count 5 processed, 2 failed');
+    const stats = await waitFor(
+      () => {
+        const s = api('stats');
+        return s.processed === 5 && s.failed === 2 && s;
+      },
+      10_000,
+      'Sidekiq::Stats to count 5 processed, 2 failed',
+    );
     expect(stats).to.include({ retry_size: 1, dead_size: 0 });
   });
 

@@ -4,7 +4,20 @@ import { fixture } from '../support/paths';
 import { useNodes, waitFor } from '../support/node';
 import { sidekiqApi, SidekiqServer, useSidekiqRedis } from './support';
 
-const TRICKY_VALUES = ['plain', 42, -7, 3.25, 1e-7, { nested: { list: [1, 'two', null, { deep: true }] } }, [[], {}], 'ünïcødé ✓ 日本', null, true, false, ''];
+const TRICKY_VALUES = [
+  'plain',
+  42,
+  -7,
+  3.25,
+  1e-7,
+  { nested: { list: [1, 'two', null, { deep: true }] } },
+  [[], {}],
+  'ünïcødé ✓ 日本',
+  null,
+  true,
+  false,
+  '',
+];
 
 describe('Sidekiq interop: job payloads', function () {
   this.timeout(60_000);
@@ -14,13 +27,16 @@ describe('Sidekiq interop: job payloads', function () {
 
   it("runs jobs pushed by Sidekiq's perform_async with every argument type intact", async () => {
     await startNexq();
-    const jid = sidekiqApi(redis.url, 'perform_async', { class: 'Record', args: [t.url, t.out('async'), ...TRICKY_VALUES] });
+    const jid = sidekiqApi(redis.url, 'perform_async', {
+      class: 'Record',
+      args: [t.url, t.out('async'), ...TRICKY_VALUES],
+    });
     const [record] = await t.waitForRecords(t.out('async'));
     expect(record.jid).to.equal(jid);
     expect(record.values).to.deep.equal(TRICKY_VALUES);
   });
 
-  it("runs jobs Sidekiq scheduled with perform_in once they are due", async () => {
+  it('runs jobs Sidekiq scheduled with perform_in once they are due', async () => {
     await startNexq();
     sidekiqApi(redis.url, 'perform_in', { class: 'Record', args: [t.url, t.out('in'), 'later'], seconds: 1 });
     expect(await t.redis.zcard('schedule')).to.equal(1);
@@ -29,13 +45,15 @@ describe('Sidekiq interop: job payloads', function () {
     expect(await t.redis.zcard('schedule')).to.equal(0);
   });
 
-  it("runs every job of Sidekiq::Client.push_bulk", async () => {
+  it('runs every job of Sidekiq::Client.push_bulk', async () => {
     await startNexq();
     const args = Array.from({ length: 20 }, (_, i) => [t.url, t.out('bulk'), i, { i }]);
     const jids: string[] = sidekiqApi(redis.url, 'push_bulk', { class: 'Record', args });
     const records = await t.waitForRecords(t.out('bulk'), 20);
     expect(records.map((r) => r.jid).sort()).to.deep.equal([...jids].sort());
-    expect(records.map((r) => r.values[0]).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 20 }, (_, i) => i));
+    expect(records.map((r) => r.values[0]).sort((a, b) => a - b)).to.deep.equal(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
   });
 
   it('has a real Sidekiq server run jobs nexq enqueued with enqueue, enqueueIn and enqueueAll', async () => {
@@ -48,9 +66,11 @@ describe('Sidekiq interop: job payloads', function () {
     ]);
     const sidekiq = SidekiqServer.start(redis.url);
     try {
-      await waitFor(async () => (await t.redis.llen(t.out('rb'))) >= 4, 30_000, 'Sidekiq to run 4 jobs').catch((err) => {
-        throw new Error(`${err.message}; sidekiq said: ${sidekiq.output.slice(-1000)}`);
-      });
+      await waitFor(async () => (await t.redis.llen(t.out('rb'))) >= 4, 30_000, 'Sidekiq to run 4 jobs').catch(
+        (err) => {
+          throw new Error(`${err.message}; sidekiq said: ${sidekiq.output.slice(-1000)}`);
+        },
+      );
       const records = await t.records(t.out('rb'));
       const byFirst = Object.fromEntries(records.map((r: any) => [r.values[0], r.values.slice(1)]));
       expect(Object.keys(byFirst).sort()).to.deep.equal(['four', 'one', 'three', 'two']);
@@ -63,9 +83,18 @@ describe('Sidekiq interop: job payloads', function () {
   it('keeps fields it does not use through a failure and a retry, and writes a backtrace Sidekiq can read', async () => {
     await t.start({ jobs: { Fail: fixture('Fail.js') } });
     sidekiqApi(redis.url, 'push_raw', {
-      class: 'Fail', args: ['x'], queue: 'default', backtrace: true, tags: ['alpha', 'beta'], custom_field: { keep: [1, 2.5, 'x'] },
+      class: 'Fail',
+      args: ['x'],
+      queue: 'default',
+      backtrace: true,
+      tags: ['alpha', 'beta'],
+      custom_field: { keep: [1, 2.5, 'x'] },
     });
-    const [entry] = await waitFor(() => sidekiqApi(redis.url, 'retries').length > 0 && sidekiqApi(redis.url, 'retries'), 10_000, 'a retry entry');
+    const [entry] = await waitFor(
+      () => sidekiqApi(redis.url, 'retries').length > 0 && sidekiqApi(redis.url, 'retries'),
+      10_000,
+      'a retry entry',
+    );
     expect(entry).to.include({ class: 'Fail', error_class: 'BoomError', error_message: 'x', retry_count: 0 });
     expect(entry.tags).to.deep.equal(['alpha', 'beta']);
     expect(entry.custom_field).to.deep.equal({ keep: [1, 2.5, 'x'] });
@@ -79,8 +108,18 @@ describe('Sidekiq interop: job payloads', function () {
   it('runs an ActiveJob-wrapped job with the handler named by `wrapped` and the ActiveJob arguments', async () => {
     await startNexq();
     sidekiqApi(redis.url, 'push_raw', {
-      class: 'ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper', wrapped: 'Record', queue: 'default',
-      args: [{ job_class: 'Record', job_id: 'aj-1', queue_name: 'default', arguments: [t.url, t.out('aj'), 'from-rails', { n: 1 }], executions: 0 }],
+      class: 'ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper',
+      wrapped: 'Record',
+      queue: 'default',
+      args: [
+        {
+          job_class: 'Record',
+          job_id: 'aj-1',
+          queue_name: 'default',
+          arguments: [t.url, t.out('aj'), 'from-rails', { n: 1 }],
+          executions: 0,
+        },
+      ],
     });
     const [record] = await t.waitForRecords(t.out('aj'));
     expect(record.values).to.deep.equal(['from-rails', { n: 1 }]);
@@ -90,7 +129,9 @@ describe('Sidekiq interop: job payloads', function () {
     const seconds = await t.start({ mode: 'enqueuer' });
     await seconds.enqueue('other', 'Record', []);
     const [secondsJob] = await t.redis.lrange('queue:other', 0, -1);
-    expect(secondsJob).to.match(/"enqueued_at":\d+\.\d+/).and.match(/"created_at":\d+\.\d+/);
+    expect(secondsJob)
+      .to.match(/"enqueued_at":\d+\.\d+/)
+      .and.match(/"created_at":\d+\.\d+/);
     const millis = await t.start({ mode: 'enqueuer', timestamps: 'milliseconds' });
     await millis.enqueue('other2', 'Record', []);
     const [millisJob] = await t.redis.lrange('queue:other2', 0, -1);
@@ -98,8 +139,26 @@ describe('Sidekiq interop: job payloads', function () {
     const now = Date.now() / 1000;
     await t.start({ jobs: { Record: fixture('Record.js') }, queues: ['default'] });
     const ms = Date.now();
-    await t.redis.lpush('queue:default', JSON.stringify({ class: 'Record', args: [t.url, t.out('ts'), 'ms'], jid: 'j-ms', queue: 'default', enqueued_at: ms }));
-    await t.redis.lpush('queue:default', JSON.stringify({ class: 'Record', args: [t.url, t.out('ts'), 's'], jid: 'j-s', queue: 'default', enqueued_at: ms / 1000 }));
+    await t.redis.lpush(
+      'queue:default',
+      JSON.stringify({
+        class: 'Record',
+        args: [t.url, t.out('ts'), 'ms'],
+        jid: 'j-ms',
+        queue: 'default',
+        enqueued_at: ms,
+      }),
+    );
+    await t.redis.lpush(
+      'queue:default',
+      JSON.stringify({
+        class: 'Record',
+        args: [t.url, t.out('ts'), 's'],
+        jid: 'j-s',
+        queue: 'default',
+        enqueued_at: ms / 1000,
+      }),
+    );
     const records = await t.waitForRecords(t.out('ts'), 2);
     for (const r of records) expect(r.enqueuedAt).to.be.within(now - 5, now + 5);
   });

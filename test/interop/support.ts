@@ -41,7 +41,9 @@ export class SidekiqServer {
 
   static start(redisUrl: string, queues: string[] = ['default']): SidekiqServer {
     const args = ['-r', path.join(RUBY_DIR, 'jobs.rb'), '-c', '2', '-t', '2', ...queues.flatMap((q) => ['-q', q])];
-    return new SidekiqServer(spawn(SIDEKIQ, args, { env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    return new SidekiqServer(
+      spawn(SIDEKIQ, args, { env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
   }
 
   get output(): string {

@@ -36,7 +36,11 @@ describe('decideFailure', () => {
     expect(outcome.to).to.equal('retry');
     if (outcome.to !== 'retry') return;
     expect(outcome.retryCount).to.equal(1);
-    expect(JSON.parse(outcome.json)).to.deep.include({ retry_count: 1, error_class: 'BoomError', error_message: 'boom' });
+    expect(JSON.parse(outcome.json)).to.deep.include({
+      retry_count: 1,
+      error_class: 'BoomError',
+      error_message: 'boom',
+    });
     expect(outcome.json).to.contain('"failed_at":1700000000.0').and.not.to.contain('retried_at');
   });
 
@@ -95,7 +99,13 @@ describe('decideFailure', () => {
 
   it('cuts a very long error message', () => {
     const raw = payload('');
-    const outcome = decideFailure(raw, decodeJob(raw), { class: 'E', message: 'x'.repeat(50_000) }, { dialect: 'exq', maxRetries: 25 }, NOW);
+    const outcome = decideFailure(
+      raw,
+      decodeJob(raw),
+      { class: 'E', message: 'x'.repeat(50_000) },
+      { dialect: 'exq', maxRetries: 25 },
+      NOW,
+    );
     expect(JSON.parse((outcome as { json: string }).json).error_message.length).to.be.at.most(10_000);
   });
 });
@@ -103,7 +113,13 @@ describe('decideFailure', () => {
 describe('error_backtrace', () => {
   const frames = Array.from({ length: 30 }, (_, i) => `at f${i} (/app/jobs/A.js:${i + 1}:1)`);
   const failWith = (extra: string, backtrace?: boolean | number) =>
-    decideFailure(payload(extra), decodeJob(payload(extra)), { ...ERROR, backtrace: frames }, { dialect: 'exq', maxRetries: 25, backtrace }, NOW) as { json: string };
+    decideFailure(
+      payload(extra),
+      decodeJob(payload(extra)),
+      { ...ERROR, backtrace: frames },
+      { dialect: 'exq', maxRetries: 25, backtrace },
+      NOW,
+    ) as { json: string };
   const stored = (outcome: { json: string }) => JSON.parse(outcome.json).error_backtrace;
 
   it('is written as Sidekiq 6.4 writes it: the JSON array of lines, deflated, base64', () => {
@@ -112,14 +128,14 @@ describe('error_backtrace', () => {
     expect(JSON.parse(inflateSync(Buffer.from(field, 'base64')).toString())).to.deep.equal(frames.slice(0, 3));
   });
 
-  it('keeps the node\'s number of lines when the job does not say, and none with false or 0', () => {
+  it("keeps the node's number of lines when the job does not say, and none with false or 0", () => {
     expect(readBacktrace(stored(failWith('', 20)))).to.deep.equal(frames.slice(0, 20));
     expect(readBacktrace(stored(failWith('', true)))).to.deep.equal(frames);
     expect(stored(failWith('', false))).to.equal(undefined);
     expect(stored(failWith('', 0))).to.equal(undefined);
   });
 
-  it('follows the job\'s own backtrace field over the node\'s: true, a count, or false', () => {
+  it("follows the job's own backtrace field over the node's: true, a count, or false", () => {
     expect(readBacktrace(stored(failWith(',"backtrace":true', 0)))).to.deep.equal(frames);
     expect(readBacktrace(stored(failWith(',"backtrace":2', 20)))).to.deep.equal(frames.slice(0, 2));
     expect(stored(failWith(',"backtrace":false', 20))).to.equal(undefined);
@@ -144,12 +160,25 @@ describe('retryDelaySeconds', () => {
 describe('malformedEntry', () => {
   it('wraps text that is not JSON in a dead entry that keeps it as the only arg', () => {
     const entry = JSON.parse(malformedEntry('not json', 'job is not valid JSON', 'q', 'new-jid', NOW));
-    expect(entry).to.deep.include({ args: ['not json'], queue: 'q', jid: 'new-jid', retry: false, error_class: 'MalformedJobError', error_message: 'job is not valid JSON' });
+    expect(entry).to.deep.include({
+      args: ['not json'],
+      queue: 'q',
+      jid: 'new-jid',
+      retry: false,
+      error_class: 'MalformedJobError',
+      error_message: 'job is not valid JSON',
+    });
     expect(malformedEntry('x', 'r', 'q', 'j', NOW)).to.contain('"failed_at":1700000000.0');
   });
 
   it('adds the reason to a JSON object, keeping its fields and its jid', () => {
-    const entry = malformedEntry('{"jid":"old","args":"x","custom":1.0}', 'job "args" must be an array', 'q', 'new-jid', NOW);
+    const entry = malformedEntry(
+      '{"jid":"old","args":"x","custom":1.0}',
+      'job "args" must be an array',
+      'q',
+      'new-jid',
+      NOW,
+    );
     expect(entry).to.contain('"custom":1.0');
     expect(JSON.parse(entry)).to.include({ jid: 'old', error_class: 'MalformedJobError', retry: false });
   });

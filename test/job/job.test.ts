@@ -45,10 +45,12 @@ describe('decodeJob', () => {
 });
 
 describe('encodeNewJob', () => {
-  it('writes Sidekiq\'s fields in order with float timestamps', () => {
+  it("writes Sidekiq's fields in order with float timestamps", () => {
     const { jid, json } = encodeNewJob('q', 'Mailer::Welcome', [1, 'a'], {});
     expect(json).to.match(
-      new RegExp(`^\\{"retry":true,"queue":"q","class":"Mailer::Welcome","args":\\[1,"a"\\],"jid":"${jid}","created_at":\\d+\\.\\d+,"enqueued_at":\\d+\\.\\d+\\}$`),
+      new RegExp(
+        `^\\{"retry":true,"queue":"q","class":"Mailer::Welcome","args":\\[1,"a"\\],"jid":"${jid}","created_at":\\d+\\.\\d+,"enqueued_at":\\d+\\.\\d+\\}$`,
+      ),
     );
     expect(jid).to.match(/^[0-9a-f-]{36}$/);
   });
@@ -59,12 +61,15 @@ describe('encodeNewJob', () => {
     expect(JSON.parse(json)).to.include({ jid: 'mine', retry: 0 });
   });
 
-  it('writes Sidekiq\'s per-job backtrace option, and refuses one that is not true, false or a count', () => {
+  it("writes Sidekiq's per-job backtrace option, and refuses one that is not true, false or a count", () => {
     expect(JSON.parse(encodeNewJob('q', 'A', [], { backtrace: true }).json)).to.include({ backtrace: true });
     expect(JSON.parse(encodeNewJob('q', 'A', [], { backtrace: 5 }).json)).to.include({ backtrace: 5 });
     expect(JSON.parse(encodeNewJob('q', 'A', [], { backtrace: false }).json)).to.include({ backtrace: false });
     expect(encodeNewJob('q', 'A', []).json).not.to.include('backtrace');
-    expect(() => encodeNewJob('q', 'A', [], { backtrace: 'all' as never })).to.throw(InvalidJobError, 'backtrace must be true, false or a number of lines >= 0');
+    expect(() => encodeNewJob('q', 'A', [], { backtrace: 'all' as never })).to.throw(
+      InvalidJobError,
+      'backtrace must be true, false or a number of lines >= 0',
+    );
     expect(() => encodeNewJob('q', 'A', [], { backtrace: -1 })).to.throw(InvalidJobError, /backtrace/);
   });
 

@@ -6,11 +6,15 @@ describe('rewriteMembers', () => {
   it('keeps the exact text of fields it does not rewrite: float wholes, big integers, spacing inside values', () => {
     const raw = '{"created_at":1700000000.0,"big":12345678901234567890,"x":{"a": [1, 2.50]},"s":"\\u00e9\\"q"}';
     const out = rewriteMembers(raw, { retry_count: '1' });
-    expect(out).to.equal('{"created_at":1700000000.0,"big":12345678901234567890,"x":{"a": [1, 2.50]},"s":"\\u00e9\\"q","retry_count":1}');
+    expect(out).to.equal(
+      '{"created_at":1700000000.0,"big":12345678901234567890,"x":{"a": [1, 2.50]},"s":"\\u00e9\\"q","retry_count":1}',
+    );
   });
 
   it('replaces a field in place, keeping the order of the others', () => {
-    expect(rewriteMembers('{"a":1,"retry_count":1,"b":2}', { retry_count: '2' })).to.equal('{"a":1,"retry_count":2,"b":2}');
+    expect(rewriteMembers('{"a":1,"retry_count":1,"b":2}', { retry_count: '2' })).to.equal(
+      '{"a":1,"retry_count":2,"b":2}',
+    );
   });
 
   it('appends new fields at the end, in the order given', () => {
@@ -46,7 +50,9 @@ describe('rewriteMembers', () => {
   });
 
   it('treats a field named like an Object.prototype member as an ordinary field', () => {
-    expect(rewriteMembers('{"constructor":1,"toString":2}', { a: '1' })).to.equal('{"constructor":1,"toString":2,"a":1}');
+    expect(rewriteMembers('{"constructor":1,"toString":2}', { a: '1' })).to.equal(
+      '{"constructor":1,"toString":2,"a":1}',
+    );
   });
 
   it('refuses text that is not a JSON object', () => {

@@ -11,7 +11,13 @@ const safe: Array<[string, unknown]> = [
   ['nested plain objects and arrays', [{ a: [1, { b: 'c' }], d: {} }, []]],
   ['-0 (JSON writes 0, an equal number)', [-0]],
   ['an object without a prototype', [Object.assign(Object.create(null), { a: 1 })]],
-  ['the same object twice (shared, not cyclic)', (() => { const x = { n: 1 }; return [x, x]; })()],
+  [
+    'the same object twice (shared, not cyclic)',
+    (() => {
+      const x = { n: 1 };
+      return [x, x];
+    })(),
+  ],
   ['a key that is not an identifier', [{ 'a b': 1 }]],
 ];
 
@@ -19,7 +25,11 @@ const unsafe: Array<[string, unknown[], string]> = [
   ['a function', [() => 1], 'args[0] is a function (JSON writes null)'],
   ['undefined in an array', [1, undefined], 'args[1] is undefined (JSON writes null)'],
   ['undefined in an object', [{ a: undefined }], 'args[0].a is undefined (JSON drops it)'],
-  ['a Date', [{ when: new Date('2024-01-01T00:00:00Z') }], 'args[0].when is a Date (JSON writes "2024-01-01T00:00:00.000Z")'],
+  [
+    'a Date',
+    [{ when: new Date('2024-01-01T00:00:00Z') }],
+    'args[0].when is a Date (JSON writes "2024-01-01T00:00:00.000Z")',
+  ],
   ['NaN', [NaN], 'args[0] is NaN (JSON writes null)'],
   ['Infinity', [{ n: -Infinity }], 'args[0].n is -Infinity (JSON writes null)'],
   ['a BigInt', [[10n]], 'args[0][0] is a BigInt (JSON cannot write it)'],
@@ -49,7 +59,9 @@ describe('JSON safety of args', () => {
   it('names a cycle, leaving the fast path when it goes too deep', () => {
     const node: Record<string, unknown> = { name: 'loop' };
     node.self = node;
-    expect(jsonProblems([node], 'args')).to.deep.equal(['args[0].self refers back to a value that contains it (a cycle: JSON cannot write it)']);
+    expect(jsonProblems([node], 'args')).to.deep.equal([
+      'args[0].self refers back to a value that contains it (a cycle: JSON cannot write it)',
+    ]);
   });
 
   it('passes a value nested deeper than the fast path goes', () => {

@@ -27,7 +27,8 @@ function get(port: number, path = '/metrics'): Promise<Response> {
 function sample(body: string, name: string, labels: Record<string, string> = {}): number | undefined {
   for (const line of body.split('\n')) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
 }
@@ -46,10 +47,21 @@ describe('Prometheus metrics', () => {
     for (const n of [1, 2, 3]) await node.enqueue('default', 'Record', [t.url, t.out('ok'), n]);
     await node.enqueue('default', 'Fail', ['to retry']);
     await node.enqueue('default', 'Fail', ['to dead'], { retry: 0 });
-    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 1 && (await t.redis.zcard(t.keys.dead('default'))) === 1, 10_000, 'the failures filed');
+    await waitFor(
+      async () =>
+        (await t.redis.zcard(t.keys.retry('default'))) === 1 && (await t.redis.zcard(t.keys.dead('default'))) === 1,
+      10_000,
+      'the failures filed',
+    );
     await node.drain();
     // A queue nobody serves, whose oldest job was enqueued 100 s ago.
-    const old = JSON.stringify({ class: 'Record', args: [], jid: 'old-1', queue: 'backlog', enqueued_at: Date.now() / 1000 - 100 });
+    const old = JSON.stringify({
+      class: 'Record',
+      args: [],
+      jid: 'old-1',
+      queue: 'backlog',
+      enqueued_at: Date.now() / 1000 - 100,
+    });
     await t.redis.multi().sadd(t.keys.queues, 'backlog').lpush(t.keys.queue('backlog'), old).exec();
     await node.enqueue('backlog', 'Record', []);
 
@@ -79,10 +91,14 @@ describe('Prometheus metrics', () => {
   it('shows the busy slots of this node while a job runs', async () => {
     const node = await t.start({ metrics: { port: 0 }, shutdownTimeout: 100 });
     await node.enqueue('default', 'Record', [t.url, t.out('slow'), 1, 60_000]);
-    const body = await waitFor(async () => {
-      const scraped = (await get(portOf(node))).body;
-      return sample(scraped, 'nexq_busy_slots', { queue: 'default' }) === 1 && scraped;
-    }, 10_000, 'one busy slot');
+    const body = await waitFor(
+      async () => {
+        const scraped = (await get(portOf(node))).body;
+        return sample(scraped, 'nexq_busy_slots', { queue: 'default' }) === 1 && scraped;
+      },
+      10_000,
+      'one busy slot',
+    );
     expect(sample(body, 'nexq_jobs_processed_total', { class: 'Record' })).to.equal(undefined);
   });
 
@@ -107,13 +123,19 @@ describe('Prometheus metrics', () => {
     expect(sample((await get(portOf(b))).body, 'nexq_jobs_processed_total', { class: 'Record' })).to.equal(undefined);
     const port = portOf(a);
     await t.stop(a);
-    const refused = await get(port).then(() => 'answered', (err: NodeJS.ErrnoException) => err.code);
+    const refused = await get(port).then(
+      () => 'answered',
+      (err: NodeJS.ErrnoException) => err.code,
+    );
     expect(refused).to.equal('ECONNREFUSED');
   });
 
   it('fails the start with one clear error when the port is taken', async () => {
     const a = await t.start({ metrics: { port: 0 } });
-    const error = await t.start({ metrics: { port: portOf(a) } }).then(() => undefined, (err: Error) => err);
+    const error = await t.start({ metrics: { port: portOf(a) } }).then(
+      () => undefined,
+      (err: Error) => err,
+    );
     expect(error?.message).to.match(/^metrics: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)$/);
   });
 

@@ -23,43 +23,66 @@ describe('cron expressions', () => {
   describe('fields', () => {
     it('* matches every minute, on second 0 when there are five fields', () => {
       expect(ticks('* * * * *', '2024-05-10T10:00:30Z', 3)).to.deep.equal([
-        '2024-05-10T10:01:00.000Z', '2024-05-10T10:02:00.000Z', '2024-05-10T10:03:00.000Z',
+        '2024-05-10T10:01:00.000Z',
+        '2024-05-10T10:02:00.000Z',
+        '2024-05-10T10:03:00.000Z',
       ]);
     });
 
     it('a number matches that value only', () => {
-      expect(ticks('30 9 * * *', '2024-05-10T09:30:00Z', 2)).to.deep.equal(['2024-05-11T09:30:00.000Z', '2024-05-12T09:30:00.000Z']);
+      expect(ticks('30 9 * * *', '2024-05-10T09:30:00Z', 2)).to.deep.equal([
+        '2024-05-11T09:30:00.000Z',
+        '2024-05-12T09:30:00.000Z',
+      ]);
       expect(next('0 0 1 6 *', '2024-05-10T00:00:00Z')).to.equal('2024-06-01T00:00:00.000Z');
     });
 
     it('a range a-b matches a through b, then goes on to the next day', () => {
       expect(ticks('0 16-18 * * *', '2024-05-10T15:59:59Z', 4)).to.deep.equal([
-        '2024-05-10T16:00:00.000Z', '2024-05-10T17:00:00.000Z', '2024-05-10T18:00:00.000Z', '2024-05-11T16:00:00.000Z',
+        '2024-05-10T16:00:00.000Z',
+        '2024-05-10T17:00:00.000Z',
+        '2024-05-10T18:00:00.000Z',
+        '2024-05-11T16:00:00.000Z',
       ]);
     });
 
     it('a list a,b matches each item, ranges and steps included', () => {
       expect(ticks('0,30 * * * *', '2024-05-10T10:00:00Z', 3)).to.deep.equal([
-        '2024-05-10T10:30:00.000Z', '2024-05-10T11:00:00.000Z', '2024-05-10T11:30:00.000Z',
+        '2024-05-10T10:30:00.000Z',
+        '2024-05-10T11:00:00.000Z',
+        '2024-05-10T11:30:00.000Z',
       ]);
       expect(ticks('5,10-11,*/30 0 * * *', '2024-05-10T00:00:00Z', 5)).to.deep.equal([
-        '2024-05-10T00:05:00.000Z', '2024-05-10T00:10:00.000Z', '2024-05-10T00:11:00.000Z', '2024-05-10T00:30:00.000Z', '2024-05-11T00:00:00.000Z',
+        '2024-05-10T00:05:00.000Z',
+        '2024-05-10T00:10:00.000Z',
+        '2024-05-10T00:11:00.000Z',
+        '2024-05-10T00:30:00.000Z',
+        '2024-05-11T00:00:00.000Z',
       ]);
     });
 
-    it('a step */n counts from the field\'s first value', () => {
+    it("a step */n counts from the field's first value", () => {
       expect(ticks('*/15 * * * *', '2024-05-10T10:07:00Z', 4)).to.deep.equal([
-        '2024-05-10T10:15:00.000Z', '2024-05-10T10:30:00.000Z', '2024-05-10T10:45:00.000Z', '2024-05-10T11:00:00.000Z',
+        '2024-05-10T10:15:00.000Z',
+        '2024-05-10T10:30:00.000Z',
+        '2024-05-10T10:45:00.000Z',
+        '2024-05-10T11:00:00.000Z',
       ]);
       // Days of the month count from 1: the 1st, 11th, 21st and 31st.
       expect(ticks('0 0 */10 * *', '2024-05-01T00:00:00Z', 4)).to.deep.equal([
-        '2024-05-11T00:00:00.000Z', '2024-05-21T00:00:00.000Z', '2024-05-31T00:00:00.000Z', '2024-06-01T00:00:00.000Z',
+        '2024-05-11T00:00:00.000Z',
+        '2024-05-21T00:00:00.000Z',
+        '2024-05-31T00:00:00.000Z',
+        '2024-06-01T00:00:00.000Z',
       ]);
     });
 
     it('a range step a-b/n counts from a and stops at b', () => {
       expect(ticks('10-50/20 * * * *', '2024-05-10T10:00:00Z', 4)).to.deep.equal([
-        '2024-05-10T10:10:00.000Z', '2024-05-10T10:30:00.000Z', '2024-05-10T10:50:00.000Z', '2024-05-10T11:10:00.000Z',
+        '2024-05-10T10:10:00.000Z',
+        '2024-05-10T10:30:00.000Z',
+        '2024-05-10T10:50:00.000Z',
+        '2024-05-10T11:10:00.000Z',
       ]);
     });
 
@@ -68,25 +91,41 @@ describe('cron expressions', () => {
       expect(next('0 0 * * 7', '2024-05-10T00:00:00Z')).to.equal('2024-05-12T00:00:00.000Z');
       expect(next('0 0 * * 0', '2024-05-10T00:00:00Z')).to.equal('2024-05-12T00:00:00.000Z');
       expect(ticks('0 0 * * 5-7', '2024-05-09T00:00:00Z', 4)).to.deep.equal([
-        '2024-05-10T00:00:00.000Z', '2024-05-11T00:00:00.000Z', '2024-05-12T00:00:00.000Z', '2024-05-17T00:00:00.000Z',
+        '2024-05-10T00:00:00.000Z',
+        '2024-05-11T00:00:00.000Z',
+        '2024-05-12T00:00:00.000Z',
+        '2024-05-17T00:00:00.000Z',
       ]);
       // */2 on the weekday: Sunday, Tuesday, Thursday, Saturday (7 does not make Sunday twice).
       expect(ticks('0 0 * * */2', '2024-05-11T00:00:00Z', 4)).to.deep.equal([
-        '2024-05-12T00:00:00.000Z', '2024-05-14T00:00:00.000Z', '2024-05-16T00:00:00.000Z', '2024-05-18T00:00:00.000Z',
+        '2024-05-12T00:00:00.000Z',
+        '2024-05-14T00:00:00.000Z',
+        '2024-05-16T00:00:00.000Z',
+        '2024-05-18T00:00:00.000Z',
       ]);
     });
 
     it('takes month and weekday names in any case, in ranges and lists', () => {
-      expect(ticks('0 9 * * mon-FRI', '2024-05-10T10:00:00Z', 2)).to.deep.equal(['2024-05-13T09:00:00.000Z', '2024-05-14T09:00:00.000Z']);
-      expect(ticks('0 0 1 JAN,jul *', '2024-05-10T00:00:00Z', 2)).to.deep.equal(['2024-07-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z']);
+      expect(ticks('0 9 * * mon-FRI', '2024-05-10T10:00:00Z', 2)).to.deep.equal([
+        '2024-05-13T09:00:00.000Z',
+        '2024-05-14T09:00:00.000Z',
+      ]);
+      expect(ticks('0 0 1 JAN,jul *', '2024-05-10T00:00:00Z', 2)).to.deep.equal([
+        '2024-07-01T00:00:00.000Z',
+        '2025-01-01T00:00:00.000Z',
+      ]);
     });
 
     it('a sixth, leading field is seconds', () => {
       expect(ticks('*/1 * * * * *', '2024-05-10T10:00:59.400Z', 3)).to.deep.equal([
-        '2024-05-10T10:01:00.000Z', '2024-05-10T10:01:01.000Z', '2024-05-10T10:01:02.000Z',
+        '2024-05-10T10:01:00.000Z',
+        '2024-05-10T10:01:01.000Z',
+        '2024-05-10T10:01:02.000Z',
       ]);
       expect(ticks('*/20 * * * * *', '2024-05-10T10:00:00Z', 3)).to.deep.equal([
-        '2024-05-10T10:00:20.000Z', '2024-05-10T10:00:40.000Z', '2024-05-10T10:01:00.000Z',
+        '2024-05-10T10:00:20.000Z',
+        '2024-05-10T10:00:40.000Z',
+        '2024-05-10T10:01:00.000Z',
       ]);
       expect(next('15 30 9 * * *', '2024-05-10T10:00:00Z')).to.equal('2024-05-11T09:30:15.000Z');
       expect(parseCron('* * * * * *').hasSeconds).to.equal(true);
@@ -128,7 +167,9 @@ describe('cron expressions', () => {
 
     it('skips months without the day, and finds February 29 in leap years only', () => {
       expect(ticks('0 0 31 * *', '2024-01-31T00:00:00Z', 3)).to.deep.equal([
-        '2024-03-31T00:00:00.000Z', '2024-05-31T00:00:00.000Z', '2024-07-31T00:00:00.000Z',
+        '2024-03-31T00:00:00.000Z',
+        '2024-05-31T00:00:00.000Z',
+        '2024-07-31T00:00:00.000Z',
       ]);
       expect(next('0 0 29 2 *', '2024-03-01T00:00:00Z')).to.equal('2028-02-29T00:00:00.000Z');
       expect(prev('0 0 29 2 *', '2024-02-28T00:00:00Z')).to.equal('2020-02-29T00:00:00.000Z');
@@ -157,32 +198,62 @@ describe('cron expressions', () => {
     // May 2024: the 1st is a Wednesday, the 3rd and 10th are Fridays, the 13th a Monday.
     it('with both day fields restricted, a day matches if either does', () => {
       expect(ticks('0 0 13 * 5', '2024-05-01T00:00:00Z', 4)).to.deep.equal([
-        '2024-05-03T00:00:00.000Z', '2024-05-10T00:00:00.000Z', '2024-05-13T00:00:00.000Z', '2024-05-17T00:00:00.000Z',
+        '2024-05-03T00:00:00.000Z',
+        '2024-05-10T00:00:00.000Z',
+        '2024-05-13T00:00:00.000Z',
+        '2024-05-17T00:00:00.000Z',
       ]);
       expect(prev('0 0 1 * MON', '2024-05-12T00:00:00Z')).to.equal('2024-05-06T00:00:00.000Z');
       expect(prev('0 0 1 * MON', '2024-05-05T00:00:00Z')).to.equal('2024-05-01T00:00:00.000Z');
     });
 
     it('with day-of-week *, only the day of the month counts; and the other way round', () => {
-      expect(ticks('0 0 13 * *', '2024-05-01T00:00:00Z', 2)).to.deep.equal(['2024-05-13T00:00:00.000Z', '2024-06-13T00:00:00.000Z']);
-      expect(ticks('0 0 * * 5', '2024-05-01T00:00:00Z', 2)).to.deep.equal(['2024-05-03T00:00:00.000Z', '2024-05-10T00:00:00.000Z']);
+      expect(ticks('0 0 13 * *', '2024-05-01T00:00:00Z', 2)).to.deep.equal([
+        '2024-05-13T00:00:00.000Z',
+        '2024-06-13T00:00:00.000Z',
+      ]);
+      expect(ticks('0 0 * * 5', '2024-05-01T00:00:00Z', 2)).to.deep.equal([
+        '2024-05-03T00:00:00.000Z',
+        '2024-05-10T00:00:00.000Z',
+      ]);
     });
 
     it('a field starting with * (such as */2) counts as unrestricted, so both must match', () => {
       // Odd days that are Mondays: the 13th and the 27th of May 2024, then June 3rd (not the 6th, 10th...).
       expect(ticks('0 0 */2 * MON', '2024-05-01T00:00:00Z', 3)).to.deep.equal([
-        '2024-05-13T00:00:00.000Z', '2024-05-27T00:00:00.000Z', '2024-06-03T00:00:00.000Z',
+        '2024-05-13T00:00:00.000Z',
+        '2024-05-27T00:00:00.000Z',
+        '2024-06-03T00:00:00.000Z',
       ]);
       // */5 on the weekday is Sunday and Friday: a 13th that is a Sunday or a Friday.
-      expect(ticks('0 0 13 * */5', '2024-01-01T00:00:00Z', 2)).to.deep.equal(['2024-09-13T00:00:00.000Z', '2024-10-13T00:00:00.000Z']);
+      expect(ticks('0 0 13 * */5', '2024-01-01T00:00:00Z', 2)).to.deep.equal([
+        '2024-09-13T00:00:00.000Z',
+        '2024-10-13T00:00:00.000Z',
+      ]);
     });
   });
 
   describe('against a brute-force search', () => {
     // Each expression with the values its fields allow, written out by hand, and whether days
     // match by "either" (both day fields restricted) or "both".
-    const cases: Array<{ expr: string; min: number[]; hour: number[]; dom: number[]; month: number[]; dow: number[]; either: boolean }> = [
-      { expr: '*/7 3-5 * * *', min: [0, 7, 14, 21, 28, 35, 42, 49, 56], hour: [3, 4, 5], dom: [], month: [], dow: [], either: false },
+    const cases: Array<{
+      expr: string;
+      min: number[];
+      hour: number[];
+      dom: number[];
+      month: number[];
+      dow: number[];
+      either: boolean;
+    }> = [
+      {
+        expr: '*/7 3-5 * * *',
+        min: [0, 7, 14, 21, 28, 35, 42, 49, 56],
+        hour: [3, 4, 5],
+        dom: [],
+        month: [],
+        dow: [],
+        either: false,
+      },
       { expr: '0 12 1,15 * 3', min: [0], hour: [12], dom: [1, 15], month: [], dow: [3], either: true },
       { expr: '30 0 * 2-3 6-7', min: [30], hour: [0], dom: [], month: [2, 3], dow: [6, 0], either: false },
       { expr: '0,45 23 28-31 * *', min: [0, 45], hour: [23], dom: [28, 29, 30, 31], month: [], dow: [], either: false },
@@ -192,7 +263,8 @@ describe('cron expressions', () => {
       const d = new Date(t * 1000);
       if (d.getUTCSeconds() !== 0) return false;
       const has = (list: number[], v: number) => all(list) || list.includes(v);
-      if (!has(c.min, d.getUTCMinutes()) || !has(c.hour, d.getUTCHours()) || !has(c.month, d.getUTCMonth() + 1)) return false;
+      if (!has(c.min, d.getUTCMinutes()) || !has(c.hour, d.getUTCHours()) || !has(c.month, d.getUTCMonth() + 1))
+        return false;
       const dom = has(c.dom, d.getUTCDate());
       const dow = has(c.dow, d.getUTCDay());
       return c.either ? dom || dow : dom && dow;

@@ -51,7 +51,8 @@ describe('periodic jobs', () => {
       try {
         const { keys } = t;
         const state = keys.periodic('s', 'q');
-        const run = (tick: number, boot = false) => enqueuePeriodic(redis, keys, state, 'q', tick, `{"jid":"periodic-s-${tick}"}`, `periodic-s-${tick}`, boot);
+        const run = (tick: number, boot = false) =>
+          enqueuePeriodic(redis, keys, state, 'q', tick, `{"jid":"periodic-s-${tick}"}`, `periodic-s-${tick}`, boot);
 
         expect(await run(100, true)).to.equal('new-schedule');
         expect(await t.redis.get(state)).to.equal('100');
@@ -65,7 +66,10 @@ describe('periodic jobs', () => {
         // A boot with state already there is a catch-up: it enqueues.
         expect(await run(105, true)).to.equal('enqueued');
         expect(await t.redis.get(state)).to.equal('105');
-        expect(await t.redis.lrange(keys.queue('q'), 0, -1)).to.deep.equal(['{"jid":"periodic-s-105"}', '{"jid":"periodic-s-101"}']);
+        expect(await t.redis.lrange(keys.queue('q'), 0, -1)).to.deep.equal([
+          '{"jid":"periodic-s-105"}',
+          '{"jid":"periodic-s-101"}',
+        ]);
         expect(await t.redis.smembers(keys.queues)).to.deep.equal(['q']);
       } finally {
         redis.disconnect();
@@ -79,7 +83,18 @@ describe('periodic jobs', () => {
         await t.redis.set(keys.periodic('race', 'q'), '0');
         for (const tick of [1, 2, 3]) {
           const outcomes = await Promise.all(
-            clients.map((c) => enqueuePeriodic(c, keys, keys.periodic('race', 'q'), 'q', tick, `{"jid":"periodic-race-${tick}"}`, `periodic-race-${tick}`, false)),
+            clients.map((c) =>
+              enqueuePeriodic(
+                c,
+                keys,
+                keys.periodic('race', 'q'),
+                'q',
+                tick,
+                `{"jid":"periodic-race-${tick}"}`,
+                `periodic-race-${tick}`,
+                false,
+              ),
+            ),
           );
           expect(outcomes.filter((o) => o === 'enqueued')).to.have.length(1);
         }
@@ -94,7 +109,9 @@ describe('periodic jobs', () => {
       try {
         const { keys } = t;
         await t.redis.lpush(keys.periodic('broken', 'q'), 'x');
-        const err = await enqueuePeriodic(redis, keys, keys.periodic('broken', 'q'), 'q', 5, '{}', 'x', false).catch((e: Error) => e);
+        const err = await enqueuePeriodic(redis, keys, keys.periodic('broken', 'q'), 'q', 5, '{}', 'x', false).catch(
+          (e: Error) => e,
+        );
         expect(err).to.be.instanceOf(Error);
         expect((err as Error).message).to.match(/WRONGTYPE/);
         expect(await t.redis.llen(keys.queue('q'))).to.equal(0);
@@ -107,7 +124,9 @@ describe('periodic jobs', () => {
   it('runs each per-second tick exactly once with two nodes on one namespace', async function () {
     this.timeout(30_000);
     const out = t.out('ticks');
-    const periodic: PeriodicSpec[] = [{ name: 'every-second', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] }];
+    const periodic: PeriodicSpec[] = [
+      { name: 'every-second', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] },
+    ];
     const [a, b] = await Promise.all([t.start({ periodic }), t.start({ periodic })]);
     await waitFor(async () => (await t.redis.llen(out)) >= 4, 15_000, '4 ticks run');
     await Promise.all([t.stop(a), t.stop(b)]);
@@ -126,7 +145,9 @@ describe('periodic jobs', () => {
   it('neither skips nor doubles a tick through a rolling restart', async function () {
     this.timeout(30_000);
     const out = t.out('rolling');
-    const periodic: PeriodicSpec[] = [{ name: 'rolling', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] }];
+    const periodic: PeriodicSpec[] = [
+      { name: 'rolling', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] },
+    ];
     const steady = await t.start({ periodic });
     let restarting = await t.start({ periodic });
     await waitFor(async () => (await t.redis.llen(out)) >= 2, 10_000, '2 ticks run');
@@ -141,13 +162,18 @@ describe('periodic jobs', () => {
 
     const jids = await allJids(out);
     expect(new Set(jids).size, `duplicates in ${jids.join(', ')}`).to.equal(jids.length);
-    expectConsecutive(jids.map((jid) => tickOf(jid, 'rolling')).sort((x, y) => x - y), 'ticks');
+    expectConsecutive(
+      jids.map((jid) => tickOf(jid, 'rolling')).sort((x, y) => x - y),
+      'ticks',
+    );
   });
 
   it('after every node was down across several ticks, enqueues the most recent missed tick once, then goes on', async function () {
     this.timeout(40_000);
     const out = t.out('gap');
-    const periodic: PeriodicSpec[] = [{ name: 'gap', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] }];
+    const periodic: PeriodicSpec[] = [
+      { name: 'gap', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] },
+    ];
     const first = await t.start({ periodic });
     await waitFor(async () => (await t.redis.llen(out)) >= 2, 10_000, '2 ticks run');
     await t.stop(first);
@@ -159,7 +185,11 @@ describe('periodic jobs', () => {
     await earlyInASecond();
     const lastMissed = Math.floor(Date.now() / 1000);
     const [a, b] = await Promise.all([t.start({ periodic }), t.start({ periodic })]);
-    await waitFor(async () => (await allJids(out)).some((jid) => tickOf(jid, 'gap') >= lastMissed + 2), 10_000, 'ticks after the restart');
+    await waitFor(
+      async () => (await allJids(out)).some((jid) => tickOf(jid, 'gap') >= lastMissed + 2),
+      10_000,
+      'ticks after the restart',
+    );
     await Promise.all([t.stop(a), t.stop(b)]);
 
     expect(lastMissed - lastBeforeStop).to.be.at.least(3);
@@ -177,7 +207,9 @@ describe('periodic jobs', () => {
 
   it('catches up one job, not one per missed tick, for a daily schedule last run days ago', async () => {
     const out = t.out('daily');
-    const periodic: PeriodicSpec[] = [{ name: 'daily', cron: '@daily', queue: 'default', class: 'Tally', args: [t.url, out] }];
+    const periodic: PeriodicSpec[] = [
+      { name: 'daily', cron: '@daily', queue: 'default', class: 'Tally', args: [t.url, out] },
+    ];
     const cron = parseCron('@daily');
     const today = cron.previous(Date.now() / 1000);
     await t.redis.set(t.keys.periodic('daily', 'default'), String(today - 5 * 86400));
@@ -210,11 +242,21 @@ describe('periodic jobs', () => {
     const lines: string[] = [];
     const sink = new PassThrough();
     sink.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
-    const logger = winston.createLogger({ level: 'warn', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] });
+    const logger = winston.createLogger({
+      level: 'warn',
+      format: winston.format.json(),
+      transports: [new winston.transports.Stream({ stream: sink })],
+    });
     await t.redis.lpush(t.keys.periodic('broken', 'default'), 'not a tick');
-    const periodic: PeriodicSpec[] = [{ name: 'broken', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] }];
+    const periodic: PeriodicSpec[] = [
+      { name: 'broken', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, out] },
+    ];
     const node = await t.start({ periodic, logger });
-    await waitFor(() => lines.filter((l) => /periodic broken: enqueuing.*WRONGTYPE/.test(l)).length >= 3, 8000, '3 logged failures');
+    await waitFor(
+      () => lines.filter((l) => /periodic broken: enqueuing.*WRONGTYPE/.test(l)).length >= 3,
+      8000,
+      '3 logged failures',
+    );
     expect(node.node.running).to.equal(true);
     expect(node.node.ctx.registry.whereis(ActorNames.periodic)?.alive).to.equal(true);
     expect(lines.join('')).to.not.match(/exited|restarted|gave up/);
@@ -226,7 +268,9 @@ describe('periodic jobs', () => {
   });
 
   it('runs no periodic actor in enqueuer mode or without periodic entries', async () => {
-    const periodic: PeriodicSpec[] = [{ name: 'none', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, t.out('none')] }];
+    const periodic: PeriodicSpec[] = [
+      { name: 'none', cron: EVERY_SECOND, queue: 'default', class: 'Tally', args: [t.url, t.out('none')] },
+    ];
     const producer = await t.start({ mode: 'enqueuer', periodic });
     const plain = await t.start();
     expect(producer.node.ctx.registry.whereis(ActorNames.periodic)).to.equal(undefined);
@@ -236,9 +280,15 @@ describe('periodic jobs', () => {
   });
 
   it('writes the job as any producer does, with the tick in its jid', async () => {
-    const periodic: PeriodicSpec[] = [{ name: 'shape', cron: EVERY_SECOND, queue: 'elsewhere', class: 'Mailer::Weekly', args: [1, { a: 'b' }] }];
+    const periodic: PeriodicSpec[] = [
+      { name: 'shape', cron: EVERY_SECOND, queue: 'elsewhere', class: 'Mailer::Weekly', args: [1, { a: 'b' }] },
+    ];
     const node = await t.start({ periodic });
-    const raw = await waitFor(async () => (await t.redis.lrange(t.keys.queue('elsewhere'), -1, -1))[0], 5000, 'a periodic job');
+    const raw = await waitFor(
+      async () => (await t.redis.lrange(t.keys.queue('elsewhere'), -1, -1))[0],
+      5000,
+      'a periodic job',
+    );
     await t.stop(node);
     const job = JSON.parse(raw);
     expect(job).to.include({ queue: 'elsewhere', class: 'Mailer::Weekly', retry: true });
@@ -266,7 +316,9 @@ describe('periodic config', () => {
     }
     expect(err).to.be.instanceOf(ConfigError);
     expect((err as ConfigError).key).to.equal('periodic[1].cron');
-    expect((err as ConfigError).message).to.contain('periodic[1].cron').and.contain('minute field "61": 61 is out of range 0-59');
+    expect((err as ConfigError).message)
+      .to.contain('periodic[1].cron')
+      .and.contain('minute field "61": 61 is out of range 0-59');
   });
 
   it('names the key of each bad field', () => {
@@ -283,7 +335,13 @@ describe('periodic config', () => {
       [[{ ...entry, name: 'a:b' }], 'periodic[0].name'],
       [[{ ...entry, clas: 'Tally' }], 'periodic[0].clas'],
       [[entry, { ...entry }], 'periodic[1]'],
-      [[{ ...entry, name: 'n' }, { ...entry, cron: '@daily', name: 'n' }], 'periodic[1].name'],
+      [
+        [
+          { ...entry, name: 'n' },
+          { ...entry, cron: '@daily', name: 'n' },
+        ],
+        'periodic[1].name',
+      ],
     ];
     for (const [periodic, key] of cases) {
       expect(check(periodic), key).to.throw(ConfigError).with.property('key', key);

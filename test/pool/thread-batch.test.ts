@@ -9,15 +9,25 @@ describe('jobs run together on one thread', () => {
     const gate = t.out('gate');
     const out = t.out('fast');
     // Both queued before the node starts: one fetch takes them, and the one thread gets them together.
-    await t.redis.lpush(t.keys.queue('default'), JSON.stringify({ class: 'Gate', args: [t.url, gate], jid: 'slow', queue: 'default' }));
-    await t.redis.lpush(t.keys.queue('default'), JSON.stringify({ class: 'Record', args: [t.url, out, 'fast'], jid: 'fast', queue: 'default' }));
+    await t.redis.lpush(
+      t.keys.queue('default'),
+      JSON.stringify({ class: 'Gate', args: [t.url, gate], jid: 'slow', queue: 'default' }),
+    );
+    await t.redis.lpush(
+      t.keys.queue('default'),
+      JSON.stringify({ class: 'Record', args: [t.url, out, 'fast'], jid: 'fast', queue: 'default' }),
+    );
     await t.start({ nodeId: 'n1', threads: 1 });
     await t.waitForRecords(out, 1);
     const backup = t.keys.backup('n1', 'default');
-    const left = await waitFor(async () => {
-      const entries = await t.redis.lrange(backup, 0, -1);
-      return entries.length === 1 && entries;
-    }, 5000, 'the fast job acked while the slow one waits');
+    const left = await waitFor(
+      async () => {
+        const entries = await t.redis.lrange(backup, 0, -1);
+        return entries.length === 1 && entries;
+      },
+      5000,
+      'the fast job acked while the slow one waits',
+    );
     expect(JSON.parse(left[0]).jid).to.equal('slow');
     await t.redis.rpush(gate, 'open');
     await waitFor(async () => (await t.redis.llen(backup)) === 0, 5000, 'the slow job acked');

@@ -11,12 +11,21 @@ describe('a thread pool cancelling a job', () => {
   let pool: ThreadPool;
 
   beforeEach(() => {
-    pool = new ThreadPool({ threads: 1, maxHeapMb: 0, mainYoungGenerationMb: 0, threadYoungGenerationMb: 0, data: { workTable: new WorkTable().buffer } });
+    pool = new ThreadPool({
+      threads: 1,
+      maxHeapMb: 0,
+      mainYoungGenerationMb: 0,
+      threadYoungGenerationMb: 0,
+      data: { workTable: new WorkTable().buffer },
+    });
   });
 
   afterEach(() => pool.destroy());
 
-  const task = (className: string, args: unknown[]) => ({ raw: JSON.stringify({ class: className, jid: className, args }), file: path.join(fixturesJobs, `${className}.js`) });
+  const task = (className: string, args: unknown[]) => ({
+    raw: JSON.stringify({ class: className, jid: className, args }),
+    file: path.join(fixturesJobs, `${className}.js`),
+  });
 
   it('interrupts a batch handed over after the cancel, before the cancelled thread exited', async () => {
     const handle: CancelHandle = {};

@@ -8,10 +8,16 @@ import path from 'node:path';
 const CHILD = path.join(__dirname, '..', 'fixtures', 'young-generation', 'child.js');
 const MB = 1024 * 1024;
 
-function youngGenerations(mainCapMb: number, threadMb: number): Promise<{ mainLargest: number; threadSemiSpace: number }> {
+function youngGenerations(
+  mainCapMb: number,
+  threadMb: number,
+): Promise<{ mainLargest: number; threadSemiSpace: number }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CHILD, String(mainCapMb), String(threadMb)], { encoding: 'utf8', timeout: 15_000 }, (err, stdout) =>
-      err ? reject(err) : resolve(JSON.parse(stdout)),
+    execFile(
+      process.execPath,
+      [CHILD, String(mainCapMb), String(threadMb)],
+      { encoding: 'utf8', timeout: 15_000 },
+      (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout))),
     );
   });
 }

@@ -22,15 +22,28 @@ describe('AckBatcher', () => {
     const job = (n: number) => JSON.stringify({ jid: `j${n}`, class: 'X', args: [n] });
     const backup = keys.backup('n1', 'default');
     await redis.rpush(backup, job(1), job(2), job(3));
-    await redis.hset(keys.jobIndex('default'), 'j1', '1\trunning\tdefault\tn1', 'j2', '1\trunning\tdefault\tn1', 'j3', '1\trunning\tdefault\tn1');
+    await redis.hset(
+      keys.jobIndex('default'),
+      'j1',
+      '1\trunning\tdefault\tn1',
+      'j2',
+      '1\trunning\tdefault\tn1',
+      'j3',
+      '1\trunning\tdefault\tn1',
+    );
     // Script calls: EVALSHA, or EVAL when Redis did not have the script yet.
-    const calls = async (pattern: RegExp) => [...(await redis.info('commandstats')).matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
+    const calls = async (pattern: RegExp) =>
+      [...(await redis.info('commandstats')).matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
     const scriptCalls = () => calls(/cmdstat_eval(?:sha)?:calls=(\d+)/g);
     const hdelCalls = () => calls(/cmdstat_hdel:calls=(\d+)/g);
     const before = await scriptCalls();
     const hdelsBefore = await hdelCalls();
     const batcher = new AckBatcher(redis, keys);
-    const results = await Promise.all([batcher.ack('default', backup, job(1), 'j1'), batcher.ack('default', backup, job(2), 'j2'), batcher.ack('default', backup, job(9), 'j9')]);
+    const results = await Promise.all([
+      batcher.ack('default', backup, job(1), 'j1'),
+      batcher.ack('default', backup, job(2), 'j2'),
+      batcher.ack('default', backup, job(9), 'j9'),
+    ]);
     const after = await scriptCalls();
     expect(results).to.deep.equal([true, true, false]);
     expect(after - before).to.equal(1);
@@ -46,7 +59,10 @@ describe('AckBatcher', () => {
     await redis.rpush(good, '{"jid":"a"}');
     await redis.set(broken, 'not a list');
     const batcher = new AckBatcher(redis, keys);
-    const [ok, failed] = await Promise.allSettled([batcher.ack('good', good, '{"jid":"a"}', 'a'), batcher.ack('broken', broken, '{"jid":"b"}', 'b')]);
+    const [ok, failed] = await Promise.allSettled([
+      batcher.ack('good', good, '{"jid":"a"}', 'a'),
+      batcher.ack('broken', broken, '{"jid":"b"}', 'b'),
+    ]);
     expect(ok).to.deep.equal({ status: 'fulfilled', value: true });
     expect(failed.status).to.equal('rejected');
     expect(String((failed as PromiseRejectedResult).reason.message)).to.match(/WRONGTYPE/);
@@ -65,7 +81,10 @@ describe('AckBatcher', () => {
       const batcher = new AckBatcher(redis, keys);
       return Promise.all(numbers.map((n) => batcher.ack('default', backup(), job(n), `j${n}`)));
     };
-    const commands = async () => new Map([...(await redis.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+    const commands = async () =>
+      new Map(
+        [...(await redis.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]),
+      );
     const list = async () => (await redis.lrange(backup(), 0, -1)).map((raw) => JSON.parse(raw).args[0]);
 
     it('cuts them out of its tail in a few commands, whatever their number, the others kept in order', async () => {
@@ -108,8 +127,14 @@ describe('AckBatcher', () => {
       const good = keys.backup('n1', 'good');
       await redis.rpush(good, job(5));
       const batcher = new AckBatcher(redis, keys);
-      const settled = await Promise.allSettled([1, 2, 3].map((n) => batcher.ack('default', backup(), job(n), `j${n}`)).concat(batcher.ack('good', good, job(5), 'j5')));
-      expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : /WRONGTYPE/.test(String(s.reason.message))))).to.deep.equal([true, true, true, true]);
+      const settled = await Promise.allSettled(
+        [1, 2, 3]
+          .map((n) => batcher.ack('default', backup(), job(n), `j${n}`))
+          .concat(batcher.ack('good', good, job(5), 'j5')),
+      );
+      expect(
+        settled.map((s) => (s.status === 'fulfilled' ? s.value : /WRONGTYPE/.test(String(s.reason.message)))),
+      ).to.deep.equal([true, true, true, true]);
       expect(settled.slice(0, 3).every((s) => s.status === 'rejected')).to.equal(true);
       expect(await redis.exists(good)).to.equal(0);
       expect(await redis.get(backup())).to.equal('not a list');

@@ -37,10 +37,14 @@ describe('a nexq node on a Redis Cluster', function () {
   });
 
   const tagged = () => `{${t.ns}}`;
-  const start = (options: Parameters<typeof t.start>[0] = {}) => t.start({ redis: setup.redisOption(), namespace: tagged(), ...options });
+  const start = (options: Parameters<typeof t.start>[0] = {}) =>
+    t.start({ redis: setup.redisOption(), namespace: tagged(), ...options });
 
   it("refuses to start with Sidekiq's '' namespace, naming namespace", async () => {
-    const refused = await Nexq.start({ redis: setup.redisOption(), namespace: '' }).then(() => 'started', (err) => err);
+    const refused = await Nexq.start({ redis: setup.redisOption(), namespace: '' }).then(
+      () => 'started',
+      (err) => err,
+    );
     expect(refused).to.be.instanceOf(ConfigError);
     expect((refused as ConfigError).key).to.equal('namespace');
     expect((refused as Error).message).to.match(/non-empty namespace without braces with the per-queue key layout/);
@@ -53,13 +57,19 @@ describe('a nexq node on a Redis Cluster', function () {
     const keys = new Keys(t.ns, 'per-queue');
     const masters = new Set(await Promise.all(queues.map((q) => setup.masterOf(keys.queue(q)))));
     expect(masters.size, 'masters holding the six queues').to.be.at.least(2);
-    const jids = await node.enqueueAll(Array.from({ length: 120 }, (_, i) => ({ queue: queues[i % 6], class: 'Tally', args: [t.url, t.out('done')] })));
+    const jids = await node.enqueueAll(
+      Array.from({ length: 120 }, (_, i) => ({ queue: queues[i % 6], class: 'Tally', args: [t.url, t.out('done')] })),
+    );
     await waitFor(async () => (await t.redis.llen(t.out('done'))) === jids.length, 20_000, 'every job to run');
     expect(new Set(await t.redis.lrange(t.out('done'), 0, -1))).to.deep.equal(new Set(jids));
     // Failures land in their own queue's sets, on that queue's master; show finds them there.
     const dead = await node.enqueue('q2', 'Fail', ['x'], { retry: 0 });
     const retried = await node.enqueue('q5', 'Fail', ['y'], { retry: 3 });
-    await waitFor(async () => (await client.zcard(keys.dead('q2'))) === 1 && (await client.zcard(keys.retry('q5'))) === 1, 10_000, 'a dead and a retry entry');
+    await waitFor(
+      async () => (await client.zcard(keys.dead('q2'))) === 1 && (await client.zcard(keys.retry('q5'))) === 1,
+      10_000,
+      'a dead and a retry entry',
+    );
     expect((await node.show(dead))?.state).to.equal('dead');
     expect((await node.show(retried))?.state).to.equal('retry');
     expect((await readStats(node.node.ctx)).dead).to.equal(1);
@@ -69,7 +79,11 @@ describe('a nexq node on a Redis Cluster', function () {
     const keys = new Keys(t.ns, 'per-queue');
     await client.zadd(keys.nodes, String(Date.now() / 1000 - 600), 'ghost');
     const queues = ['r1', 'r2', 'r3', 'r4'];
-    for (const q of queues) await client.rpush(keys.backup('ghost', q), JSON.stringify({ class: 'Tally', jid: `ghost-${q}`, queue: q, args: [t.url, t.out('back')] }));
+    for (const q of queues)
+      await client.rpush(
+        keys.backup('ghost', q),
+        JSON.stringify({ class: 'Tally', jid: `ghost-${q}`, queue: q, args: [t.url, t.out('back')] }),
+      );
     expect((await backupQueuesOf(client, keys, 'ghost')).sort()).to.deep.equal(queues);
     await t.start({ redis: setup.redisOption(), namespace: t.ns, queues, nodeCheckInterval: 1 });
     await waitFor(async () => (await t.redis.llen(t.out('back'))) === queues.length, 20_000, "the ghost's jobs to run");
@@ -78,7 +92,15 @@ describe('a nexq node on a Redis Cluster', function () {
 
   it('computes the slot of a key as the cluster does', async () => {
     const port = setup.servers[0].port;
-    for (const key of ['{t1}:queue:a', 'app{jobs}:retry', '{}x', 'a{b', 'exq:queue:default', 'ü{ß}', `${tagged()}:nexq:jobs`]) {
+    for (const key of [
+      '{t1}:queue:a',
+      'app{jobs}:retry',
+      '{}x',
+      'a{b',
+      'exq:queue:default',
+      'ü{ß}',
+      `${tagged()}:nexq:jobs`,
+    ]) {
       expect(keySlot(key), key).to.equal(await askRedis(port, (c) => c.call('CLUSTER', 'KEYSLOT', key)));
     }
   });
@@ -86,12 +108,14 @@ describe('a nexq node on a Redis Cluster', function () {
   it('runs jobs of several queues, every key in the slot of the tag', async () => {
     const queues = ['a', 'b', 'c'];
     const node = await start({ queues });
-    const jids = await node.enqueueAll(Array.from({ length: 90 }, (_, i) => ({ queue: queues[i % 3], class: 'Tally', args: [t.url, t.out('done')] })));
+    const jids = await node.enqueueAll(
+      Array.from({ length: 90 }, (_, i) => ({ queue: queues[i % 3], class: 'Tally', args: [t.url, t.out('done')] })),
+    );
     await waitFor(async () => (await t.redis.llen(t.out('done'))) === jids.length, 20_000, 'every job to run');
     expect(new Set(await t.redis.lrange(t.out('done'), 0, -1))).to.deep.equal(new Set(jids));
     const keys = new Keys(tagged());
     const server = serverOf(client, keys.queues);
-    const [, found] = await server.scan('0', 'MATCH', `${keys.key('*')}`, 'COUNT', 10_000);
+    const [, found] = await server.scan('0', 'MATCH', keys.key('*'), 'COUNT', 10_000);
     expect(found).to.include.members([keys.queues, keys.nodes, keys.processes]);
     expect(new Set(found.map(keySlot))).to.deep.equal(new Set([keySlot(keys.queues)]));
   });
@@ -113,15 +137,25 @@ describe('a nexq node on a Redis Cluster', function () {
   it("checks waitReplicas against the replicas of the tag's master", async () => {
     const key = new Keys(tagged()).queues;
     expect(await missingReplicas(client, setup.redisOption({ waitReplicas: 1 }), key)).to.equal(undefined);
-    expect(await missingReplicas(client, setup.redisOption({ waitReplicas: 2 }), key)).to.match(/waitReplicas is 2 but the master has 1 replica/);
+    expect(await missingReplicas(client, setup.redisOption({ waitReplicas: 2 }), key)).to.match(
+      /waitReplicas is 2 but the master has 1 replica/,
+    );
   });
 
   it("an idle node's blocking wait, on a duplicate of the cluster client, wakes on a push and its fetch takes the job", async () => {
     const keys = new Keys(tagged());
-    const queue = { name: 'idle', queueKey: keys.queue('idle'), backupKey: keys.backup('waiter', 'idle'), runningKey: keys.running('idle'), count: 5 };
+    const queue = {
+      name: 'idle',
+      queueKey: keys.queue('idle'),
+      backupKey: keys.backup('waiter', 'idle'),
+      runningKey: keys.running('idle'),
+      count: 5,
+    };
     const wait = new BlockingFetch(client);
     try {
-      const woken = wait.waitThenFetch(queue.queueKey, 10, (connection) => fetchJobs(connection, keys, 'waiter', [queue]));
+      const woken = wait.waitThenFetch(queue.queueKey, 10, (connection) =>
+        fetchJobs(connection, keys, 'waiter', [queue]),
+      );
       await sleep(200); // let the BLMOVE block
       await client.lpush(queue.queueKey, '{"jid":"j1","class":"C","args":[]}');
       expect((await woken)!.jobs).to.deep.equal([['{"jid":"j1","class":"C","args":[]}']]);

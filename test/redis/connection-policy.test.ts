@@ -10,12 +10,19 @@ const POLICY = { commandTimeout: COMMAND_TIMEOUT_MS, maxRetriesPerRequest: null,
 describe('connection policy', () => {
   it('is the same for a URL and for a Sentinel master, and reconnects on READONLY', () => {
     const url = connect('redis://127.0.0.1:1');
-    const sentinel = connect({ sentinels: [{ host: '127.0.0.1', port: 2 }], name: 'm', password: 'x', waitReplicas: 1 });
+    const sentinel = connect({
+      sentinels: [{ host: '127.0.0.1', port: 2 }],
+      name: 'm',
+      password: 'x',
+      waitReplicas: 1,
+    });
     try {
       for (const client of [url, sentinel]) {
         expect(client.options).to.include(POLICY);
         expect(client.options.retryStrategy!(1000)).to.be.a('number'); // never gives up
-        expect(client.options.reconnectOnError!(new Error('READONLY You can\'t write against a read only replica.'))).to.equal(1);
+        expect(
+          client.options.reconnectOnError!(new Error("READONLY You can't write against a read only replica.")),
+        ).to.equal(1);
         expect(client.options.reconnectOnError!(new Error('ERR other'))).to.equal(false);
       }
       expect(sentinel.options).to.include({ name: 'm', password: 'x', failoverDetector: true });
@@ -42,7 +49,11 @@ describe('connection policy', () => {
     // connect() keeps Node's timer list of the command timeout with an idle interval: it must be
     // unref'd, or no process that ever connected could exit by itself.
     const connection = path.resolve(__dirname, '../../src/redis/connection.js');
-    const child = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(connection)}).connect('redis://127.0.0.1:1').disconnect()`], { timeout: 10_000 });
+    const child = spawnSync(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(connection)}).connect('redis://127.0.0.1:1').disconnect()`],
+      { timeout: 10_000 },
+    );
     expect(child.error, 'the process did not exit').to.equal(undefined);
     expect(child.status).to.equal(0);
   });

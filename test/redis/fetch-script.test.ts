@@ -23,7 +23,13 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
   beforeEach(async () => {
     redis = defineScripts(new Redis(server().url));
     keys = new Keys(freshNamespace());
-    queue = { name: 'q', queueKey: keys.queue('q'), backupKey: keys.backup('n1', 'q'), runningKey: keys.running('q'), count: 3 };
+    queue = {
+      name: 'q',
+      queueKey: keys.queue('q'),
+      backupKey: keys.backup('n1', 'q'),
+      runningKey: keys.running('q'),
+      count: 3,
+    };
     // Enqueued oldest first (LPUSH): j1 is the oldest, at the consumer (right) end.
     for (let n = 1; n <= 5; n++) await redis.lpush(queue.queueKey, job(n));
   });
@@ -71,7 +77,13 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
   it('reports a queue key that is not a list and serves the next queue', async () => {
     await redis.del(queue.queueKey);
     await redis.set(queue.queueKey, 'not a list');
-    const other: FetchQueue = { ...queue, name: 'r', queueKey: keys.queue('r'), backupKey: keys.backup('n1', 'r'), runningKey: keys.running('r') };
+    const other: FetchQueue = {
+      ...queue,
+      name: 'r',
+      queueKey: keys.queue('r'),
+      backupKey: keys.backup('n1', 'r'),
+      runningKey: keys.running('r'),
+    };
     await redis.lpush(other.queueKey, job(7));
     const fetched = await fetchJobs(redis, keys, 'n1', [queue, other]);
     expect(fetched.errors.map(([i, message]) => [i, /WRONGTYPE/.test(message)])).to.deep.equal([[0, true]]);
@@ -82,7 +94,13 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
     await redis.del(queue.queueKey);
     await redis.set(queue.queueKey, 'not a list');
     await redis.hset(queue.runningKey, 'other-node', '1');
-    const other: FetchQueue = { ...queue, name: 'r', queueKey: keys.queue('r'), backupKey: keys.backup('n1', 'r'), runningKey: keys.running('r') };
+    const other: FetchQueue = {
+      ...queue,
+      name: 'r',
+      queueKey: keys.queue('r'),
+      backupKey: keys.backup('n1', 'r'),
+      runningKey: keys.running('r'),
+    };
     await redis.lpush(other.queueKey, job(7));
     const fetched = await fetchJobs(redis, keys, 'n1', [{ ...queue, globalLimit: 1 }, other]);
     expect(fetched.errors.map(([i, message]) => [i, /WRONGTYPE/.test(message)])).to.deep.equal([[0, true]]);

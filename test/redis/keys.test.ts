@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { KeyLayoutError, Keys, statDay } from '../../src/redis/keys';
 
 describe('Keys', () => {
-  it('builds Exq\'s key names under the namespace exq', () => {
+  it("builds Exq's key names under the namespace exq", () => {
     const keys = new Keys('exq');
     expect(keys.queues).to.equal('exq:queues');
     expect(keys.queue('default')).to.equal('exq:queue:default');
@@ -18,7 +18,7 @@ describe('Keys', () => {
     expect(keys.processWorkers('host:1:abc')).to.equal('exq:host:1:abc:workers');
   });
 
-  it('builds Sidekiq\'s exact key names with the empty namespace', () => {
+  it("builds Sidekiq's exact key names with the empty namespace", () => {
     const keys = new Keys('');
     expect(keys.queues).to.equal('queues');
     expect(keys.queue('default')).to.equal('queue:default');
@@ -46,7 +46,7 @@ describe('Keys', () => {
 describe('Keys in the per-queue layout', () => {
   const keys = new Keys('app', 'per-queue');
 
-  it('gives every key of a queue that queue\'s hash tag, and the node-wide keys the namespace\'s', () => {
+  it("gives every key of a queue that queue's hash tag, and the node-wide keys the namespace's", () => {
     expect(keys.queue('mail')).to.equal('app:queue:{mail}');
     expect(keys.backup('n1', 'mail')).to.equal('app:queue:backup::n1::{mail}');
     expect(keys.schedule('mail')).to.equal('app:schedule:{mail}');
@@ -58,22 +58,32 @@ describe('Keys in the per-queue layout', () => {
     expect(keys.uniqueLock('k', 'mail')).to.equal('app:nexq:unique:{mail}:k');
     expect(keys.periodic('p', 'mail')).to.equal('app:nexq:periodic:{mail}:p');
     expect([keys.queues, keys.nodes, keys.processes, keys.stat('processed'), keys.process('h:1')]).to.deep.equal([
-      '{app}:queues', '{app}:nexq:nodes', '{app}:processes', '{app}:stat:processed', '{app}:h:1',
+      '{app}:queues',
+      '{app}:nexq:nodes',
+      '{app}:processes',
+      '{app}:stat:processed',
+      '{app}:h:1',
     ]);
     expect(keys.group('mail')).to.equal('mail');
     expect(new Keys('app').group('mail')).to.equal('');
   });
 
   it('lists one set key per queue, and one in the shared layout', () => {
-    expect(keys.jobSets('dead', ['b', 'a', 'b'])).to.deep.equal([{ key: 'app:dead:{a}', queue: 'a' }, { key: 'app:dead:{b}', queue: 'b' }]);
+    expect(keys.jobSets('dead', ['b', 'a', 'b'])).to.deep.equal([
+      { key: 'app:dead:{a}', queue: 'a' },
+      { key: 'app:dead:{b}', queue: 'b' },
+    ]);
     expect(new Keys('app').jobSets('dead', ['a', 'b'])).to.deep.equal([{ key: 'app:dead' }]);
   });
 
-  it('reads node and queue back from a backup list\'s key, in both layouts', () => {
+  it("reads node and queue back from a backup list's key, in both layouts", () => {
     expect(keys.parseBackup(keys.backup('host-1::x', 'mail'))).to.deep.equal({ nodeId: 'host-1::x', queue: 'mail' });
     expect(keys.parseBackup(keys.backup('n::1', 'mail'), 'n::1')).to.deep.equal({ nodeId: 'n::1', queue: 'mail' });
     expect(keys.parseBackup('app:queue:mail')).to.equal(undefined);
-    expect(new Keys('exq').parseBackup('exq:queue:backup::n1::default')).to.deep.equal({ nodeId: 'n1', queue: 'default' });
+    expect(new Keys('exq').parseBackup('exq:queue:backup::n1::default')).to.deep.equal({
+      nodeId: 'n1',
+      queue: 'default',
+    });
   });
 
   it('refuses names that would break the tags: braces in a queue or the namespace, an empty namespace', () => {

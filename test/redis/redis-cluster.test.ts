@@ -40,7 +40,10 @@ describe('Redis Cluster harness and connection', function () {
     const replica = setup.server(await setup.replicaOf(stalledMaster));
     replica.freeze(true);
     try {
-      const refused = await cluster.set('k:stalled', '1').then(() => 'resolved', (err) => err);
+      const refused = await cluster.set('k:stalled', '1').then(
+        () => 'resolved',
+        (err) => err,
+      );
       expect(refused).to.be.instanceOf(UnconfirmedWriteError);
       await Promise.all(elsewhere.map((key) => cluster.set(key, '1'))); // other masters' replicas answer
     } finally {

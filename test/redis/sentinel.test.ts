@@ -27,10 +27,27 @@ describe('Sentinel', function () {
   it('enqueues from the CLI through the sentinels and runs the job on a node', async () => {
     const out = t.out('ran');
     const sentinels = setup.sentinelAddresses.map((s) => `${s.host}:${s.port}`).join(',');
-    const env = { ...process.env, NEXQ_NAMESPACE: t.ns, NEXQ_REDIS_PASSWORD: PASSWORDS.password, NEXQ_REDIS_SENTINEL_PASSWORD: PASSWORDS.sentinelPassword };
-    const args = [CLI, 'enqueue', 'default', 'Record', JSON.stringify([t.url, out, 'via sentinel']), '--redis-sentinels', sentinels, '--redis-sentinel-name', setup.name];
+    const env = {
+      ...process.env,
+      NEXQ_NAMESPACE: t.ns,
+      NEXQ_REDIS_PASSWORD: PASSWORDS.password,
+      NEXQ_REDIS_SENTINEL_PASSWORD: PASSWORDS.sentinelPassword,
+    };
+    const args = [
+      CLI,
+      'enqueue',
+      'default',
+      'Record',
+      JSON.stringify([t.url, out, 'via sentinel']),
+      '--redis-sentinels',
+      sentinels,
+      '--redis-sentinel-name',
+      setup.name,
+    ];
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, args, { encoding: 'utf8', timeout: 20_000, env }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }));
+      execFile(process.execPath, args, { encoding: 'utf8', timeout: 20_000, env }, (err, stdout, stderr) =>
+        resolve({ code: err ? 1 : 0, stdout, stderr }),
+      );
     });
     expect(run.stderr).to.equal('');
     expect(run.code).to.equal(0);

@@ -19,7 +19,10 @@ describe('commands a closed connection never answered', () => {
       const key = `unanswered:${id}`;
       // A blocking command Redis will not answer for 15 s, longer than the 10 s command timeout:
       // only the close can end it with this message.
-      const pending = client.blpop(key, 15).then(() => 'answered', (err: Error) => err.message);
+      const pending = client.blpop(key, 15).then(
+        () => 'answered',
+        (err: Error) => err.message,
+      );
       await waitFor(async () => /cmd=blpop/.test(String(await admin.client('LIST'))), 5000, 'the BLPOP to block');
       await admin.client('KILL', 'ID', String(id));
       expect(await pending).to.equal(UNANSWERED_MESSAGE);

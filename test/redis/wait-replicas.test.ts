@@ -23,7 +23,11 @@ describe('redis.waitReplicas', function () {
     replica = await RedisServer.start({ args: [...QUICK_SYNC, '--replicaof', '127.0.0.1', String(master.port)] });
     onReplica = new Redis(replica.url);
     onMaster = new Redis(master.url);
-    await waitFor(async () => /master_link_status:up/.test(await onReplica.info('replication')), 10_000, 'the replica to sync');
+    await waitFor(
+      async () => /master_link_status:up/.test(await onReplica.info('replication')),
+      10_000,
+      'the replica to sync',
+    );
   });
 
   beforeEach(async () => {
@@ -49,7 +53,11 @@ describe('redis.waitReplicas', function () {
       replica.freeze(true);
       let frozen = true;
       const seen: string[] = [];
-      const writes = [patient.set('w:held', '1'), patient.eval("return redis.call('incr', KEYS[1])", 1, 'w:n'), patient.multi().set('w:m', '1').exec()];
+      const writes = [
+        patient.set('w:held', '1'),
+        patient.eval("return redis.call('incr', KEYS[1])", 1, 'w:n'),
+        patient.multi().set('w:m', '1').exec(),
+      ];
       writes.forEach((w, i) => w.then(() => seen.push(`${i}:${frozen ? 'while frozen' : 'after'}`)));
       await waitFor(async () => (await onMaster.get('w:held')) === '1', 5000, 'the master to run the write');
       replica.freeze((frozen = false));
@@ -74,10 +82,20 @@ describe('redis.waitReplicas', function () {
   it('fails a write the stalled replica did not acknowledge; the connection goes on', async () => {
     await client.set('w:before', 'x');
     replica.freeze(true);
-    const write = await client.set('w:during', 'y').then(() => 'resolved', (err) => err);
+    const write = await client.set('w:during', 'y').then(
+      () => 'resolved',
+      (err) => err,
+    );
     expect(write).to.be.instanceOf(UnconfirmedWriteError);
     expect(write.message).to.match(/confirmed by 0 of 1 replica/);
-    const transaction = await client.multi().incr('w:n').exec().then(() => 'resolved', (err) => err);
+    const transaction = await client
+      .multi()
+      .incr('w:n')
+      .exec()
+      .then(
+        () => 'resolved',
+        (err) => err,
+      );
     expect(transaction).to.be.instanceOf(UnconfirmedWriteError);
     // The WAIT timed out: the connection answers again, reads without waiting for replicas.
     expect(await client.get('w:before')).to.equal('x');
@@ -92,7 +110,10 @@ describe('redis.waitReplicas', function () {
     try {
       const id = await patient.client('ID');
       replica.freeze(true);
-      const first = patient.set('w:dropped', '1').then(() => 'resolved', (err) => err);
+      const first = patient.set('w:dropped', '1').then(
+        () => 'resolved',
+        (err) => err,
+      );
       await waitFor(async () => (await onMaster.get('w:dropped')) === '1', 5000, 'the master to run the write');
       await onMaster.client('KILL', 'ID', String(id));
       replica.freeze(false);
@@ -114,7 +135,10 @@ describe('redis.waitReplicas', function () {
       await nexq.enqueue('default', 'Record', [t.url, out, 'confirmed']);
       expect((await t.waitForRecords(out, 1)).map((r) => r.value)).to.deep.equal(['confirmed']);
       replica.freeze(true);
-      const refused = await nexq.enqueue('default', 'Record', [t.url, out, 'unconfirmed']).then(() => 'resolved', (err) => err);
+      const refused = await nexq.enqueue('default', 'Record', [t.url, out, 'unconfirmed']).then(
+        () => 'resolved',
+        (err) => err,
+      );
       expect(refused).to.be.instanceOf(UnconfirmedWriteError);
       replica.freeze(false);
     });
@@ -126,7 +150,13 @@ describe('redis.waitReplicas', function () {
       await waitFor(async () => /cmd=blmove/.test((await onMaster.client('LIST')) as string), 5000, 'the idle wait');
       replica.freeze(true);
       try {
-        const job = JSON.stringify({ class: 'Record', args: [t.url, out, 'woke'], jid: 'woke', queue: 'default', retry: true });
+        const job = JSON.stringify({
+          class: 'Record',
+          args: [t.url, out, 'woke'],
+          jid: 'woke',
+          queue: 'default',
+          retry: true,
+        });
         await onMaster.lpush(t.keys.queue('default'), job);
         await new Promise((resolve) => setTimeout(resolve, WAIT_MS * 4));
         expect(await t.redis.llen(out)).to.equal(0);
@@ -139,7 +169,11 @@ describe('redis.waitReplicas', function () {
 
     it('warns at start when the master has fewer replicas than waitReplicas', async () => {
       const logs = captureLogs();
-      await t.start({ redis: { url: t.url, waitReplicas: 1, waitTimeout: WAIT_MS }, mode: 'enqueuer', logger: logs.logger });
+      await t.start({
+        redis: { url: t.url, waitReplicas: 1, waitTimeout: WAIT_MS },
+        mode: 'enqueuer',
+        logger: logs.logger,
+      });
       expect(logs.text()).to.match(/redis\.waitReplicas is 1 but the master has 0 replica\(s\) attached/);
     });
   });

@@ -103,7 +103,10 @@ describe('WorkTable', () => {
     table.take('b');
     table.remove('b');
     table.add('c', 4);
-    expect(table.subscribed()).to.deep.equal([{ name: 'a', concurrency: 2 }, { name: 'c', concurrency: 4 }]);
+    expect(table.subscribed()).to.deep.equal([
+      { name: 'a', concurrency: 2 },
+      { name: 'c', concurrency: 4 },
+    ]);
   });
 
   it(`refuses more than ${MAX_QUEUES} queues at once`, () => {

@@ -45,7 +45,10 @@ describe('Supervisor restart intensity', function () {
       id,
       start: () => {
         starts++;
-        const probe = starts === 1 ? new Probe({ label: id, log }) : new Probe({ label: id, log, initError: new Error(`start ${starts} failed`) });
+        const probe =
+          starts === 1
+            ? new Probe({ label: id, log })
+            : new Probe({ label: id, log, initError: new Error(`start ${starts} failed`) });
         return Actor.start(probe);
       },
     };

@@ -49,12 +49,7 @@ describe('Supervisor strategies', function () {
     expect(c.alive).to.equal(false);
     expect(await c.exited).to.equal('shutdown');
     expect(child(sup, 'b').alive && child(sup, 'c').alive).to.equal(true);
-    expect(since(log, mark)).to.deep.equal([
-      'terminate:b:Error: boom',
-      'terminate:c:shutdown',
-      'init:b',
-      'init:c',
-    ]);
+    expect(since(log, mark)).to.deep.equal(['terminate:b:Error: boom', 'terminate:c:shutdown', 'init:b', 'init:c']);
     await sup.stop('shutdown');
   });
 
@@ -111,7 +106,12 @@ describe('Supervisor strategies', function () {
   it('counts one crash as one restart, however many siblings restart with it (OTP)', async () => {
     const log: string[] = [];
     const sup = await Actor.start(
-      new Supervisor({ strategy: 'rest_for_one', maxRestarts: 1, maxSeconds: 5, children: ['a', 'b', 'c'].map((id) => probeChild(id, log)) }),
+      new Supervisor({
+        strategy: 'rest_for_one',
+        maxRestarts: 1,
+        maxSeconds: 5,
+        children: ['a', 'b', 'c'].map((id) => probeChild(id, log)),
+      }),
     );
     await crash(child(sup, 'a'));
     await settled(sup);

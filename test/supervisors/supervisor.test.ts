@@ -45,7 +45,12 @@ describe('Supervisor start and stop', function () {
     const log: string[] = [];
     const boom = new Error('c cannot start');
     const sup = new Supervisor({
-      children: [probeChild('a', log), probeChild('b', log), probeChild('c', log, { initError: boom }), probeChild('d', log)],
+      children: [
+        probeChild('a', log),
+        probeChild('b', log),
+        probeChild('c', log, { initError: boom }),
+        probeChild('d', log),
+      ],
     });
     const err = await rejectionOf(Actor.start(sup));
     expect(err).to.equal(boom);

@@ -7,7 +7,15 @@ import { onPath, requireTool } from './required-tool';
 /** The browser to drive; NEXQ_TEST_CHROMIUM names another. */
 export const CHROMIUM = process.env.NEXQ_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface BrowserTest {
   /** This test's page (fresh context: no cookies, no cache). */

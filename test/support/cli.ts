@@ -14,8 +14,13 @@ export interface Run {
 
 export function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(file, args, { encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
-      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      { encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, ...env } },
+      (err, stdout, stderr) => {
+        resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }

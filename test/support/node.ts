@@ -14,7 +14,11 @@ export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
  * Polls `predicate` every 10 ms until it returns a truthy value, and resolves to that value;
  * rejects after `timeoutMs`. For waiting only: tests never assert on how long anything took.
  */
-export async function waitFor<T>(predicate: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<Truthy<T>> {
+export async function waitFor<T>(
+  predicate: () => T | Promise<T>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await predicate();

@@ -22,21 +22,26 @@ export interface ClusterNodeEntry {
 /** CLUSTER NODES as one node sees it. */
 export async function clusterNodes(port: number): Promise<ClusterNodeEntry[]> {
   const text = (await askRedis(port, (c) => c.call('CLUSTER', 'NODES'))) as string;
-  return text.trim().split('\n').map((line) => {
-    const [id, address, flags, master, , , , , ...slots] = line.split(' ');
-    const flagSet = flags.split(',');
-    return {
-      id,
-      port: Number(/:(\d+)@/.exec(address)![1]),
-      role: flagSet.includes('master') ? 'master' : 'replica',
-      masterId: master === '-' ? undefined : master,
-      failed: flagSet.includes('fail') || flagSet.includes('fail?'),
-      slots: slots.filter((s) => /^\d+(-\d+)?$/.test(s)).map((s) => {
-        const [from, to = from] = s.split('-').map(Number);
-        return [from, to] as [number, number];
-      }),
-    };
-  });
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [id, address, flags, master, , , , , ...slots] = line.split(' ');
+      const flagSet = flags.split(',');
+      return {
+        id,
+        port: Number(/:(\d+)@/.exec(address)![1]),
+        role: flagSet.includes('master') ? 'master' : 'replica',
+        masterId: master === '-' ? undefined : master,
+        failed: flagSet.includes('fail') || flagSet.includes('fail?'),
+        slots: slots
+          .filter((s) => /^\d+(-\d+)?$/.test(s))
+          .map((s) => {
+            const [from, to = from] = s.split('-').map(Number);
+            return [from, to] as [number, number];
+          }),
+      };
+    });
 }
 
 export class RedisClusterSetup {
@@ -44,7 +49,12 @@ export class RedisClusterSetup {
 
   static async start(): Promise<RedisClusterSetup> {
     const args = [
-      '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(NODE_TIMEOUT_MS),
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'nodes.conf',
+      '--cluster-node-timeout',
+      String(NODE_TIMEOUT_MS),
       ...QUICK_SYNC,
     ];
     // The bus port is named: Redis' default (port + 10000) does not exist above port 55535.
@@ -52,7 +62,14 @@ export class RedisClusterSetup {
     const setup = new RedisClusterSetup(await Promise.all(Array.from({ length: 6 }, start)));
     try {
       const addresses = setup.servers.map((s) => `127.0.0.1:${s.port}`);
-      await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);
+      await promisify(execFile)('redis-cli', [
+        '--cluster',
+        'create',
+        ...addresses,
+        '--cluster-replicas',
+        '1',
+        '--cluster-yes',
+      ]);
       await waitFor(() => setup.healthy(), 30_000, 'the cluster to be ok with 3 masters and 3 replicas');
     } catch (err) {
       await setup.stop();
@@ -78,7 +95,8 @@ export class RedisClusterSetup {
   async healthy(): Promise<boolean> {
     await sleep(50);
     for (const server of this.live()) {
-      if (!/cluster_state:ok/.test((await askRedis(server.port, (c) => c.call('CLUSTER', 'INFO'))) as string)) return false;
+      if (!/cluster_state:ok/.test((await askRedis(server.port, (c) => c.call('CLUSTER', 'INFO'))) as string))
+        return false;
       const nodes = (await clusterNodes(server.port)).filter((n) => !n.failed);
       const masters = nodes.filter((n) => n.role === 'master' && n.slots.length > 0);
       if (masters.length !== 3 || !masters.every((m) => nodes.some((n) => n.masterId === m.id))) return false;
@@ -92,7 +110,9 @@ export class RedisClusterSetup {
   async masterOf(key: string): Promise<number> {
     const port = this.live()[0].port;
     const slot = (await askRedis(port, (c) => c.call('CLUSTER', 'KEYSLOT', key))) as number;
-    const master = (await clusterNodes(port)).find((n) => n.role === 'master' && !n.failed && n.slots.some(([a, b]) => slot >= a && slot <= b));
+    const master = (await clusterNodes(port)).find(
+      (n) => n.role === 'master' && !n.failed && n.slots.some(([a, b]) => slot >= a && slot <= b),
+    );
     return master!.port;
   }
 
@@ -111,16 +131,21 @@ export class RedisClusterSetup {
   async killMaster(port: number): Promise<{ promoted: number }> {
     const promoted = await this.replicaOf(port);
     await this.server(port).kill9();
-    await waitFor(async () => {
-      await sleep(50);
-      const seen = await clusterNodes(promoted);
-      const self = seen.find((n) => n.port === promoted)!;
-      if (self.role !== 'master' || self.slots.length === 0) return false;
-      for (const server of this.live()) {
-        if (!/cluster_state:ok/.test((await askRedis(server.port, (c) => c.call('CLUSTER', 'INFO'))) as string)) return false;
-      }
-      return true;
-    }, 30_000, `the replica on port ${promoted} to take over from ${port}`);
+    await waitFor(
+      async () => {
+        await sleep(50);
+        const seen = await clusterNodes(promoted);
+        const self = seen.find((n) => n.port === promoted)!;
+        if (self.role !== 'master' || self.slots.length === 0) return false;
+        for (const server of this.live()) {
+          if (!/cluster_state:ok/.test((await askRedis(server.port, (c) => c.call('CLUSTER', 'INFO'))) as string))
+            return false;
+        }
+        return true;
+      },
+      30_000,
+      `the replica on port ${promoted} to take over from ${port}`,
+    );
     return { promoted };
   }
 

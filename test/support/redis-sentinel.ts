@@ -23,26 +23,42 @@ export interface SentinelPasswords {
 class SentinelProcess {
   private child?: ChildProcess;
 
-  private constructor(readonly port: number, readonly dir: string) {}
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+  ) {}
 
   static async start(masterPort: number, auth: SentinelPasswords): Promise<SentinelProcess> {
     const sentinel = new SentinelProcess(await freePort(), mkdtempSync(path.join(os.tmpdir(), 'nexq-sentinel-')));
     const conf = path.join(sentinel.dir, 'sentinel.conf');
-    writeFileSync(conf, [
-      `port ${sentinel.port}`, 'bind 127.0.0.1', `dir ${sentinel.dir}`, `logfile ${path.join(sentinel.dir, 'sentinel.log')}`,
-      `sentinel monitor ${SENTINEL_MASTER_NAME} 127.0.0.1 ${masterPort} 2`,
-      `sentinel down-after-milliseconds ${SENTINEL_MASTER_NAME} 1000`,
-      `sentinel failover-timeout ${SENTINEL_MASTER_NAME} 2000`,
-      `sentinel parallel-syncs ${SENTINEL_MASTER_NAME} 1`,
-      ...(auth.password ? [`sentinel auth-pass ${SENTINEL_MASTER_NAME} ${auth.password}`] : []),
-      ...(auth.sentinelPassword ? [`requirepass ${auth.sentinelPassword}`, `sentinel sentinel-pass ${auth.sentinelPassword}`] : []),
-      '',
-    ].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        `port ${sentinel.port}`,
+        'bind 127.0.0.1',
+        `dir ${sentinel.dir}`,
+        `logfile ${path.join(sentinel.dir, 'sentinel.log')}`,
+        `sentinel monitor ${SENTINEL_MASTER_NAME} 127.0.0.1 ${masterPort} 2`,
+        `sentinel down-after-milliseconds ${SENTINEL_MASTER_NAME} 1000`,
+        `sentinel failover-timeout ${SENTINEL_MASTER_NAME} 2000`,
+        `sentinel parallel-syncs ${SENTINEL_MASTER_NAME} 1`,
+        ...(auth.password ? [`sentinel auth-pass ${SENTINEL_MASTER_NAME} ${auth.password}`] : []),
+        ...(auth.sentinelPassword
+          ? [`requirepass ${auth.sentinelPassword}`, `sentinel sentinel-pass ${auth.sentinelPassword}`]
+          : []),
+        '',
+      ].join('\n'),
+    );
     sentinel.child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
-    await waitFor(() => {
-      if (sentinel.child!.exitCode !== null) throw new Error(`redis-sentinel exited at start (see ${sentinel.dir}/sentinel.log)`);
-      return answersPing(sentinel.port);
-    }, 10_000, `sentinel on port ${sentinel.port}`);
+    await waitFor(
+      () => {
+        if (sentinel.child!.exitCode !== null)
+          throw new Error(`redis-sentinel exited at start (see ${sentinel.dir}/sentinel.log)`);
+        return answersPing(sentinel.port);
+      },
+      10_000,
+      `sentinel on port ${sentinel.port}`,
+    );
     return sentinel;
   }
 
@@ -60,10 +76,17 @@ class SentinelProcess {
 export class SentinelSetup {
   readonly name = SENTINEL_MASTER_NAME;
 
-  private constructor(readonly servers: RedisServer[], private readonly sentinels: SentinelProcess[], readonly auth: SentinelPasswords) {}
+  private constructor(
+    readonly servers: RedisServer[],
+    private readonly sentinels: SentinelProcess[],
+    readonly auth: SentinelPasswords,
+  ) {}
 
   static async start(auth: SentinelPasswords = {}): Promise<SentinelSetup> {
-    const args = [...QUICK_SYNC, ...(auth.password ? ['--requirepass', auth.password, '--masterauth', auth.password] : [])];
+    const args = [
+      ...QUICK_SYNC,
+      ...(auth.password ? ['--requirepass', auth.password, '--masterauth', auth.password] : []),
+    ];
     const master = await RedisServer.start({ args });
     const replica = await RedisServer.start({ args: [...args, '--replicaof', '127.0.0.1', String(master.port)] });
     const setup = new SentinelSetup([master, replica], [], auth);
@@ -103,7 +126,9 @@ export class SentinelSetup {
 
   /** The master's port as the first sentinel reports it. */
   async masterPort(): Promise<number> {
-    const [, port] = (await this.askSentinel(this.sentinels[0].port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
+    const [, port] = (await this.askSentinel(this.sentinels[0].port, (c) =>
+      c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name),
+    )) as string[];
     return Number(port);
   }
 
@@ -131,21 +156,31 @@ export class SentinelSetup {
 
   private async switched(from: number, beforeRejoin?: () => Promise<void>): Promise<{ from: number; to: number }> {
     const to = this.servers.find((s) => s.port !== from)!.port;
-    await waitFor(async () => {
-      await sleep(50);
-      for (const s of this.sentinels) {
-        const [, port] = (await this.askSentinel(s.port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name))) as string[];
-        if (Number(port) !== to) return false;
-      }
-      return (await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0])) === 'master';
-    }, 30_000, `the sentinels to promote port ${to}`);
+    await waitFor(
+      async () => {
+        await sleep(50);
+        for (const s of this.sentinels) {
+          const [, port] = (await this.askSentinel(s.port, (c) =>
+            c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name),
+          )) as string[];
+          if (Number(port) !== to) return false;
+        }
+        return (await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0])) === 'master';
+      },
+      30_000,
+      `the sentinels to promote port ${to}`,
+    );
     await beforeRejoin?.();
     // Sentinel turns a restarted old master into a replica only after it has seen it report its
     // old role for a while (INFO rounds); on a loaded 2-core machine that took over 30 s once.
-    await waitFor(async () => {
-      await sleep(50);
-      return this.replicaInSync(from);
-    }, 90_000, `port ${from} to rejoin as a replica of ${to}`);
+    await waitFor(
+      async () => {
+        await sleep(50);
+        return this.replicaInSync(from);
+      },
+      90_000,
+      `port ${from} to rejoin as a replica of ${to}`,
+    );
     return { from, to };
   }
 

@@ -39,7 +39,14 @@ export function answersPing(port: number, ca?: string): Promise<boolean> {
 
 /** Runs `body` on a short-lived client of the loopback `port` (no retries), for harness checks. */
 export async function askRedis<T>(port: number, body: (client: Redis) => Promise<T>, password?: string): Promise<T> {
-  const client = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -63,7 +70,10 @@ export class RedisServer {
   readonly dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-redis-'));
   private child?: ChildProcess;
 
-  private constructor(readonly port: number, private readonly options: RedisServerOptions) {}
+  private constructor(
+    readonly port: number,
+    private readonly options: RedisServerOptions,
+  ) {}
 
   static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
     const server = new RedisServer(await freePort(), options);
@@ -86,12 +96,35 @@ export class RedisServer {
       'redis-server',
       [
         ...(this.options.tls
-          ? ['--port', '0', '--tls-port', String(this.port), '--tls-cert-file', this.options.tls.cert, '--tls-key-file', this.options.tls.key,
-             '--tls-ca-cert-file', this.options.tls.ca, '--tls-auth-clients', 'no']
+          ? [
+              '--port',
+              '0',
+              '--tls-port',
+              String(this.port),
+              '--tls-cert-file',
+              this.options.tls.cert,
+              '--tls-key-file',
+              this.options.tls.key,
+              '--tls-ca-cert-file',
+              this.options.tls.ca,
+              '--tls-auth-clients',
+              'no',
+            ]
           : ['--port', String(this.port)]),
-        '--bind', '127.0.0.1', '--dir', this.dir,
-        '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
-        '--daemonize', 'no', '--logfile', path.join(this.dir, 'redis.log'),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'everysec',
+        '--daemonize',
+        'no',
+        '--logfile',
+        path.join(this.dir, 'redis.log'),
         ...(this.options.args ?? []),
       ],
       { stdio: 'ignore' },

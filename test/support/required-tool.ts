@@ -32,7 +32,9 @@ function isExecutable(file: string): boolean {
 /** Whether `command` runs: an executable path, or a name found on the PATH. */
 export function onPath(command: string): boolean {
   if (command.includes('/')) return isExecutable(command);
-  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && isExecutable(path.join(dir, command)));
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir !== '' && isExecutable(path.join(dir, command)));
 }
 
 /** `ruby -e <code>` with `ruby` the given command: whether it exits 0. */

@@ -54,7 +54,9 @@ describe('nexq/testing assertions', () => {
   it('lists a scheduled job with its time', async () => {
     nexq.clear();
     await nexq.enqueueAt('default', new Date('2999-01-01T00:00:00Z'), 'Later', []);
-    expect(thrown(() => nexq.assertEnqueued({ class: 'Other' })).message).to.contain('Later [] (jid ').and.contain(', scheduled for 2999-01-01T00:00:00.000Z)');
+    expect(thrown(() => nexq.assertEnqueued({ class: 'Other' })).message)
+      .to.contain('Later [] (jid ')
+      .and.contain(', scheduled for 2999-01-01T00:00:00.000Z)');
   });
 
   it('compares args whole: a prefix of the args does not match', () => {

@@ -22,7 +22,14 @@ describe('nexq/testing fake mode: drain', () => {
     const jid = await nexq.enqueue('mail', 'Push', []);
     const enqueuedAt = nexq.jobs()[0].payload.enqueued_at;
     await nexq.drain();
-    expect(runs()[0].context).to.deep.equal({ jid, queue: 'mail', className: 'Push', retryCount: 0, enqueuedAt, nacks: 0 });
+    expect(runs()[0].context).to.deep.equal({
+      jid,
+      queue: 'mail',
+      className: 'Push',
+      retryCount: 0,
+      enqueuedAt,
+      nacks: 0,
+    });
   });
 
   it('puts a nacked job back behind the others with its nacks raised, as a node does, and runs it again', async () => {
@@ -190,7 +197,9 @@ describe('nexq/testing fake mode: drain', () => {
   });
 
   it('refuses a maxJobs that is not an integer >= 1', async () => {
-    expect((await rejection(nexq.drain(undefined, { maxJobs: 0 }))).message).to.equal('drain: maxJobs must be an integer >= 1');
+    expect((await rejection(nexq.drain(undefined, { maxJobs: 0 }))).message).to.equal(
+      'drain: maxJobs must be an integer >= 1',
+    );
   });
 
   it('makes the running test nexq available to the handler through currentTestNexq()', async () => {

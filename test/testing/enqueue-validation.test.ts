@@ -19,18 +19,33 @@ describe('nexq/testing fake mode: invalid input', () => {
   const invalid: Array<[string, (q: { enqueueAll: Enqueuer['enqueueAll'] }) => Promise<unknown>]> = [
     ['a queue name with a colon', (q) => q.enqueueAll([{ queue: 'a:b', class: 'Push', args: [] }])],
     ['an empty class name', (q) => q.enqueueAll([{ queue: 'a', class: '', args: [] }])],
-    ['args that are not an array', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: 'x' as unknown as unknown[] }])],
+    [
+      'args that are not an array',
+      (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: 'x' as unknown as unknown[] }]),
+    ],
     ['a negative retry', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], options: { retry: -1 } }])],
     ['an empty jid', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], options: { jid: '' } }])],
     ['both at and in', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], at: new Date(), in: 5 }])],
     ['an invalid Date', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], at: new Date('nope') }])],
-    ['a non-number delay', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], in: '5' as unknown as number }])],
+    [
+      'a non-number delay',
+      (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], in: '5' as unknown as number }]),
+    ],
     ['a BigInt argument', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [1n] }])],
     ['a Date in the args', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [{ when: new Date(0) }] }])],
-    ['a Map and a function in the args', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [new Map(), () => 1] }])],
-    ['a misspelt option', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], options: { retries: 3 } as never }])],
+    [
+      'a Map and a function in the args',
+      (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [new Map(), () => 1] }]),
+    ],
+    [
+      'a misspelt option',
+      (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], options: { retries: 3 } as never }]),
+    ],
     ['a ttl of 0', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], in: 60, options: { ttl: 0 } }])],
-    ['delay and in together', (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], in: 60, options: { delay: 5 } }])],
+    [
+      'delay and in together',
+      (q) => q.enqueueAll([{ queue: 'a', class: 'Push', args: [], in: 60, options: { delay: 5 } }]),
+    ],
     ['a job that is not an object', (q) => q.enqueueAll([null as never])],
     ['a list that is not an array', (q) => q.enqueueAll({} as never)],
   ];

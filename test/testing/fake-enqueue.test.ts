@@ -76,7 +76,9 @@ describe('nexq/testing fake mode: enqueue', () => {
   it('refuses args JSON would change (a Date), as the real enqueuer does, and records nothing', async () => {
     const err = await rejection(nexq.enqueue('default', 'Push', [{ when: new Date('2024-05-01T10:00:00Z') }]));
     expect(err).to.be.instanceOf(InvalidJobError);
-    expect(err.message).to.equal('args of Push are not JSON-safe: args[0].when is a Date (JSON writes "2024-05-01T10:00:00.000Z")');
+    expect(err.message).to.equal(
+      'args of Push are not JSON-safe: args[0].when is a Date (JSON writes "2024-05-01T10:00:00.000Z")',
+    );
     expect(nexq.jobs()).to.deep.equal([]);
   });
 
@@ -131,7 +133,12 @@ describe('nexq/testing fake mode: enqueue', () => {
   });
 
   it('records nothing from enqueueAll when one job is invalid', async () => {
-    const err = await rejection(nexq.enqueueAll([{ queue: 'a', class: 'Push', args: [] }, { queue: 'bad queue', class: 'Push', args: [] }]));
+    const err = await rejection(
+      nexq.enqueueAll([
+        { queue: 'a', class: 'Push', args: [] },
+        { queue: 'bad queue', class: 'Push', args: [] },
+      ]),
+    );
     expect(err).to.be.instanceOf(InvalidJobError);
     expect(nexq.jobs()).to.deep.equal([]);
   });

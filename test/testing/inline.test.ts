@@ -71,13 +71,20 @@ describe('nexq/testing inline mode', () => {
   });
 
   it('runs nothing from enqueueAll when one job is invalid', async () => {
-    const err = await rejection(nexq.enqueueAll([{ queue: 'a', class: 'Push', args: [1] }, { queue: 'a', class: '', args: [] }]));
+    const err = await rejection(
+      nexq.enqueueAll([
+        { queue: 'a', class: 'Push', args: [1] },
+        { queue: 'a', class: '', args: [] },
+      ]),
+    );
     expect(err).to.be.instanceOf(InvalidJobError);
     expect(runs()).to.deep.equal([]);
   });
 
   it('refuses args JSON would change, naming each, and runs nothing, as the real enqueuer refuses them', async () => {
-    const err = await rejection(nexq.enqueue('default', 'Push', [{ at: new Date('2024-01-02T03:04:05Z'), skip: undefined }]));
+    const err = await rejection(
+      nexq.enqueue('default', 'Push', [{ at: new Date('2024-01-02T03:04:05Z'), skip: undefined }]),
+    );
     expect(err).to.be.instanceOf(InvalidJobError);
     expect(err.message).to.equal(
       'args of Push are not JSON-safe: args[0].at is a Date (JSON writes "2024-01-02T03:04:05.000Z"); args[0].skip is undefined (JSON drops it)',

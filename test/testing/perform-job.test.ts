@@ -91,7 +91,11 @@ describe('nexq/testing performJob', () => {
     ['undefined in the array', [1, undefined], /args\[1\] is undefined \(JSON writes null\)/],
     ['undefined in an object', [{ a: undefined }], /args\[0\]\.a is undefined \(JSON drops it\)/],
     ['a BigInt', [{ n: 10n }], /args\[0\]\.n is a BigInt \(JSON cannot write it\)/],
-    ['a Date', [{ when: new Date('2024-01-01T00:00:00Z') }], /args\[0\]\.when is a Date \(JSON writes "2024-01-01T00:00:00\.000Z"\)/],
+    [
+      'a Date',
+      [{ when: new Date('2024-01-01T00:00:00Z') }],
+      /args\[0\]\.when is a Date \(JSON writes "2024-01-01T00:00:00\.000Z"\)/,
+    ],
     ['NaN', [NaN], /args\[0\] is NaN \(JSON writes null\)/],
     ['Infinity', [Infinity], /args\[0\] is Infinity \(JSON writes null\)/],
     ['a Map', [new Map([[1, 2]])], /args\[0\] is a Map \(JSON writes \{\}\)/],
@@ -104,7 +108,9 @@ describe('nexq/testing performJob', () => {
     it(`rejects args holding ${what} with JobArgsError saying where and what JSON would do`, async () => {
       const err = await rejection(nexq.performJob('Push', args));
       expect(err).to.be.instanceOf(JobArgsError);
-      expect(err.message).to.match(/^args of Push are not JSON-safe/).and.match(message);
+      expect(err.message)
+        .to.match(/^args of Push are not JSON-safe/)
+        .and.match(message);
       expect(runs()).to.deep.equal([]);
     });
   }
@@ -114,7 +120,9 @@ describe('nexq/testing performJob', () => {
     node.self = node;
     const err = (await rejection(nexq.performJob('Push', [node]))) as JobArgsError;
     expect(err).to.be.instanceOf(JobArgsError);
-    expect(err.problems).to.deep.equal(['args[0].self refers back to a value that contains it (a cycle: JSON cannot write it)']);
+    expect(err.problems).to.deep.equal([
+      'args[0].self refers back to a value that contains it (a cycle: JSON cannot write it)',
+    ]);
   });
 
   it('lists every problem of the args, not only the first', async () => {
@@ -147,7 +155,9 @@ describe('nexq/testing performJob', () => {
   it('reports a handler that returns a function with a warning in the outcome', async () => {
     const outcome = await nexq.performJob('Returns', ['function']);
     expect(outcome.warnings).to.have.length(1);
-    expect(outcome.warnings![0]).to.match(/^perform returned a value that is not JSON-safe .*the return value is a function/);
+    expect(outcome.warnings![0]).to.match(
+      /^perform returned a value that is not JSON-safe .*the return value is a function/,
+    );
   });
 
   it('reports a handler that returns a BigInt with a warning in the outcome', async () => {

@@ -7,7 +7,14 @@ export const jobsDir = path.join(repoRoot, 'test', 'fixtures', 'testing-jobs');
 export interface Run {
   class: string;
   args: unknown[];
-  context: { jid: string; queue: string; className: string; retryCount: number; enqueuedAt: number | undefined; nacks: number };
+  context: {
+    jid: string;
+    queue: string;
+    className: string;
+    retryCount: number;
+    enqueuedAt: number | undefined;
+    nacks: number;
+  };
 }
 
 const store = globalThis as unknown as { nexqTestingRuns?: Run[] };

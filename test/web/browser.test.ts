@@ -99,10 +99,16 @@ describe('web dashboard in Chromium', function () {
     expect(await t.redis.hgetall(t.keys.paused('default'))).to.deep.equal({});
   });
 
-  it('shows the stack of a failed job on its page, from Sidekiq\'s compressed error_backtrace', async () => {
+  it("shows the stack of a failed job on its page, from Sidekiq's compressed error_backtrace", async () => {
     const { url } = await startWebNode(t);
     const lines = ['at perform (/app/jobs/Report.js:3:9)', 'at build (/app/lib/report.js:12:5)'];
-    const { jid, raw } = payload('parked', 'Report', [], { error_class: 'TypeError', error_message: 'boom', failed_at: Date.now() / 1000, retry_count: 0, error_backtrace: compressBacktrace(lines) });
+    const { jid, raw } = payload('parked', 'Report', [], {
+      error_class: 'TypeError',
+      error_message: 'boom',
+      failed_at: Date.now() / 1000,
+      retry_count: 0,
+      error_backtrace: compressBacktrace(lines),
+    });
     await t.redis.zadd(t.keys.jobSet('dead', 'default'), String(Date.now() / 1000), raw);
     await b.page.goto(`${url}#/jobs/${jid}`);
     const backtrace = b.page.locator(`#job[data-jid="${jid}"] .place[data-where="dead"] pre.backtrace`);
@@ -120,7 +126,9 @@ describe('web dashboard in Chromium', function () {
     await place.waitFor();
     expect(await place.locator('h3.where').textContent()).to.equal('waiting in queue parked');
     expect(await place.locator('pre.payload').textContent()).to.equal(await t.redis.lindex(t.keys.queue('parked'), 0));
-    expect(await place.locator('tr', { hasText: 'class' }).first().locator('td').nth(1).textContent()).to.equal('Record');
+    expect(await place.locator('tr', { hasText: 'class' }).first().locator('td').nth(1).textContent()).to.equal(
+      'Record',
+    );
     // A dead job's page offers the retry; a jid nowhere says so.
     const dead = await addToSet(t, 'dead', 'parked', 'Fail', []);
     await b.page.goto(`${url}#/jobs/${dead}`);

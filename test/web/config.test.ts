@@ -45,13 +45,17 @@ describe('web option', () => {
   });
 
   it('comes from NEXQ_WEB_* and from nexq start --web / --web-host, over a config file', () => {
-    expect(configFromEnv({ NEXQ_WEB_PORT: '9000', NEXQ_WEB_USERNAME: 'ops', NEXQ_WEB_PASSWORD: 'pw' }).web).to.deep.equal({ port: 9000, username: 'ops', password: 'pw' });
+    expect(
+      configFromEnv({ NEXQ_WEB_PORT: '9000', NEXQ_WEB_USERNAME: 'ops', NEXQ_WEB_PASSWORD: 'pw' }).web,
+    ).to.deep.equal({ port: 9000, username: 'ops', password: 'pw' });
     expect(configFromEnv({}).web).to.equal(undefined);
     expect(() => configFromEnv({ NEXQ_WEB_PORT: 'eighty' })).to.throw(ConfigError, 'NEXQ_WEB_PORT');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-web-'));
     const file = path.join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ web: { port: 7000, username: 'ops', password: 'from-file' } }));
-    const config = startConfig(parseArgs(['--config', file, '--web-host', '0.0.0.0'], new Set()), { NEXQ_WEB_PASSWORD: 'from-env' });
+    const config = startConfig(parseArgs(['--config', file, '--web-host', '0.0.0.0'], new Set()), {
+      NEXQ_WEB_PASSWORD: 'from-env',
+    });
     rmSync(dir, { recursive: true, force: true });
     expect(config.web).to.deep.equal({ port: 7000, host: '0.0.0.0', username: 'ops', password: 'from-env' });
     expect(startConfig(parseArgs(['--web', '8081'], new Set()), {}).web).to.deep.equal({ port: 8081 });

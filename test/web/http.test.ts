@@ -48,10 +48,12 @@ describe('web dashboard over HTTP', () => {
     const { url } = await startWebNode(t);
     const status = (host: string) =>
       new Promise<number>((resolve, reject) => {
-        http.get(new URL('/api/stats', url), { headers: { Host: host } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        }).on('error', reject);
+        http
+          .get(new URL('/api/stats', url), { headers: { Host: host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          })
+          .on('error', reject);
       });
     expect(await status('evil.example:80')).to.equal(403);
     expect(await status(`localhost:${new URL(url).port}`)).to.equal(200);
@@ -65,16 +67,26 @@ describe('web dashboard over HTTP', () => {
 
   it('requires basic auth when configured, and never logs the password', async () => {
     let logged = '';
-    const logger = winston.createLogger({ transports: [new winston.transports.Stream({ stream: new Writable({ write: (chunk, _, done) => ((logged += chunk), done()) }) })] });
+    const logger = winston.createLogger({
+      transports: [
+        new winston.transports.Stream({
+          stream: new Writable({ write: (chunk, _, done) => ((logged += chunk), done()) }),
+        }),
+      ],
+    });
     const { url } = await startWebNode(t, { web: { port: 0, username: 'ops', password: 's3cret-pass' }, logger });
-    for (const auth of [undefined, ['ops', 'wrong'], ['ops2', 's3cret-pass'], ['ops', '']] as Array<[string, string] | undefined>) {
+    for (const auth of [undefined, ['ops', 'wrong'], ['ops2', 's3cret-pass'], ['ops', '']] as Array<
+      [string, string] | undefined
+    >) {
       for (const p of ['/', '/app.js', '/api/stats']) {
         const answer = await call(url, p, { auth });
         expect(answer.status, `${p} with ${auth}`).to.equal(401);
         expect(answer.headers.get('www-authenticate')).to.match(/^Basic realm="nexq"/);
       }
     }
-    expect((await call(url, '/api/sets/dead/delete', { method: 'POST', action: true, body: { all: true } })).status).to.equal(401);
+    expect(
+      (await call(url, '/api/sets/dead/delete', { method: 'POST', action: true, body: { all: true } })).status,
+    ).to.equal(401);
     expect((await call(url, '/', { auth: ['ops', 's3cret-pass'] })).status).to.equal(200);
     expect((await call(url, '/api/stats', { auth: ['ops', 's3cret-pass'] })).body).to.include({ processed: 0 });
     expect(logged).to.include('web dashboard on');
@@ -130,11 +142,24 @@ describe('web dashboard over HTTP', () => {
     expect(asGet.status).to.equal(405);
     expect(asGet.headers.get('allow')).to.equal('POST');
     // What a cross-origin form can send: a POST without the custom header.
-    const forged = await call(url, retry, { method: 'POST', body: { jids: [jid] }, headers: { Origin: 'http://evil.example' } });
+    const forged = await call(url, retry, {
+      method: 'POST',
+      body: { jids: [jid] },
+      headers: { Origin: 'http://evil.example' },
+    });
     expect(forged.status).to.equal(403);
-    const foreignOrigin = await call(url, retry, { method: 'POST', action: true, body: { jids: [jid] }, headers: { Origin: 'http://evil.example' } });
+    const foreignOrigin = await call(url, retry, {
+      method: 'POST',
+      action: true,
+      body: { jids: [jid] },
+      headers: { Origin: 'http://evil.example' },
+    });
     expect(foreignOrigin.status).to.equal(403);
-    const formPost = await fetch(new URL(retry, url), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `jids=${jid}` });
+    const formPost = await fetch(new URL(retry, url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `jids=${jid}`,
+    });
     expect(formPost.status).to.equal(403);
     expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(1);
     expect(await t.redis.llen(t.keys.queue('parked'))).to.equal(0);
@@ -149,10 +174,19 @@ describe('web dashboard over HTTP', () => {
 
   it('pauses and resumes a queue, and empties a set, through the API', async () => {
     const { url } = await startWebNode(t);
-    expect((await call(url, '/api/queues/mail/pause', { method: 'POST', action: true, body: { mode: 'sideways' } })).status).to.equal(400);
-    expect((await call(url, '/api/queues/mail/pause', { method: 'POST', action: true, body: { mode: 'out' } })).status).to.equal(200);
+    expect(
+      (await call(url, '/api/queues/mail/pause', { method: 'POST', action: true, body: { mode: 'sideways' } })).status,
+    ).to.equal(400);
+    expect(
+      (await call(url, '/api/queues/mail/pause', { method: 'POST', action: true, body: { mode: 'out' } })).status,
+    ).to.equal(200);
     expect(await t.redis.hgetall(t.keys.paused('mail'))).to.deep.equal({ mail: 'out' });
-    expect((await call(url, '/api/queues')).body).to.deep.include({ queue: 'mail', size: 0, latency: 0, paused: 'out' });
+    expect((await call(url, '/api/queues')).body).to.deep.include({
+      queue: 'mail',
+      size: 0,
+      latency: 0,
+      paused: 'out',
+    });
     expect((await call(url, '/api/queues/mail/resume', { method: 'POST', action: true })).status).to.equal(200);
     expect(await t.redis.hgetall(t.keys.paused('mail'))).to.deep.equal({});
     await addToSet(t, 'retry', 'default', 'Fail', [], Date.now() / 1000 + 3600);
@@ -214,15 +248,34 @@ describe('web dashboard over HTTP', () => {
   it('nexq start --web serves it, with basic auth from the environment', async function () {
     this.timeout(30_000);
     const cli = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-    const child = spawn(process.execPath, [cli, 'start', '--redis', t.url, '--namespace', t.ns, '--jobs', fixturesJobs, '--web', '0', '--web-host', '127.0.0.1'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NEXQ_LOG_LEVEL: 'info', NEXQ_WEB_USERNAME: 'ops', NEXQ_WEB_PASSWORD: 'cli-secret' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'start',
+        '--redis',
+        t.url,
+        '--namespace',
+        t.ns,
+        '--jobs',
+        fixturesJobs,
+        '--web',
+        '0',
+        '--web-host',
+        '127.0.0.1',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, NEXQ_LOG_LEVEL: 'info', NEXQ_WEB_USERNAME: 'ops', NEXQ_WEB_PASSWORD: 'cli-secret' },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const url = (await waitFor(() => /web dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr), 15_000, 'the dashboard URL'))[1];
+      const url = (
+        await waitFor(() => /web dashboard on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr), 15_000, 'the dashboard URL')
+      )[1];
       expect((await call(url, '/api/stats')).status).to.equal(401);
       expect((await call(url, '/api/stats', { auth: ['ops', 'cli-secret'] })).body).to.include({ processes: 1 });
       child.kill('SIGTERM');

@@ -58,7 +58,9 @@ export function wholeNumber(args: ParsedArgs, flag: string, fallback: number): n
 export function positionals(args: ParsedArgs, command: string, names: string[], optional = 0): string[] {
   const n = args.positional.length;
   if (n < names.length - optional || n > names.length) {
-    throw new UsageError(`${command} takes ${names.map((x) => `<${x}>`).join(' ')}, got ${n} argument(s) (see nexq ${command} --help)`);
+    throw new UsageError(
+      `${command} takes ${names.map((x) => `<${x}>`).join(' ')}, got ${n} argument(s) (see nexq ${command} --help)`,
+    );
   }
   return args.positional;
 }
@@ -123,7 +125,8 @@ export function printTable(out: Output, headers: string[], rows: Array<Array<str
   }
   const cells = [headers, ...rows.map((r) => r.map(String))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  for (const row of cells) out.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  ')}\n`);
+  for (const row of cells)
+    out.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  ')}\n`);
 }
 
 /** Cuts a long cell for the table; JSON output keeps everything. */

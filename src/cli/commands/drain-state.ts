@@ -32,7 +32,13 @@ export function isDrained(state: DrainState): boolean {
 /** Reads the state of `only` (or every queue of the queues set when empty) in two rounds. */
 export async function readDrainState({ redis, keys }: Session, only: string[]): Promise<DrainState> {
   const [known, nodeIds, identities, processed] = valuesOf(
-    await redis.multi().smembers(keys.queues).zrange(keys.nodes, 0, -1).smembers(keys.processes).get(keys.stat('processed')).exec(),
+    await redis
+      .multi()
+      .smembers(keys.queues)
+      .zrange(keys.nodes, 0, -1)
+      .smembers(keys.processes)
+      .get(keys.stat('processed'))
+      .exec(),
   );
   const queues = only.length > 0 ? only : [...(known as string[])].sort();
   const ids = nodeIds as string[];

@@ -32,7 +32,8 @@ export interface DrainSummary {
 
 function timeoutSeconds(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+(\.\d+)?$/.test(text)) throw new UsageError(`--timeout must be a number of seconds, got ${JSON.stringify(text)}`);
+  if (!/^\d+(\.\d+)?$/.test(text))
+    throw new UsageError(`--timeout must be a number of seconds, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -67,7 +68,10 @@ async function awaitCounts(session: Session, queues: string[], state: DrainState
 
 function printSummary(out: Output, s: DrainSummary): void {
   if (out.json) printJson(out, s);
-  else if (s.drained) out.write(`drained ${s.queues.join(', ') || '(no queues)'}: ${s.processed} job(s) processed in ${s.seconds.toFixed(1)} s (${s.rate.toFixed(1)} jobs/s)\n`);
+  else if (s.drained)
+    out.write(
+      `drained ${s.queues.join(', ') || '(no queues)'}: ${s.processed} job(s) processed in ${s.seconds.toFixed(1)} s (${s.rate.toFixed(1)} jobs/s)\n`,
+    );
 }
 
 export const drainCommand: Command = {
@@ -85,7 +89,8 @@ Options:
   --timeout SECONDS give up after this long (default: wait for ever; 0: check once)
 ${CONNECTION_HELP}`,
   async run(args, out) {
-    for (const queue of args.positional) if (!isQueueName(queue)) throw new UsageError(`not a queue name: ${JSON.stringify(queue)}`);
+    for (const queue of args.positional)
+      if (!isQueueName(queue)) throw new UsageError(`not a queue name: ${JSON.stringify(queue)}`);
     const timeout = timeoutSeconds(flagText(args, 'timeout'));
     const live = !out.json && process.stdout.isTTY ? new LiveLine(out.write) : undefined;
     return withNexq(args, async (session) => {
@@ -99,7 +104,15 @@ ${CONNECTION_HELP}`,
         const elapsed = (Date.now() - startedAt) / 1000;
         if (live) {
           const rate = elapsed > 0 ? Math.max(0, state.processed - first.processed) / elapsed : 0;
-          live.draw(renderProgress({ remaining, total, rate, elapsedSeconds: elapsed, label: `draining ${state.queues.join(',') || '(no queues)'}` }));
+          live.draw(
+            renderProgress({
+              remaining,
+              total,
+              rate,
+              elapsedSeconds: elapsed,
+              label: `draining ${state.queues.join(',') || '(no queues)'}`,
+            }),
+          );
         }
         if (isDrained(state)) break;
         if (timeout !== undefined && elapsed >= timeout) {

@@ -11,19 +11,22 @@ function parseJsonArgs(text: string | undefined): unknown[] {
   } catch (err) {
     throw new UsageError(`json-args must be a JSON array: ${(err as Error).message}`);
   }
-  if (!Array.isArray(value)) throw new UsageError(`json-args must be a JSON array, got ${value === null ? 'null' : typeof value}`);
+  if (!Array.isArray(value))
+    throw new UsageError(`json-args must be a JSON array, got ${value === null ? 'null' : typeof value}`);
   return value;
 }
 
 function parseWhen(inText: string | undefined, atText: string | undefined): { in?: number; at?: Date } {
   if (inText !== undefined && atText !== undefined) throw new UsageError('give --in or --at, not both');
   if (inText !== undefined) {
-    if (!/^\d+(\.\d+)?$/.test(inText)) throw new UsageError(`--in must be a number of seconds, got ${JSON.stringify(inText)}`);
+    if (!/^\d+(\.\d+)?$/.test(inText))
+      throw new UsageError(`--in must be a number of seconds, got ${JSON.stringify(inText)}`);
     return { in: Number(inText) };
   }
   if (atText !== undefined) {
     const at = new Date(atText);
-    if (!/^\d{4}-\d\d-\d\d/.test(atText) || Number.isNaN(at.getTime())) throw new UsageError(`--at must be an ISO 8601 time, got ${JSON.stringify(atText)}`);
+    if (!/^\d{4}-\d\d-\d\d/.test(atText) || Number.isNaN(at.getTime()))
+      throw new UsageError(`--at must be an ISO 8601 time, got ${JSON.stringify(atText)}`);
     return { at };
   }
   return {};
@@ -43,13 +46,27 @@ Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [queue, className, argsText] = positionals(args, 'enqueue', ['queue', 'class', 'json-args'], 1);
-    if (!isQueueName(queue)) throw new UsageError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
+    if (!isQueueName(queue))
+      throw new UsageError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
     const jobArgs = parseJsonArgs(argsText);
     const when = parseWhen(flagText(args, 'in'), flagText(args, 'at'));
     const jid = await withNexq(args, ({ nexq }) =>
-      when.at ? nexq.enqueueAt(queue, when.at, className, jobArgs) : when.in !== undefined ? nexq.enqueueIn(queue, when.in, className, jobArgs) : nexq.enqueue(queue, className, jobArgs),
+      when.at
+        ? nexq.enqueueAt(queue, when.at, className, jobArgs)
+        : when.in !== undefined
+          ? nexq.enqueueIn(queue, when.in, className, jobArgs)
+          : nexq.enqueue(queue, className, jobArgs),
     );
-    if (out.json) printJson(out, { jid, queue, class: className, args: jobArgs, at: when.at?.toISOString() ?? (when.in !== undefined ? new Date(Date.now() + when.in * 1000).toISOString() : null) });
+    if (out.json)
+      printJson(out, {
+        jid,
+        queue,
+        class: className,
+        args: jobArgs,
+        at:
+          when.at?.toISOString() ??
+          (when.in !== undefined ? new Date(Date.now() + when.in * 1000).toISOString() : null),
+      });
     else out.write(`${jid}\n`);
     return 0;
   },

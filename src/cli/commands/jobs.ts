@@ -3,16 +3,31 @@ import type { ParsedArgs } from '../args';
 import type { JobSet } from '../../admin/context';
 import type { JobView } from '../../admin/job-view';
 import { queueJobs, setJobs } from '../../admin/listing';
-import { clip, Command, CONNECTION_HELP, Output, positionals, printJson, printTable, wholeNumber, withNexq } from './common';
+import {
+  clip,
+  Command,
+  CONNECTION_HELP,
+  Output,
+  positionals,
+  printJson,
+  printTable,
+  wholeNumber,
+  withNexq,
+} from './common';
 
 const DEFAULT_LIMIT = 50;
 const LIMIT_HELP = `  --limit N         show at most N jobs (default ${DEFAULT_LIMIT})`;
 
-const argsText = (v: JobView) => clip(v.args === null ? v.raw ?? '' : JSON.stringify(v.args), 50);
+const argsText = (v: JobView) => clip(v.args === null ? (v.raw ?? '') : JSON.stringify(v.args), 50);
 
 function printQueueJobs(out: Output, views: JobView[]): void {
   if (out.json) printJson(out, views);
-  else printTable(out, ['JID', 'CLASS', 'ENQUEUED AT', 'ARGS'], views.map((v) => [v.jid ?? '?', v.class ?? '?', v.enqueued_at ?? '-', argsText(v)]));
+  else
+    printTable(
+      out,
+      ['JID', 'CLASS', 'ENQUEUED AT', 'ARGS'],
+      views.map((v) => [v.jid ?? '?', v.class ?? '?', v.enqueued_at ?? '-', argsText(v)]),
+    );
 }
 
 function printSetJobs(out: Output, views: JobView[], withErrors: boolean): void {
@@ -21,9 +36,22 @@ function printSetJobs(out: Output, views: JobView[], withErrors: boolean): void 
     printTable(
       out,
       ['JID', 'CLASS', 'QUEUE', 'AT', 'RETRIES', 'ERROR', 'ARGS'],
-      views.map((v) => [v.jid ?? '?', v.class ?? '?', v.queue ?? '?', v.at ?? '-', v.retry_count ?? '-', clip(`${v.error_class ?? ''}: ${v.error_message ?? ''}`, 50), argsText(v)]),
+      views.map((v) => [
+        v.jid ?? '?',
+        v.class ?? '?',
+        v.queue ?? '?',
+        v.at ?? '-',
+        v.retry_count ?? '-',
+        clip(`${v.error_class ?? ''}: ${v.error_message ?? ''}`, 50),
+        argsText(v),
+      ]),
     );
-  } else printTable(out, ['JID', 'CLASS', 'QUEUE', 'AT', 'ARGS'], views.map((v) => [v.jid ?? '?', v.class ?? '?', v.queue ?? '?', v.at ?? '-', argsText(v)]));
+  } else
+    printTable(
+      out,
+      ['JID', 'CLASS', 'QUEUE', 'AT', 'ARGS'],
+      views.map((v) => [v.jid ?? '?', v.class ?? '?', v.queue ?? '?', v.at ?? '-', argsText(v)]),
+    );
 }
 
 export const jobsCommand: Command = {
@@ -64,6 +92,11 @@ ${CONNECTION_HELP}`,
   };
 }
 
-export const scheduledCommand = setCommand('scheduled', 'jobs scheduled to run later (the schedule set)', 'schedule', false);
+export const scheduledCommand = setCommand(
+  'scheduled',
+  'jobs scheduled to run later (the schedule set)',
+  'schedule',
+  false,
+);
 export const retriesCommand = setCommand('retries', 'failed jobs waiting to be retried (the retry set)', 'retry', true);
 export const deadCommand = setCommand('dead', 'jobs out of retries (the dead set)', 'dead', true);

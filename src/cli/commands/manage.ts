@@ -6,7 +6,8 @@ import { jsonObject } from '../../job/json-object';
 import { UsageError } from '../args';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
 
-const SCAN_NOTE = 'The job index finds it at once; a job nexq never indexed (pushed by another producer) is searched for with ZSCAN.';
+const SCAN_NOTE =
+  'The job index finds it at once; a job nexq never indexed (pushed by another producer) is searched for with ZSCAN.';
 
 export const retryCommand: Command = {
   summary: 'move a job (or --all) from the retry or dead set back to its queue now',
@@ -80,7 +81,18 @@ ${CONNECTION_HELP}`,
     const found = await withNexq(args, (session) => findJob(session, jid));
     if (found.length === 0) throw new Error(`no job ${jid} found (it may have finished)`);
     if (out.json) {
-      printJson(out, found.map((f) => ({ where: f.where, queue: f.queue ?? null, node: f.node ?? null, at: isoOf(f.score), key: f.key, job: jsonObject(f.raw) ?? f.raw, backtrace: backtraceOf(f.raw) })));
+      printJson(
+        out,
+        found.map((f) => ({
+          where: f.where,
+          queue: f.queue ?? null,
+          node: f.node ?? null,
+          at: isoOf(f.score),
+          key: f.key,
+          job: jsonObject(f.raw) ?? f.raw,
+          backtrace: backtraceOf(f.raw),
+        })),
+      );
       return 0;
     }
     for (const f of found) {
@@ -91,7 +103,8 @@ ${CONNECTION_HELP}`,
         ['queue', view.queue ?? '?'],
         ['args', JSON.stringify(view.args)],
       ];
-      if (view.error_class || view.error_message) rows.push(['error', `${view.error_class ?? ''}: ${view.error_message ?? ''}`]);
+      if (view.error_class || view.error_message)
+        rows.push(['error', `${view.error_class ?? ''}: ${view.error_message ?? ''}`]);
       printTable(out, ['FIELD', 'VALUE'], rows);
       const backtrace = backtraceOf(f.raw);
       if (backtrace) out.write(`backtrace:\n${backtrace.map((line) => `  ${line}\n`).join('')}`);

@@ -19,7 +19,14 @@ ${CONNECTION_HELP}`,
       printTable(
         out,
         ['IDENTITY', 'BUSY', 'CONCURRENCY', 'BEAT', 'QUIET', 'QUEUES'],
-        views.map((p) => [p.identity, p.busy, p.concurrency ?? '-', p.beat ?? '-', p.quiet ? 'yes' : 'no', Array.isArray(p.queues) ? p.queues.join(',') : '-']),
+        views.map((p) => [
+          p.identity,
+          p.busy,
+          p.concurrency ?? '-',
+          p.beat ?? '-',
+          p.quiet ? 'yes' : 'no',
+          Array.isArray(p.queues) ? p.queues.join(',') : '-',
+        ]),
       );
     return 0;
   },

@@ -47,7 +47,12 @@ ${CONNECTION_HELP}`,
     positionals(args, 'queues', []);
     const queues = await withNexq(args, (session) => queueInfo(session));
     if (out.json) printJson(out, queues);
-    else printTable(out, ['QUEUE', 'SIZE', 'LATENCY'], queues.map((q) => [q.queue, q.size, `${q.latency.toFixed(1)}s`]));
+    else
+      printTable(
+        out,
+        ['QUEUE', 'SIZE', 'LATENCY'],
+        queues.map((q) => [q.queue, q.size, `${q.latency.toFixed(1)}s`]),
+      );
     return 0;
   },
 };

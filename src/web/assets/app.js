@@ -35,14 +35,18 @@ async function render() {
   const { path, query } = parseHash();
   const main = document.getElementById('main');
   const route = ROUTES.find(([pattern]) => pattern.test(path));
-  for (const link of document.querySelectorAll('nav a')) link.classList.toggle('current', link.getAttribute('href') === `#/${path.split('/')[0]}`);
+  for (const link of document.querySelectorAll('nav a'))
+    link.classList.toggle('current', link.getAttribute('href') === `#/${path.split('/')[0]}`);
   if (!route) {
     current = { live: false };
     main.replaceChildren(el('h2', {}, 'Not found'), el('p', {}, el('a', { href: '#/' }, 'Back to the dashboard')));
     return;
   }
   const [pattern, view, live] = route;
-  const params = pattern.exec(path).slice(1).map((p) => decodeURIComponent(p));
+  const params = pattern
+    .exec(path)
+    .slice(1)
+    .map((p) => decodeURIComponent(p));
   current = { live };
   let content;
   try {

@@ -30,7 +30,13 @@ export async function getJson(path) {
 
 /** POST /api<path> with a JSON body. X-Nexq is the header the server requires of every action. */
 export async function post(path, body = {}) {
-  return answer(await fetch(`/api${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Nexq': '1' }, body: JSON.stringify(body) }));
+  return answer(
+    await fetch(`/api${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Nexq': '1' },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 /** A table; `rows` are arrays of cells (text or nodes), or { cells, attrs } for row attributes. */
@@ -39,11 +45,27 @@ export function table(headers, rows, emptyText = 'Nothing here.') {
   return el(
     'table',
     {},
-    el('thead', {}, el('tr', {}, headers.map((h) => el('th', {}, h)))),
-    el('tbody', {}, rows.map((row) => {
-      const { cells, attrs } = Array.isArray(row) ? { cells: row, attrs: {} } : row;
-      return el('tr', attrs, cells.map((c) => el('td', {}, c)));
-    })),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        headers.map((h) => el('th', {}, h)),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      rows.map((row) => {
+        const { cells, attrs } = Array.isArray(row) ? { cells: row, attrs: {} } : row;
+        return el(
+          'tr',
+          attrs,
+          cells.map((c) => el('td', {}, c)),
+        );
+      }),
+    ),
   );
 }
 
@@ -64,7 +86,14 @@ export function relative(iso) {
   if (!iso) return '–';
   const seconds = (Date.parse(iso) - Date.now()) / 1000;
   const abs = Math.abs(seconds);
-  const text = abs < 60 ? `${Math.round(abs)} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : abs < 86400 ? `${Math.round(abs / 3600)} h` : `${Math.round(abs / 86400)} d`;
+  const text =
+    abs < 60
+      ? `${Math.round(abs)} s`
+      : abs < 3600
+        ? `${Math.round(abs / 60)} min`
+        : abs < 86400
+          ? `${Math.round(abs / 3600)} h`
+          : `${Math.round(abs / 86400)} d`;
   return el('time', { datetime: iso, title: iso }, seconds < 0 ? `${text} ago` : `in ${text}`);
 }
 

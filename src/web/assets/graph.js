@@ -34,16 +34,39 @@ export function lineGraph({ title, labels, series }) {
   for (const fraction of [0, 0.5, 1]) {
     const value = max * fraction;
     root.append(svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(value), y2: y(value), class: 'grid' }));
-    root.append(svg('text', { x: PAD.left - 6, y: y(value) + 4, 'text-anchor': 'end', class: 'axis' }, String(Math.round(value * 100) / 100)));
+    root.append(
+      svg(
+        'text',
+        { x: PAD.left - 6, y: y(value) + 4, 'text-anchor': 'end', class: 'axis' },
+        String(Math.round(value * 100) / 100),
+      ),
+    );
   }
   if (labels.length > 0) {
-    root.append(svg('text', { x: x(0), y: HEIGHT - 8, 'text-anchor': labels.length > 1 ? 'start' : 'middle', class: 'axis' }, labels[0]));
-    if (labels.length > 1) root.append(svg('text', { x: x(labels.length - 1), y: HEIGHT - 8, 'text-anchor': 'end', class: 'axis' }, labels[labels.length - 1]));
+    root.append(
+      svg(
+        'text',
+        { x: x(0), y: HEIGHT - 8, 'text-anchor': labels.length > 1 ? 'start' : 'middle', class: 'axis' },
+        labels[0],
+      ),
+    );
+    if (labels.length > 1)
+      root.append(
+        svg(
+          'text',
+          { x: x(labels.length - 1), y: HEIGHT - 8, 'text-anchor': 'end', class: 'axis' },
+          labels[labels.length - 1],
+        ),
+      );
   }
   for (const { name, values } of series) {
     const group = svg('g', { class: `series series-${name}`, 'data-series': name });
     group.append(svg('polyline', { points: values.map((v, i) => `${x(i)},${y(v)}`).join(' ') }));
-    values.forEach((v, i) => group.append(svg('circle', { cx: x(i), cy: y(v), r: 3, 'data-value': v }, svg('title', {}, `${labels[i]}: ${v} ${name}`))));
+    values.forEach((v, i) =>
+      group.append(
+        svg('circle', { cx: x(i), cy: y(v), r: 3, 'data-value': v }, svg('title', {}, `${labels[i]}: ${v} ${name}`)),
+      ),
+    );
     root.append(group);
   }
   const legend = svg('g', { class: 'legend' });

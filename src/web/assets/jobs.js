@@ -18,7 +18,10 @@ async function setAction(set, action, body, rerender) {
     if (result.results) {
       const failed = result.results.filter((r) => r.error);
       const done = result.results.length - failed.length;
-      say(`${done} job(s) ${verb}${failed.length ? `; ${failed.map((f) => f.error).join('; ')}` : ''}`, failed.length > 0);
+      say(
+        `${done} job(s) ${verb}${failed.length ? `; ${failed.map((f) => f.error).join('; ')}` : ''}`,
+        failed.length > 0,
+      );
     } else say(`${action === 'retry' ? result.moved.length : result.deleted} job(s) ${verb}`);
   } catch (err) {
     say(`${action} failed: ${err.message}`, true);
@@ -46,19 +49,36 @@ export function setPage(set) {
       if (!window.confirm(`${text}: all ${data.size} job(s) in ${info.title.toLowerCase()}?`)) return;
       return setAction(set, action, { all: true }, env.rerender);
     };
-    const selectAll = el('input', { type: 'checkbox', class: 'select-all', 'aria-label': 'Select every job on this page', onchange: (e) => boxes.forEach((b) => (b.checked = e.target.checked)) });
+    const selectAll = el('input', {
+      type: 'checkbox',
+      class: 'select-all',
+      'aria-label': 'Select every job on this page',
+      onchange: (e) => boxes.forEach((b) => (b.checked = e.target.checked)),
+    });
     const rows = data.jobs.map((j) => {
-      const box = j.jid ? el('input', { type: 'checkbox', class: 'select', value: j.jid, 'aria-label': `Select ${j.jid}` }) : '';
+      const box = j.jid
+        ? el('input', { type: 'checkbox', class: 'select', value: j.jid, 'aria-label': `Select ${j.jid}` })
+        : '';
       if (box) boxes.push(box);
       const actions = j.jid
-        ? [button(info.retryText, () => setAction(set, 'retry', { jids: [j.jid] }, env.rerender), { class: 'retry' }), ' ', button('Delete', () => setAction(set, 'delete', { jids: [j.jid] }, env.rerender), { class: 'delete' })]
+        ? [
+            button(info.retryText, () => setAction(set, 'retry', { jids: [j.jid] }, env.rerender), { class: 'retry' }),
+            ' ',
+            button('Delete', () => setAction(set, 'delete', { jids: [j.jid] }, env.rerender), { class: 'delete' }),
+          ]
         : [];
       const cells = [box, relative(j.at), jobLink(j.jid), j.class ?? '?', queueLink(j.queue)];
       if (set !== 'schedule') cells.push(j.retry_count ?? '–', el('span', { class: 'error-text' }, errorText(j)));
       cells.push(el('code', {}, argsText(j)), el('span', { class: 'actions' }, actions));
       return { attrs: { 'data-jid': j.jid ?? '' }, cells };
     });
-    const headers = [selectAll, set === 'schedule' ? 'Runs' : set === 'retry' ? 'Next retry' : 'Died', 'Jid', 'Class', 'Queue'];
+    const headers = [
+      selectAll,
+      set === 'schedule' ? 'Runs' : set === 'retry' ? 'Next retry' : 'Died',
+      'Jid',
+      'Class',
+      'Queue',
+    ];
     if (set !== 'schedule') headers.push('Retries', 'Error');
     headers.push('Args', '');
     return el(
@@ -92,7 +112,7 @@ function placeText(f) {
 
 function fieldRows(job, backtrace) {
   if (!job) return [];
-  const time = (v) => (typeof v === 'number' ? `${new Date((v > 1e11 ? v : v * 1000)).toISOString()} (${v})` : '–');
+  const time = (v) => (typeof v === 'number' ? `${new Date(v > 1e11 ? v : v * 1000).toISOString()} (${v})` : '–');
   const rows = [
     ['class', job.class ?? '?'],
     ['queue', job.queue ?? '?'],
@@ -102,7 +122,8 @@ function fieldRows(job, backtrace) {
     ['retry', JSON.stringify(job.retry ?? null)],
     ['retry_count', job.retry_count ?? '–'],
   ];
-  if (job.error_class || job.error_message) rows.push(['error', el('span', { class: 'error-text' }, `${job.error_class ?? ''}: ${job.error_message ?? ''}`)]);
+  if (job.error_class || job.error_message)
+    rows.push(['error', el('span', { class: 'error-text' }, `${job.error_class ?? ''}: ${job.error_message ?? ''}`)]);
   if (job.failed_at) rows.push(['failed_at', time(job.failed_at)]);
   if (Array.isArray(backtrace)) rows.push(['backtrace', el('pre', { class: 'backtrace' }, backtrace.join('\n'))]);
   return rows;
@@ -122,7 +143,15 @@ export async function jobPage([jid], _query, env) {
     data.found.map((f) => {
       const inSet = ['schedule', 'retry', 'dead'].includes(f.where);
       const actions = inSet
-        ? el('p', {}, button(SETS[f.where].retryText, () => setAction(f.where, 'retry', { jids: [jid] }, env.rerender), { class: 'retry' }), ' ', button('Delete', () => setAction(f.where, 'delete', { jids: [jid] }, env.rerender), { class: 'delete' }))
+        ? el(
+            'p',
+            {},
+            button(SETS[f.where].retryText, () => setAction(f.where, 'retry', { jids: [jid] }, env.rerender), {
+              class: 'retry',
+            }),
+            ' ',
+            button('Delete', () => setAction(f.where, 'delete', { jids: [jid] }, env.rerender), { class: 'delete' }),
+          )
         : '';
       return el(
         'section',

@@ -13,7 +13,11 @@ function timeLabel(ms) {
 function liveGraph(samples) {
   const points = samples.slice(1).map((s, i) => {
     const seconds = Math.max(0.001, (s.time - samples[i].time) / 1000);
-    return { time: s.time, processed: Math.max(0, (s.processed - samples[i].processed) / seconds), failed: Math.max(0, (s.failed - samples[i].failed) / seconds) };
+    return {
+      time: s.time,
+      processed: Math.max(0, (s.processed - samples[i].processed) / seconds),
+      failed: Math.max(0, (s.failed - samples[i].failed) / seconds),
+    };
   });
   return lineGraph({
     title: 'Jobs per second, live',
@@ -26,7 +30,9 @@ function liveGraph(samples) {
 }
 
 function pausedText(mode) {
-  return mode ? el('span', { class: `badge paused` }, `paused (${mode})`) : el('span', { class: 'badge active' }, 'active');
+  return mode
+    ? el('span', { class: `badge paused` }, `paused (${mode})`)
+    : el('span', { class: 'badge active' }, 'active');
 }
 
 export async function dashboard(_params, _query, env) {
@@ -37,16 +43,24 @@ export async function dashboard(_params, _query, env) {
     el('h2', {}, 'Live'),
     el('div', { id: 'live-graph' }, liveGraph(env.samples)),
     el('h2', {}, `History, last ${HISTORY_DAYS} days (UTC)`),
-    el('div', { id: 'history-graph' }, lineGraph({
-      title: `Processed and failed per day, last ${HISTORY_DAYS} days`,
-      labels: history.map((d) => d.day),
-      series: [
-        { name: 'processed', values: history.map((d) => d.processed) },
-        { name: 'failed', values: history.map((d) => d.failed) },
-      ],
-    })),
+    el(
+      'div',
+      { id: 'history-graph' },
+      lineGraph({
+        title: `Processed and failed per day, last ${HISTORY_DAYS} days`,
+        labels: history.map((d) => d.day),
+        series: [
+          { name: 'processed', values: history.map((d) => d.processed) },
+          { name: 'failed', values: history.map((d) => d.failed) },
+        ],
+      }),
+    ),
     el('h2', {}, 'Queues'),
-    table(['Queue', 'Size', 'Latency', 'State'], queues.map((q) => [queueLink(q.queue), number(q.size), `${q.latency.toFixed(1)} s`, pausedText(q.paused)]), 'No queues yet.'),
+    table(
+      ['Queue', 'Size', 'Latency', 'State'],
+      queues.map((q) => [queueLink(q.queue), number(q.size), `${q.latency.toFixed(1)} s`, pausedText(q.paused)]),
+      'No queues yet.',
+    ),
   );
 }
 
@@ -62,7 +76,11 @@ async function act(what, action, rerender) {
 
 function pauseControls(q, rerender) {
   if (q.paused) {
-    return button('Resume', () => act(`queue ${q.queue} resumed`, () => post(`/queues/${encodeURIComponent(q.queue)}/resume`), rerender), { class: 'resume' });
+    return button(
+      'Resume',
+      () => act(`queue ${q.queue} resumed`, () => post(`/queues/${encodeURIComponent(q.queue)}/resume`), rerender),
+      { class: 'resume' },
+    );
   }
   const mode = el(
     'select',
@@ -71,7 +89,16 @@ function pauseControls(q, rerender) {
     el('option', { value: 'in' }, 'enqueues'),
     el('option', { value: 'all' }, 'both'),
   );
-  const pause = button('Pause', () => act(`queue ${q.queue} paused (${mode.value})`, () => post(`/queues/${encodeURIComponent(q.queue)}/pause`, { mode: mode.value }), rerender), { class: 'pause' });
+  const pause = button(
+    'Pause',
+    () =>
+      act(
+        `queue ${q.queue} paused (${mode.value})`,
+        () => post(`/queues/${encodeURIComponent(q.queue)}/pause`, { mode: mode.value }),
+        rerender,
+      ),
+    { class: 'pause' },
+  );
   return el('span', {}, pause, ' ', mode);
 }
 
@@ -81,10 +108,23 @@ export async function queuesPage(_params, _query, env) {
     'div',
     {},
     el('h2', {}, 'Queues'),
-    el('p', { class: 'hint' }, 'Pausing processing stops every node fetching from the queue (jobs running finish); pausing enqueues refuses new jobs.'),
+    el(
+      'p',
+      { class: 'hint' },
+      'Pausing processing stops every node fetching from the queue (jobs running finish); pausing enqueues refuses new jobs.',
+    ),
     table(
       ['Queue', 'Size', 'Latency', 'State', ''],
-      queues.map((q) => ({ attrs: { 'data-queue': q.queue }, cells: [queueLink(q.queue), el('span', { class: 'size' }, number(q.size)), `${q.latency.toFixed(1)} s`, pausedText(q.paused), pauseControls(q, env.rerender)] })),
+      queues.map((q) => ({
+        attrs: { 'data-queue': q.queue },
+        cells: [
+          queueLink(q.queue),
+          el('span', { class: 'size' }, number(q.size)),
+          `${q.latency.toFixed(1)} s`,
+          pausedText(q.paused),
+          pauseControls(q, env.rerender),
+        ],
+      })),
       'No queues yet.',
     ),
   );
@@ -111,12 +151,21 @@ export function pageOf(query) {
 
 export async function queuePage([queue], query) {
   const page = pageOf(query);
-  const data = await getJson(`/queues/${encodeURIComponent(queue)}?limit=${PAGE_SIZE}&offset=${(page - 1) * PAGE_SIZE}`);
+  const data = await getJson(
+    `/queues/${encodeURIComponent(queue)}?limit=${PAGE_SIZE}&offset=${(page - 1) * PAGE_SIZE}`,
+  );
   return el(
     'div',
     {},
     el('h2', {}, `Queue ${queue} `, el('small', {}, `${number(data.size)} waiting, next to run first`)),
-    table(['Jid', 'Class', 'Enqueued', 'Args'], data.jobs.map((j) => ({ attrs: { 'data-jid': j.jid ?? '' }, cells: [jobLink(j.jid), j.class ?? '?', relative(j.enqueued_at), el('code', {}, argsText(j))] })), 'The queue is empty.'),
+    table(
+      ['Jid', 'Class', 'Enqueued', 'Args'],
+      data.jobs.map((j) => ({
+        attrs: { 'data-jid': j.jid ?? '' },
+        cells: [jobLink(j.jid), j.class ?? '?', relative(j.enqueued_at), el('code', {}, argsText(j))],
+      })),
+      'The queue is empty.',
+    ),
     pager(`#/queues/${encodeURIComponent(queue)}`, page, data.size),
   );
 }
@@ -128,7 +177,21 @@ export async function runningPage() {
     'div',
     {},
     el('h2', {}, 'Running jobs ', el('small', {}, 'as of each node’s last heartbeat')),
-    table(['Node', 'Jid', 'Class', 'Queue', 'Started', 'Args'], jobs.map((j) => ({ attrs: { 'data-jid': j.jid ?? '' }, cells: [j.node, jobLink(j.jid), j.class ?? '?', queueLink(j.queue), relative(j.run_at), el('code', {}, argsText(j))] })), 'Nothing runs right now.'),
+    table(
+      ['Node', 'Jid', 'Class', 'Queue', 'Started', 'Args'],
+      jobs.map((j) => ({
+        attrs: { 'data-jid': j.jid ?? '' },
+        cells: [
+          j.node,
+          jobLink(j.jid),
+          j.class ?? '?',
+          queueLink(j.queue),
+          relative(j.run_at),
+          el('code', {}, argsText(j)),
+        ],
+      })),
+      'Nothing runs right now.',
+    ),
   );
 }
 
@@ -142,7 +205,18 @@ export async function processesPage() {
       ['Identity', 'Node', 'Host', 'Pid', 'Queues', 'Concurrency', 'Busy', 'Last beat', 'Started', 'Quiet'],
       processes.map((p) => ({
         attrs: { 'data-identity': p.identity },
-        cells: [p.identity, p.info?.node_id ?? '–', p.hostname ?? '–', p.pid ?? '–', Array.isArray(p.queues) ? p.queues.join(', ') : '–', p.concurrency ?? '–', number(p.busy), relative(p.beat), relative(p.started_at), p.quiet ? 'yes' : 'no'],
+        cells: [
+          p.identity,
+          p.info?.node_id ?? '–',
+          p.hostname ?? '–',
+          p.pid ?? '–',
+          Array.isArray(p.queues) ? p.queues.join(', ') : '–',
+          p.concurrency ?? '–',
+          number(p.busy),
+          relative(p.beat),
+          relative(p.started_at),
+          p.quiet ? 'yes' : 'no',
+        ],
       })),
       'No live processes.',
     ),
