@@ -30,7 +30,7 @@ describe('a queue limit across all nodes', () => {
     const out = t.out('bad-count');
     const node = await t.start({ queues: [{ name: 'default', concurrency: 5, globalConcurrency: 2 }, 'other'] });
     const { ctx } = node.node;
-    await waitFor(() => ctx.rehydrated, 5000, 'the boot re-hydration');
+    await waitFor(() => ctx.lifecycle.rehydrated, 5000, 'the boot re-hydration');
     await t.redis.hset(t.keys.running('default'), ctx.config.nodeId, 'x');
     await node.enqueue('default', 'Record', [t.url, out, 'limited']);
     await node.enqueue('other', 'Record', [t.url, out, 'other']);
@@ -97,7 +97,7 @@ describe('a queue limit across all nodes', () => {
     const nodeId = ctx.config.nodeId;
     const backup = ctx.keys.backup(nodeId, 'q');
     // After the boot's re-hydration, which would put planted backup entries back in the queue.
-    await waitFor(() => ctx.rehydrated, 5000, 'the boot re-hydration');
+    await waitFor(() => ctx.lifecycle.rehydrated, 5000, 'the boot re-hydration');
     const plant = async (jid: string) => {
       // As a fetch leaves an at-most-once job: in the backup list, indexed as running here.
       const raw = JSON.stringify({ class: 'Record', args: [], jid, queue: 'q', at_most_once: true });
