@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { decodeJob } from '../../src/job/job';
 import { JobSteps } from '../../src/run/job-steps';
+import { runsJobs } from '../../src/node/context';
 import { fateOf } from '../../src/run/outcome';
 import { nowSeconds } from '../../src/job/time';
 import { useNodes, waitFor } from '../support/node';
@@ -94,6 +95,7 @@ describe('a queue limit across all nodes', () => {
   it('repeats no at-most-once step when a first try landed and only its reply was lost', async () => {
     const node = await t.start({ queues: [{ name: 'q', concurrency: 5, globalConcurrency: 3 }] });
     const { ctx } = node.node;
+    if (!runsJobs(ctx)) throw new Error('a node that runs jobs was started');
     const nodeId = ctx.config.nodeId;
     const backup = ctx.keys.backup(nodeId, 'q');
     // After the boot's re-hydration, which would put planted backup entries back in the queue.
