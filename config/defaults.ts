@@ -82,6 +82,15 @@ export interface NexqOptions {
    * queue while the jobs behind it go first. Give every node the same value.
    */
   classConcurrency: Record<string, number>;
+  /**
+   * Jobs a node keeps fetched ahead per queue, beyond its free slots, so a freed slot starts the
+   * next job without a round trip to Redis. They wait in the node's backup list (recovered like
+   * running jobs after a crash), are not shown as busy, go back to the head of their queue when the
+   * node goes quiet, stops or leaves the queue, and are only taken from a queue the last fetch left
+   * jobs in. 0 turns it off. Never for queues with `globalConcurrency`, on a node with
+   * `classConcurrency` or a `totalConcurrency` cap.
+   */
+  prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
   jobs: Record<string, string>;
   /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
@@ -186,6 +195,7 @@ export function defaults(): NexqOptions {
     concurrency: 10,
     totalConcurrency: 0,
     classConcurrency: {},
+    prefetch: 2,
     jobs: {},
     jobsDir: undefined,
     nodeId: undefined,

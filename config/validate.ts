@@ -92,6 +92,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   }
   integer(merged, 'concurrency', 1);
   integer(merged, 'totalConcurrency', 0);
+  integer(merged, 'prefetch', 0);
   if (!Array.isArray(merged.queues))
     throw new ConfigError('queues', 'an array of queue names or { name, concurrency }', merged.queues);
   const queues = merged.queues.map((q, i) => resolveQueue(q, merged.concurrency, `queues[${i}]`));

@@ -21,7 +21,7 @@ import { classLimits } from '../redis/limits';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import { IdleWaits } from '../fetch/idle-waits';
-import { rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
+import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
 import { decideFetch } from '../fetch/policy';
 import { PollInfo, PollSchedule } from '../fetch/poll-schedule';
 import { fetchOrder } from '../fetch/queue-order';
@@ -62,8 +62,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   constructor(private readonly ctx: JobsContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     const { config, keys } = ctx;
-    this.queues = new ServedQueues(config.queues, keys, config.nodeId);
     this.classes = classLimits(config, keys);
+    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused.
+    const prefetchOf = (q: { globalConcurrency?: number }) =>
+      q.globalConcurrency === undefined && this.classes.length === 0 && config.totalConcurrency === 0
+        ? config.prefetch
+        : 0;
+    this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf);
     const confirmsWrites = typeof config.redis !== 'string' && (config.redis.waitReplicas ?? 0) > 0;
     this.waits = new IdleWaits(
       ctx.redis,
@@ -75,7 +80,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       sendAfter: (msg, ms) => this.sendAfter(msg, ms),
       cancel: (timer) => this.cancelTimer(timer),
     });
-    this.reclaimer = new Reclaimer(ctx, this.name);
+    this.reclaimer = new Reclaimer(ctx, this.name, (queue) => this.queues.reservedOf(queue));
     // A job's runner outlives a restart of the manager that started it: it tells whichever runs now.
     const current = () => ctx.registry.whereis<Manager>(ActorNames.manager);
     const events = {
@@ -126,6 +131,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   protected override async handleInfo(msg: Info): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
+    if (msg.type === 'slot_freed') await this.startReserved(msg.queue);
     if (msg.type === 'slot_freed' || msg.type === 'reclaim') {
       this.schedule.now();
       return;
@@ -140,9 +146,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     }
   }
 
-  protected override terminate(): void {
+  protected override async terminate(): Promise<void> {
     this.waits.close();
     this.schedule.stop();
+    // What was fetched ahead goes back to the head of its queue now, for any node to run; if Redis
+    // does not answer, it waits in the backup list for the next boot or a survivor's recovery.
+    const held = this.queues.dropReserves();
+    if (held.length > 0) await reclaimUnworked(this.ctx, held, this.name).catch(() => undefined);
   }
 
   private async subscribe(queue: string, concurrency: number | undefined): Promise<void> {
@@ -153,7 +163,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       config.concurrency,
       'queue',
     );
-    const wasIdle = this.table.busy(spec.name) === 0 && !this.waits.has(spec.name);
+    const wasIdle =
+      this.table.busy(spec.name) === 0 && !this.waits.has(spec.name) && this.queues.reservedOf(spec.name).length === 0;
     this.queues.add(spec);
     this.table.add(spec.name, spec.concurrency);
     // Its backup list holds jobs still running here unless the queue is idle on this node.
@@ -162,8 +173,25 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   private unsubscribe(queue: string): void {
-    this.queues.remove(queue);
+    if (this.queues.remove(queue) > 0) {
+      this.reclaimer.queue(queue); // its jobs fetched ahead go back
+      this.schedule.now();
+    }
     this.table.remove(queue);
+  }
+
+  /** Starts the jobs `queue` holds fetched ahead, while it has free slots: no round trip to Redis. */
+  private async startReserved(queue: string): Promise<void> {
+    const backupKey = this.ctx.keys.backup(this.ctx.config.nodeId, queue);
+    let raw: string | undefined;
+    if (this.ctx.lifecycle.quiet) return this.dropReserves();
+    while (this.table.free(queue) > 0 && (raw = this.queues.takeReserved(queue)) !== undefined)
+      await this.handOverParts.dispatch(queue, backupKey, raw);
+  }
+
+  /** Quiet: the jobs fetched ahead go back to their queues (the reclaimer puts them back). */
+  private dropReserves(): void {
+    for (const queue of this.queues.dropReserves()) this.reclaimer.queue(queue);
   }
 
   /** One round: what the policy says to fetch is fetched and dispatched, what it says to wait on is waited on. */
@@ -172,12 +200,14 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const round = this.schedule.begin(msg, now);
     if (!round) return;
     if (!this.ctx.lifecycle.rehydrated) await this.rehydrate();
+    if (this.ctx.lifecycle.quiet) this.dropReserves();
+    else for (const name of this.queues.names()) await this.startReserved(name);
     await this.reclaimIfDue();
     const { config } = this.ctx;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
     const views = this.queues.all().map((q) => ({
       ...q,
-      free: this.table.free(q.name),
+      free: this.table.free(q.name) + this.queues.reserveRoom(q.name),
       waiting: this.waits.has(q.name),
     }));
     const node = {
@@ -192,7 +222,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (decision.pollIn !== undefined) this.schedule.at(now + decision.pollIn);
     for (const name of decision.wait) this.startWait(name, capLeft !== undefined);
     if (decision.fetch.length === 0) return;
-    const fetchQueues = decision.fetch.map((name) => this.queues.fetchQueue(name, this.table.free(name)));
+    const fetchQueues = decision.fetch.map((name) =>
+      this.queues.fetchQueue(name, this.table.free(name), this.queues.reserveRoom(name)),
+    );
     const fetched = await fetchJobs(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes, capLeft);
     await handOver(this.handOverParts, fetchQueues, fetched);
     this.schedule.now(); // the states changed: decide again

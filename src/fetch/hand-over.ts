@@ -1,7 +1,8 @@
 // What follows a fetch, a poll's or an idle wait's: each queue's new state recorded for the fetch
 // policy, queues whose keys Redis refused left out for a while, a call whose reply was lost
-// reclaimed, and one runner started per job taken, unless the queue's slots went meanwhile (its
-// concurrency lowered while a wait was out): those jobs go back to their queue.
+// reclaimed, and one runner started per job taken while the queue has a free slot. The jobs beyond
+// its free slots are the ones fetched ahead (prefetch), kept to start when a slot frees; any more
+// (its concurrency lowered while a wait was out) go back to their queue.
 import type { Logger } from '../logger';
 import type { Fetched, FetchQueue } from '../redis/scripts';
 import type { WorkTable } from '../run/work-table';
@@ -30,7 +31,8 @@ export async function handOver(parts: HandOverParts, fetchQueues: FetchQueue[], 
     queues.record(name, fetched.states[i]);
     for (const raw of fetched.jobs[i]) {
       if (table.free(name) <= 0) {
-        reclaimer.queue(name);
+        // Taken ahead of a free slot (prefetch): it starts when one frees; beyond that, back it goes.
+        if (!queues.reserve(name, raw)) reclaimer.queue(name);
         continue;
       }
       await parts.dispatch(name, backupKey, raw);

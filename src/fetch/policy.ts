@@ -4,6 +4,7 @@
 // What a queue can be, as the last fetch from it said (fetch.lua's per-queue state):
 //  - unknown: not fetched yet, or woken by its idle wait: fetch it.
 //  - more:    the fetch took every job it asked for; more may wait: fetch it whenever it has a free slot.
+//  - short:   as more, but fewer than a backlog's worth wait: no jobs are fetched ahead of free slots.
 //  - empty:   the fetch emptied it: wait on it (BLMOVE on a connection of its own), so a job pushed
 //             there by any producer wakes the node at once.
 //  - limited: jobs wait but a limit across nodes (globalConcurrency, classConcurrency) holds them
@@ -74,7 +75,7 @@ export function decideFetch<Q extends QueueView>(
     }
     // At the node's cap or its own concurrency: a freed slot wakes the manager (slot_freed).
     if (q.waiting || q.free <= 0 || capFull) continue;
-    if (q.state === 'unknown' || q.state === 'more') toFetch.push(q);
+    if (q.state === 'unknown' || q.state === 'more' || q.state === 'short') toFetch.push(q);
     else if (q.state === 'empty' && canWait) decision.wait.push(q.name);
     else if (node.pollDue) toFetch.push(q);
     else later(q.state === 'empty' ? Math.min(node.pollTimeout, node.noWaitUntil - node.now) : node.pollTimeout);

@@ -1,6 +1,7 @@
 // The queues this node serves, each with what the last fetch from it said (the fetch policy's
-// input) and, after Redis refused its keys, until when it is left alone. The manager's state for
-// runtime subscribe and unsubscribe; the slots themselves are in the work table.
+// input), after Redis refused its keys until when it is left alone, and the jobs fetched ahead of
+// a free slot (`prefetch`: they wait in the backup list, this is the order they start in). The
+// manager's state for runtime subscribe and unsubscribe; the slots themselves are in the work table.
 import type { ResolvedQueue } from '../../config/validate';
 import type { Keys } from '../redis/keys';
 import type { FetchQueue } from '../redis/scripts';
@@ -11,22 +12,28 @@ export interface ServedQueue extends ResolvedQueue {
   state: QueueState;
   /** Epoch ms until which its keys are left alone after Redis refused them (e.g. WRONGTYPE). */
   brokenUntil: number;
+  /** How many jobs may be fetched ahead of a free slot (0: none, e.g. under a limit across nodes). */
+  prefetch: number;
+  /** Jobs fetched ahead, oldest first: in the backup list, not started, not shown as busy. */
+  reserved: string[];
 }
 
 export class ServedQueues {
   private queues: ServedQueue[];
 
+  /** `prefetchOf` says how many jobs a queue may hold fetched ahead of its free slots. */
   constructor(
     configured: ResolvedQueue[],
     private readonly keys: Keys,
     private readonly nodeId: string,
+    private readonly prefetchOf: (q: ResolvedQueue) => number,
   ) {
-    this.queues = configured.map(toServed);
+    this.queues = configured.map((q) => this.toServed(q));
   }
 
   /** The queues served, with their concurrency (what `subscriptions` answers). */
   list(): ResolvedQueue[] {
-    return this.queues.map(({ state: _s, brokenUntil: _b, ...q }) => q);
+    return this.queues.map(({ state: _s, brokenUntil: _b, prefetch: _p, reserved: _r, ...q }) => q);
   }
 
   names(): string[] {
@@ -41,13 +48,49 @@ export class ServedQueues {
     return this.queues.find((q) => q.name === name);
   }
 
-  /** Serves `spec` (again, with its new settings when it was served already). */
+  /** Serves `spec` (again, with its new settings and the jobs it holds fetched ahead, when it was served already). */
   add(spec: ResolvedQueue): void {
-    this.queues = [...this.queues.filter((q) => q.name !== spec.name), toServed(spec)];
+    const reserved = this.get(spec.name)?.reserved ?? [];
+    this.queues = [...this.queues.filter((q) => q.name !== spec.name), { ...this.toServed(spec), reserved }];
   }
 
-  remove(name: string): void {
+  /** Stops serving `name`; returns how many jobs it held fetched ahead (they must go back to the queue). */
+  remove(name: string): number {
+    const reserved = this.get(name)?.reserved.length ?? 0;
     this.queues = this.queues.filter((q) => q.name !== name);
+    return reserved;
+  }
+
+  /** How many more jobs `name` may take ahead of its free slots now: none unless its last fetch left jobs behind. */
+  reserveRoom(name: string): number {
+    const q = this.get(name);
+    if (!q || q.prefetch === 0 || q.state !== 'more') return 0;
+    return Math.max(0, q.prefetch - q.reserved.length);
+  }
+
+  /** Keeps `raw` fetched ahead, if `name` has room for it; false when it must go back to the queue. */
+  reserve(name: string, raw: string): boolean {
+    const q = this.get(name);
+    if (!q || q.reserved.length >= q.prefetch) return false;
+    q.reserved.push(raw);
+    return true;
+  }
+
+  /** The oldest job `name` holds fetched ahead, taken out of the reserve. */
+  takeReserved(name: string): string | undefined {
+    return this.get(name)?.reserved.shift();
+  }
+
+  /** Forgets every job held fetched ahead (they go back to their queues); the queues that held any. */
+  dropReserves(): string[] {
+    const held = this.queues.filter((q) => q.reserved.length > 0);
+    for (const q of held) q.reserved = [];
+    return held.map((q) => q.name);
+  }
+
+  /** The jobs `name` holds fetched ahead: in its backup list, held by no runner yet. */
+  reservedOf(name: string): readonly string[] {
+    return this.get(name)?.reserved ?? [];
   }
 
   /** What the last fetch or wait said of `name`. */
@@ -64,8 +107,8 @@ export class ServedQueues {
     q.state = 'unknown';
   }
 
-  /** What the fetch script needs of `name`, asking for up to `count` jobs. */
-  fetchQueue(name: string, count: number): FetchQueue {
+  /** What the fetch script needs of `name`, asking for up to `count` jobs and `ahead` more from a backlog. */
+  fetchQueue(name: string, count: number, ahead = 0): FetchQueue {
     const q = this.get(name);
     if (!q) throw new Error(`queue ${name} is not served by this node`);
     return {
@@ -74,11 +117,12 @@ export class ServedQueues {
       backupKey: this.keys.backup(this.nodeId, name),
       runningKey: this.keys.running(name),
       count,
+      ahead,
       globalLimit: q.globalConcurrency,
     };
   }
-}
 
-function toServed(q: ResolvedQueue): ServedQueue {
-  return { ...q, state: 'unknown', brokenUntil: 0 };
+  private toServed(q: ResolvedQueue): ServedQueue {
+    return { ...q, state: 'unknown', brokenUntil: 0, prefetch: this.prefetchOf(q), reserved: [] };
+  }
 }

@@ -127,6 +127,8 @@ export interface FetchQueue {
   count: number;
   /** Limit across all nodes, if any. */
   globalLimit?: number;
+  /** Jobs to take ahead of the free slots (prefetch), only from a backlog; none by default. */
+  ahead?: number;
 }
 
 /** A class whose running jobs are limited across all nodes. */
@@ -200,8 +202,8 @@ export async function fetchJobs(
  * emptied it, jobs held back by a limit, paused for output; `unknown` where its keys or its call
  * failed (the errors say why). The fetch policy (src/fetch/policy.ts) decides from it.
  */
-export type QueueState = 'unknown' | 'more' | 'empty' | 'limited' | 'paused';
-const STATES: Record<string, QueueState> = { m: 'more', e: 'empty', l: 'limited', p: 'paused' };
+export type QueueState = 'unknown' | 'more' | 'short' | 'empty' | 'limited' | 'paused';
+const STATES: Record<string, QueueState> = { m: 'more', s: 'short', e: 'empty', l: 'limited', p: 'paused' };
 
 async function fetchCall(
   client: RedisClient,
@@ -222,7 +224,7 @@ async function fetchCall(
     nodeId,
     queues.length,
     cap ?? '',
-    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '']),
+    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0]),
     ...classes.flatMap((c) => [c.name, c.limit]),
   ];
   const [jobs, errors, states] = (await runScript(client, 'fetch', keys, argv)) as [

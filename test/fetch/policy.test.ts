@@ -92,7 +92,7 @@ describe('fetch policy', () => {
   });
 
   describe('over random queue states', () => {
-    const STATES: QueueState[] = ['unknown', 'more', 'empty', 'limited', 'paused'];
+    const STATES: QueueState[] = ['unknown', 'more', 'short', 'empty', 'limited', 'paused'];
     /** A small deterministic generator, so a failure can be replayed from its seed. */
     function generator(seed: number): () => number {
       let s = seed >>> 0;
@@ -141,7 +141,7 @@ describe('fetch policy', () => {
             !view.quiet &&
             !(view.capLeft !== undefined && view.capLeft <= 0);
           if (!eligible) continue;
-          if (q.state === 'unknown' || q.state === 'more') expect(fetched, where).to.equal(true);
+          if (q.state === 'unknown' || q.state === 'more' || q.state === 'short') expect(fetched, where).to.equal(true);
           else if (q.state === 'empty' && view.noWaitUntil <= NOW) expect(waited, where).to.equal(true);
           else if (view.pollDue) expect(fetched, where).to.equal(true);
           else expect(decision.pollIn, where).to.be.a('number').and.at.most(view.pollTimeout);

@@ -8,14 +8,16 @@
 -- ARGV[1]          this node's id
 -- ARGV[2]          n, the number of queues
 -- ARGV[3]          most jobs to take in all, from the queues in order (this node's cap; '' none)
--- ARGV[3i+1], [3i+2], [3i+3] queue i: jobs wanted (its free slots here), name, limit across nodes ('' none)
--- ARGV[3n+2+2j], [3n+3+2j]   class j: name, limit across nodes
+-- ARGV[4i], [4i+1], [4i+2], [4i+3] queue i: jobs wanted (its free slots here), name, limit across
+--                  nodes ('' none), jobs to take ahead of free slots (prefetch; 0 none)
+-- ARGV[4n+2+2j], [4n+3+2j]   class j: name, limit across nodes
 -- Returns { jobs, errors, states }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
 -- repaired); states is a string, one letter per queue, of what the fetch saw there (the fetch
 -- policy, src/fetch/policy.ts, decides from it what to fetch next and what to wait on):
 --   m  took every job it asked for (more may wait), or asked for none under the node's cap
+--   s  took every job it asked for but those ahead: fewer than a backlog's worth are left
 --   e  emptied the queue: it holds no job now
 --   l  jobs wait that a limit across nodes (globalConcurrency, a class's limit) holds back
 --   p  paused for output
@@ -25,6 +27,8 @@
 -- popped with LMPOP on Redis >= 7.0 and read then trimmed on 6.2 (same result, one command more).
 -- A queue paused for output is skipped; a global limit counts every node's running jobs. A job
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first.
+-- Jobs ahead of free slots are taken only from a queue without limits that still holds BACKLOG
+-- jobs more after them, so a node never holds back the last jobs of a short queue from the others.
 -- Every job moved is indexed as running here with its delivery count raised, and every queue's
 -- pause state is read: three commands per call, whatever the number of queues and jobs.
 local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -32,6 +36,7 @@ local jobs, errors, states = {}, {}, {}
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
 local MOST, WINDOW = 1000, 2000
+local BACKLOG = 100
 
 -- The jobs a running hash counts on every node, or nil and why it cannot be used. This node's own
 -- count must be an integer: the HINCRBY after the move would fail half way otherwise.
@@ -51,7 +56,7 @@ end
 
 local classes, limitedClasses = {}, false
 for j = 1, (#KEYS - 2 - 3 * n) do
-  local name, limit = ARGV[3 * n + 2 + 2 * j], tonumber(ARGV[3 * n + 3 + 2 * j])
+  local name, limit = ARGV[4 * n + 2 + 2 * j], tonumber(ARGV[4 * n + 3 + 2 * j])
   local total, err = used(KEYS[2 + 3 * n + j])
   if err then errors[#errors + 1] = { 0, err } end
   classes[name] = { key = KEYS[2 + 3 * n + j], free = total and (limit - total) or 0, taken = 0 }
@@ -107,7 +112,7 @@ end
 
 -- Every queue's pause state in one read (the hash is the same for all queues of a call).
 local pause_names = {}
-for i = 1, n do pause_names[i] = ARGV[3 * i + 2] end
+for i = 1, n do pause_names[i] = ARGV[4 * i + 1] end
 local pauses = redis.pcall('HMGET', KEYS[1], unpack(pause_names))
 
 -- Jobs come from the consumer (right) end, and go onto the backup list as one RPOPLPUSH per job
@@ -170,7 +175,8 @@ end
 
 for i = 1, n do
   local queue, backup, running = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
-  local asked, name, limit = math.min(tonumber(ARGV[3 * i + 1]), MOST, cap or MOST), ARGV[3 * i + 2], ARGV[3 * i + 3]
+  local asked, name, limit = math.min(tonumber(ARGV[4 * i]), MOST, cap or MOST), ARGV[4 * i + 1], ARGV[4 * i + 2]
+  local ahead = math.min(tonumber(ARGV[4 * i + 3]) or 0, MOST)
   local wanted, state = asked, 'm'
   local moved = {}
   local paused = pauses.err and pauses or pauses[i]
@@ -213,6 +219,21 @@ for i = 1, n do
       else
         state = left > 0 and 'l' or 'e'
       end
+    end
+  end
+  if state == 'm' and ahead > 0 and limit == '' and not limitedClasses and not cap then
+    local left = redis.pcall('LLEN', queue)
+    if type(left) ~= 'number' then
+      state = 's'
+    elseif left >= BACKLOG + ahead then
+      local more, why = take_oldest(queue, backup, ahead)
+      if why then
+        errors[#errors + 1] = { i, why }
+        state = 'x'
+      end
+      for _, raw in ipairs(more) do moved[#moved + 1] = raw end
+    else
+      state = left > 0 and 's' or 'e'
     end
   end
   states[i] = state

@@ -1,0 +1,71 @@
+// `prefetch`: a node keeps a few jobs fetched ahead of its free slots, from a backlog only. They wait
+// in its backup list (so a crash recovers them as running jobs), are not shown as busy, and go back
+// to the head of their queue when the node goes quiet or stops; a short queue is shared, not held.
+import { expect } from 'chai';
+import type { Nexq } from '../../src/nexq';
+import { sleep, useNodes, waitFor } from '../support/node';
+
+describe('jobs fetched ahead (prefetch)', () => {
+  const t = useNodes();
+
+  async function enqueueTallies(node: Nexq, count: number, sleepMs: number, out: string): Promise<string[]> {
+    const jobs = Array.from({ length: count }, () => ({ queue: 'q', class: 'Tally', args: [t.url, out, sleepMs] }));
+    return node.enqueueAll(jobs);
+  }
+
+  const backupOf = (node: Nexq) => t.keys.backup(node.node.ctx.config.nodeId, 'q');
+
+  it('keeps `prefetch` jobs of a backlog in the backup list, not busy, and runs every job once', async () => {
+    const node = await t.start({ queues: [{ name: 'q', concurrency: 2 }], prefetch: 2 });
+    const out = t.out('ran');
+    const jids = await enqueueTallies(node, 150, 20, out);
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) === 4, 10_000, '2 running and 2 fetched ahead');
+    expect(node.node.ctx.jobs?.running.list().length).to.be.at.most(2);
+    await waitFor(async () => (await t.redis.llen(out)) >= 150, 20_000, 'every job to run');
+    await sleep(100);
+    expect((await t.redis.lrange(out, 0, -1)).sort()).to.deep.equal([...jids].sort());
+  });
+
+  it('takes none ahead from a short queue: two nodes share 20 jobs without holding any back', async () => {
+    const a = await t.start({ queues: [{ name: 'q', concurrency: 10 }], prefetch: 2 });
+    const b = await t.start({ queues: [{ name: 'q', concurrency: 10 }], prefetch: 2 });
+    const out = t.out('ran');
+    const jids = await enqueueTallies(a, 20, 300, out);
+    let most = 0;
+    while ((await t.redis.llen(out)) < 20) {
+      const [la, lb] = await Promise.all([t.redis.llen(backupOf(a)), t.redis.llen(backupOf(b))]);
+      most = Math.max(most, la, lb);
+      await sleep(5);
+    }
+    expect(most, 'most jobs in one backup list').to.be.at.most(10);
+    expect((await t.redis.lrange(out, 0, -1)).sort()).to.deep.equal([...jids].sort());
+  });
+
+  it('puts the jobs fetched ahead back at the head of the queue when the node stops, even with a fixed node id', async () => {
+    const node = await t.start({ queues: [{ name: 'q', concurrency: 1 }], prefetch: 2, nodeId: 'fixed-1' });
+    const out = t.out('ran');
+    const jids = await enqueueTallies(node, 150, 200, out);
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) === 3, 10_000, '1 running and 2 fetched ahead');
+    await t.stop(node);
+    const ran = await t.redis.lrange(out, 0, -1);
+    const queued = await t.redis.lrange(t.keys.queue('q'), 0, -1);
+    expect(await t.redis.llen(t.keys.backup('fixed-1', 'q')), 'left in the backup list').to.equal(0);
+    expect([...ran, ...queued.map((raw) => JSON.parse(raw).jid)].sort()).to.deep.equal([...jids].sort());
+    // The queue's head (its right end) holds the oldest jobs not run: the ones fetched ahead.
+    const head = queued.slice(-2).map((raw) => JSON.parse(raw).jid);
+    expect(head.reverse()).to.deep.equal(jids.slice(ran.length, ran.length + 2));
+  });
+
+  it('gives back the jobs fetched ahead when the node goes quiet', async () => {
+    const node = await t.start({ queues: [{ name: 'q', concurrency: 1 }], prefetch: 2 });
+    const out = t.out('ran');
+    const jids = await enqueueTallies(node, 150, 200, out);
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) === 3, 10_000, '1 running and 2 fetched ahead');
+    node.node.ctx.lifecycle.goQuiet();
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) === 0, 10_000, 'the backup list to empty');
+    const ran = await t.redis.llen(out);
+    await sleep(500);
+    expect(await t.redis.llen(out), 'jobs started while quiet').to.equal(ran);
+    expect(await t.redis.llen(t.keys.queue('q'))).to.equal(jids.length - ran);
+  });
+});
