@@ -61,11 +61,16 @@ export class ServedQueues {
     return reserved;
   }
 
-  /** How many more jobs `name` may take ahead of its free slots now: none unless its last fetch left jobs behind. */
+  /**
+   * How many more jobs `name` may take ahead of its free slots now: none unless its last fetch left
+   * jobs behind and half its reserve is used.
+   */
   reserveRoom(name: string): number {
     const q = this.get(name);
     if (!q || q.prefetch === 0 || q.state !== 'more') return 0;
-    return Math.max(0, q.prefetch - q.reserved.length);
+    // Refilled once half is used, so one fetch brings several jobs rather than one per freed slot.
+    if (q.reserved.length > Math.floor(q.prefetch / 2)) return 0;
+    return q.prefetch - q.reserved.length;
   }
 
   /** Keeps `raw` fetched ahead, if `name` has room for it; false when it must go back to the queue. */
