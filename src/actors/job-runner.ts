@@ -7,7 +7,8 @@
 //     path (src/run/settle.ts): the fate, the Redis step (retried until it lands: until then the
 //     job stays in the backup list, and a node that dies meanwhile re-runs it), the log line, the
 //     job events and the after hooks. At least once, never lost.
-//  3. Give its slot back when it exits, however it exits (the manager's onExit).
+//  3. Give its slot back when its handler succeeded (the settle still on its way) or when it exits,
+//     however it exits (the manager's onExit).
 //  4. On `cancel`, stop its job (the thread is terminated); it settles as cancelled.
 //  5. Emit job:start; say at warn when the stop's shutdownTimeout cuts it off, with where the job is left.
 import { Actor, ExitReason } from '../runtime';
@@ -28,6 +29,8 @@ export interface JobRunnerOptions {
   pipeline: MiddlewarePipeline;
   /** Called once when the worker exits and its slot is free again. */
   onExit: (fetched: FetchedJob) => void;
+  /** Called when its handler succeeded: the slot is free for the next job while this one settles. */
+  onThreadDone?: () => void;
 }
 
 type Cast = { type: 'run' };
@@ -59,7 +62,11 @@ export class JobRunner extends Actor<never, Cast> {
   }
 
   protected override async handleCast(): Promise<void> {
-    await settle(this.job, await this.run());
+    const outcome = await this.run();
+    // Its thread is free: the next job starts while this one's ack is on its way to Redis (the
+    // job stays held, so its backup entry is not reclaimed meanwhile).
+    if (outcome.kind === 'success' || outcome.kind === 'nack') this.options.onThreadDone?.();
+    await settle(this.job, outcome);
     this.done = true;
     this.stopSelf('normal');
   }

@@ -58,7 +58,8 @@ export class Dispatcher {
       fetched: { raw, job, queue },
       backup,
       pipeline: this.pipeline,
-      onExit: () => this.exited(entry),
+      onExit: () => this.exited(entry, () => running.finish(entry)),
+      onThreadDone: () => this.exited(entry, () => running.freeSlot(entry)),
     });
     running.attach(entry, worker);
     void worker.exited.then((reason) => {
@@ -79,11 +80,12 @@ export class Dispatcher {
     }
   }
 
-  private exited(job: RunningJob): void {
+  /** `release` gives the job's slot back (true when its queue was full): the manager hears of it if it needs to. */
+  private exited(job: RunningJob, release: () => boolean): void {
     const { running } = this.ctx.jobs;
     const cap = this.ctx.config.totalConcurrency;
     const nodeWasFull = cap > 0 && running.slots.totalBusy() >= cap;
     // A queue that had free slots is fetched already, or waited on: only a full one needs a word.
-    if (running.finish(job) || nodeWasFull) this.events.slotFreed(job.queue);
+    if (release() || nodeWasFull) this.events.slotFreed(job.queue);
   }
 }

@@ -24,6 +24,8 @@ export interface Cancellable {
 
 interface Entry extends RunningJob {
   worker?: Cancellable;
+  /** Its slot was given back when its thread finished, before its Redis step landed. */
+  slotFree?: boolean;
 }
 
 export class RunningJobs {
@@ -49,8 +51,21 @@ export class RunningJobs {
   }
 
   /**
-   * The job's worker exited: its slot comes back and it is forgotten (once; later calls do
-   * nothing). True when its queue had no free slot before, so the manager should fetch again.
+   * The job's thread finished: its slot comes back now, while its settle is on its way to Redis;
+   * it stays held (its backup entry is not reclaimed) until `finish`. True when its queue had no
+   * free slot before, so the manager should start the next job.
+   */
+  freeSlot(job: RunningJob): boolean {
+    const entry = job as Entry;
+    if (!this.entries.has(entry) || entry.slotFree) return false;
+    entry.slotFree = true;
+    return this.slots.release(job.queue);
+  }
+
+  /**
+   * The job's worker exited: its slot comes back (unless `freeSlot` gave it back already) and it
+   * is forgotten (once; later calls do nothing). True when its queue had no free slot before, so
+   * the manager should fetch again.
    */
   finish(job: RunningJob): boolean {
     if (!this.entries.delete(job)) return false;
@@ -61,7 +76,7 @@ export class RunningJobs {
       else jobs.delete(job.raw);
       if (jobs.size === 0) this.held.delete(job.queue);
     }
-    return this.slots.release(job.queue);
+    return (job as Entry).slotFree ? false : this.slots.release(job.queue);
   }
 
   /** Cancels every running copy of the job `jid`; false when none runs here. */

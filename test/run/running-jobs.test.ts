@@ -23,6 +23,24 @@ describe('RunningJobs', () => {
     expect(running.size).to.equal(0);
   });
 
+  it('gives a slot back when the thread is done, and keeps the job held until it is settled', () => {
+    const running = table(1);
+    const raw = '{"jid":"a"}';
+    const a = running.start('a', 'q', raw);
+    expect(running.freeSlot(a), 'the queue was full').to.equal(true);
+    expect(running.freeSlot(a), 'a second free of the same slot').to.equal(false);
+    expect(running.slots.free('q')).to.equal(1);
+    // Its ack is on its way: the reclaim must not put its backup entry back.
+    expect(running.unclaimed('q', [raw])).to.deep.equal([]);
+    expect(running.list().map((job) => job.jid)).to.deep.equal(['a']);
+    const b = running.start('b', 'q', '{"jid":"b"}');
+    expect(running.finish(a), 'the slot went back already').to.equal(false);
+    expect(running.slots.busy('q')).to.equal(1);
+    expect(running.unclaimed('q', [raw])).to.deep.equal([raw]);
+    expect(running.finish(b)).to.equal(true);
+    expect(running.slots.free('q')).to.equal(1);
+  });
+
   it('counts a payload held by two workers twice, so only the entries beyond them are unclaimed', () => {
     const running = table(3);
     const raw = '{"jid":"x"}';
