@@ -11,6 +11,7 @@ import type { ScriptedRedis } from '../redis/scripts';
 import type { ThreadPool } from '../pool/thread-pool';
 import type { JobCounters } from '../run/job-counters';
 import type { RunningJobs } from '../run/running-jobs';
+import type { Clock } from '../job/time';
 
 export interface NodeContext {
   config: ResolvedConfig;
@@ -21,6 +22,8 @@ export interface NodeContext {
   /** This process in Redis' process list: hostname:pid:random, as Sidekiq names processes. */
   identity: string;
   startedAt: number;
+  /** Now by Redis' clock (docs/time.md): every due time and timestamp the node computes. */
+  clock: Clock;
   /** Absent in enqueuer mode. */
   jobs?: NodeJobs;
   /** Set once the manager has put this node's backup lists back into their queues. */
@@ -55,6 +58,7 @@ export function runsJobs(ctx: NodeContext): ctx is JobsContext {
 
 /** Registered names of the node's actors. */
 export const ActorNames = {
+  clockWatch: 'clock-watch',
   stats: 'stats',
   heartbeat: 'heartbeat',
   enqueuer: 'enqueuer',
