@@ -64,7 +64,13 @@ export class Periodic extends TickingActor {
       const boot = done === undefined;
       const { queue } = entry.spec;
       const jid = periodicJid(entry.id, tick);
-      const { json } = encodeNewJob(queue, entry.spec.class, entry.args, { jid }, { timestamps: config.timestamps, now });
+      const { json } = encodeNewJob(
+        queue,
+        entry.spec.class,
+        entry.args,
+        { jid },
+        { timestamps: config.timestamps, now },
+      );
       const outcome = await enqueuePeriodic(redis, keys, keys.periodic(entry.id, queue), queue, tick, json, jid, boot);
       this.done.set(entry.id, tick);
       if (outcome === 'enqueued') {

@@ -18,7 +18,12 @@ export async function sampleRedisClock(client: RedisClient, keys: Keys, clock: C
 }
 
 /** The nodes silent for `timeoutSeconds` by Redis' clock, at most `limit`. */
-export async function deadNodes(client: RedisClient, keys: Keys, timeoutSeconds: number, limit: number): Promise<string[]> {
+export async function deadNodes(
+  client: RedisClient,
+  keys: Keys,
+  timeoutSeconds: number,
+  limit: number,
+): Promise<string[]> {
   return (await runScript(client, 'dead-nodes', [keys.nodes], [timeoutSeconds, limit])) as string[];
 }
 

@@ -5,6 +5,8 @@
 // Prints duplicates / lost / how long a scheduled job took, for the closing notes.
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import Redis from 'ioredis';
 import { Keys } from '../../src/redis/keys';
 import { Nexq, NexqStartOptions } from '../../src/nexq';
@@ -20,6 +22,33 @@ const JOBS = 400;
 const JOB_MS = 150;
 /** The skewed node's scheduler poll, and the slack a scheduled job is allowed past its due time. */
 const POLL_MS = 250;
+
+/** A port free now, for the skewed node's metrics. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** The value of a metric without labels, from a node's /metrics. */
+function scrape(port: number, name: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d) => (body += d));
+        res.on('end', () => {
+          const line = body.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+          resolve(line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1)));
+        });
+      })
+      .on('error', reject);
+  });
+}
 
 async function redisSeconds(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();
@@ -38,6 +67,7 @@ for (const skew of ['+45s', '-45s']) {
     let keys: Keys;
     let healthy: NodeProcess[] = [];
     let skewed: NodeProcess;
+    let metricsPort: number;
     const done = () => `${ns}:chaos:done`;
     const ticks = () => `${ns}:chaos:ticks`;
 
@@ -58,17 +88,25 @@ for (const skew of ['+45s', '-45s']) {
     });
 
     const startProducer = () =>
-      Nexq.start({ redis: sharedRedis().url, namespace: ns, keyLayout: TEST_KEY_LAYOUT, mode: 'enqueuer', logLevel: 'error' });
+      Nexq.start({
+        redis: sharedRedis().url,
+        namespace: ns,
+        keyLayout: TEST_KEY_LAYOUT,
+        mode: 'enqueuer',
+        logLevel: 'error',
+      });
 
     before(async function () {
       if (!faketimeLib()) return;
       redis = new Redis(sharedRedis().url);
       ns = freshNamespace('skew');
       keys = new Keys(ns, TEST_KEY_LAYOUT);
+      metricsPort = await freePort();
       const env = { LD_PRELOAD: faketimeLib(), FAKETIME: skew, FAKETIME_DONT_FAKE_MONOTONIC: '1' };
       skewed = await startNodeProcess(
         {
           ...options(),
+          metrics: { port: metricsPort },
           queues: [
             { name: 'default', concurrency: 5 },
             { name: 'ticks', concurrency: 1 },
@@ -123,7 +161,12 @@ for (const skew of ['+45s', '-45s']) {
         fewestProcesses: 3,
         fewestBeats: 3,
       });
-      expect(skewed.output()).to.match(/clock is 4\d\.\d+ s (ahead of|behind) Redis/);
+      // It says so: a warn line at start, and the metric (Redis' clock minus its own).
+      expect(skewed.output()).to.match(
+        new RegExp(`clock is 4\\d\\.\\d+ s ${skew.startsWith('+') ? 'ahead of' : 'behind'} Redis`),
+      );
+      const offset = await scrape(metricsPort, 'nexq_clock_offset_seconds');
+      expect(offset).to.be.within(skew.startsWith('+') ? -46 : 44, skew.startsWith('+') ? -44 : 46);
     });
 
     describe('the skewed node alone', () => {
