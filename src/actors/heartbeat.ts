@@ -73,7 +73,7 @@ export class Heartbeat extends TickingActor {
       ttlSeconds: PROCESS_TTL_SECONDS,
       info: JSON.stringify(this.info()),
       busy: running.length,
-      quiet: this.ctx.quiet,
+      quiet: this.ctx.lifecycle.quiet,
       rssKb: Math.round(process.memoryUsage.rss() / 1024),
       workers,
     });
@@ -86,7 +86,7 @@ export class Heartbeat extends TickingActor {
     switch (signal) {
       case 'TSTP':
         logger.info('TSTP from Redis: quiet, no more jobs will be fetched', meta);
-        this.ctx.quiet = true;
+        this.ctx.lifecycle.goQuiet();
         return;
       case 'TERM':
         logger.info('TERM from Redis: stopping', meta);

@@ -28,6 +28,7 @@ import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
+import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
 import type { Supervisor } from '../../supervisors/supervisor';
 
@@ -86,8 +87,7 @@ export class NexqNode {
       identity,
       startedAt: Date.now() / 1000, // restated by Redis' clock at its first sample (ClockWatch)
       clock: new Clock(),
-      rehydrated: false,
-      quiet: false,
+      lifecycle: new NodeLifecycle(),
       events: new JobEvents(logger),
       requestStop: () => void node?.stop(),
     };
