@@ -39,7 +39,7 @@ export class ClockWatch extends TickingActor {
         actor: this.name,
       });
     }
-    super.init();
+    await super.init();
   }
 
   protected override firstTickMs(): number {

@@ -34,8 +34,8 @@ export class Periodic extends TickingActor {
     this.entries = resolvePeriodic(ctx.config.periodic);
   }
 
-  protected override init(): void {
-    if (this.entries.length > 0) super.init();
+  protected override init(): Promise<void> | void {
+    if (this.entries.length > 0) return super.init();
   }
 
   /** Each entry's errors are logged by enqueueDue; a failed one makes the next round come sooner. */

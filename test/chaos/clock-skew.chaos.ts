@@ -40,7 +40,7 @@ function scrape(port: number, name: string): Promise<number | undefined> {
     http
       .get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (d) => (body += d));
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
         res.on('end', () => {
           const line = body.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
           resolve(line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1)));
@@ -52,7 +52,7 @@ function scrape(port: number, name: string): Promise<number | undefined> {
 
 async function redisSeconds(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();
-  return Number(s) + Number(us) / 1e6;
+  return s + us / 1e6;
 }
 
 for (const skew of ['+45s', '-45s']) {
@@ -66,7 +66,8 @@ for (const skew of ['+45s', '-45s']) {
     let ns: string;
     let keys: Keys;
     let healthy: NodeProcess[] = [];
-    let skewed: NodeProcess;
+    let nodes: NodeProcess[] = [];
+    const skewed = () => nodes[0];
     let metricsPort: number;
     const done = () => `${ns}:chaos:done`;
     const ticks = () => `${ns}:chaos:ticks`;
@@ -103,7 +104,7 @@ for (const skew of ['+45s', '-45s']) {
       keys = new Keys(ns, TEST_KEY_LAYOUT);
       metricsPort = await freePort();
       const env = { LD_PRELOAD: faketimeLib(), FAKETIME: skew, FAKETIME_DONT_FAKE_MONOTONIC: '1' };
-      skewed = await startNodeProcess(
+      const skewedNode = await startNodeProcess(
         {
           ...options(),
           metrics: { port: metricsPort },
@@ -115,13 +116,15 @@ for (const skew of ['+45s', '-45s']) {
         },
         env,
       );
+      nodes = [skewedNode];
       for (let i = 0; i < 2; i++) healthy.push(await startNodeProcess(options()));
     });
 
     after(async () => {
-      for (const node of [...healthy, skewed]) if (node) await stopGracefully(node);
+      for (const node of [...nodes, ...healthy]) await stopGracefully(node);
+      nodes = [];
       healthy = [];
-      redis?.disconnect();
+      redis.disconnect();
     });
 
     it(`3 nodes, one ${skew}: ${JOBS} jobs of ${JOB_MS} ms run once each and no node leaves the process list`, async () => {
@@ -162,7 +165,7 @@ for (const skew of ['+45s', '-45s']) {
         fewestBeats: 3,
       });
       // It says so: a warn line at start, and the metric (Redis' clock minus its own).
-      expect(skewed.output()).to.match(
+      expect(skewed().output()).to.match(
         new RegExp(`clock is 4\\d\\.\\d+ s ${skew.startsWith('+') ? 'ahead of' : 'behind'} Redis`),
       );
       const offset = await scrape(metricsPort, 'nexq_clock_offset_seconds');
@@ -181,7 +184,7 @@ for (const skew of ['+45s', '-45s']) {
         const started = Date.now();
         const args = [sharedRedis().url, done()];
         if (viaSkewed) {
-          skewed.child.stdin?.write(`${JSON.stringify({ queue: 'default', class: 'Tally', args, in: seconds })}\n`);
+          skewed().child.stdin?.write(`${JSON.stringify({ queue: 'default', class: 'Tally', args, in: seconds })}\n`);
         } else {
           const producer = await startProducer();
           await producer.enqueueIn('default', seconds, 'Tally', args);

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
         : nexq.enqueueIn(job.queue, job.in, job.class, job.args, job.options);
     enqueued.then(
       (jid) => process.stdout.write(`enqueued ${jid}\n`),
-      (err: Error) => process.stdout.write(`enqueue failed ${err.message}\n`),
+      (err: unknown) => process.stdout.write(`enqueue failed ${(err as Error).message}\n`),
     );
   });
 }
