@@ -51,8 +51,9 @@ function scrape(port: number, name: string): Promise<number | undefined> {
 }
 
 async function redisSeconds(redis: Redis): Promise<number> {
-  const [s, us] = await redis.time();
-  return s + us / 1e6;
+  // Its replies are strings, whatever ioredis' types for time() say.
+  const [s, us] = (await redis.call('TIME')) as [string, string];
+  return Number(s) + Number(us) / 1e6;
 }
 
 for (const skew of ['+45s', '-45s']) {
