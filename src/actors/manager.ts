@@ -107,6 +107,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     return this.queues.find((q) => q.name === name);
   }
 
+  /** A queue the policy named, which is always one of ours (it decides over `this.queues`). */
+  private servedQueue(name: string): ServedQueue {
+    const spec = this.served(name);
+    if (!spec) throw new Error(`queue ${name} is not served by this node`);
+    return spec;
+  }
+
   /** Free and busy slots per queue: the shared work table. */
   private get table() {
     return this.ctx.jobs.running.slots;
@@ -203,7 +210,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (decision.pollIn !== undefined) this.pollAt(now + decision.pollIn);
     for (const name of decision.wait) this.startWait(name, capLeft !== undefined);
     if (decision.fetch.length === 0) return;
-    const fetchQueues = decision.fetch.map((name) => this.fetchQueueOf(this.served(name)!));
+    const fetchQueues = decision.fetch.map((name) => this.fetchQueueOf(this.servedQueue(name)));
     const fetched = await fetchJobs(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes, capLeft);
     await this.dispatchFetched(fetchQueues, fetched);
     this.pollNow(); // the states changed: decide again
@@ -252,7 +259,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
    */
   private startWait(name: string, capped: boolean): void {
     const { keys, config } = this.ctx;
-    const queue = this.fetchQueueOf(this.served(name)!);
+    const queue = this.fetchQueueOf(this.servedQueue(name));
     const fetch =
       this.confirmsWrites || capped
         ? undefined
@@ -260,7 +267,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
             fetchJobs(connection, keys, config.nodeId, [queue], this.classes);
     this.waits.start(queue, IDLE_WAIT_SECONDS, fetch).then(
       (fetched) => this.send({ type: 'woken', queue: name, fetched }),
-      (error: Error) => this.send({ type: 'woken', queue: name, error }),
+      (error: unknown) => this.send({ type: 'woken', queue: name, error: error as Error }),
     );
   }
 
