@@ -140,7 +140,10 @@ export interface NexqOptions {
    * and a namespace without a hash tag, shared otherwise.
    */
   keyLayout: 'auto' | KeyLayout;
-  /** How job timestamps are written: float epoch seconds (Sidekiq 6/7, Exq) or integer epoch ms (Sidekiq 8). Both are read. */
+  /**
+   * How job timestamps are written: float epoch seconds (Sidekiq 6/7, Exq) or integer epoch ms
+   * (Sidekiq 8). Both are read.
+   */
   timestamps: TimestampFormat;
   logLevel: LogLevel;
   logFormat: LogFormat;

@@ -7,7 +7,6 @@ import { parse as parseYaml } from 'yaml';
 import { closestName } from './closest-name';
 import { ConfigError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec, WebOptions } from './defaults';
-import type { RedisTarget } from './redis-options';
 import { layRedisParts, REDIS_ENV } from './redis-sources';
 import { resolveConfig } from './validate';
 
@@ -66,7 +65,8 @@ export function parseQueueList(text: string, key: string): QueueSpec[] {
     .map((part) => {
       const match = /^([^:\s]+)(?::(\d+))?$/.exec(part);
       if (!match) throw new ConfigError(key, 'a list like default:10,mail:5', text);
-      return match[2] === undefined ? { name: match[1] } : { name: match[1], concurrency: Number(match[2]) };
+      const concurrency = match.at(2); // undefined when there is no :N
+      return concurrency === undefined ? { name: match[1] } : { name: match[1], concurrency: Number(concurrency) };
     });
 }
 
@@ -202,7 +202,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqC
 export function fileAndEnv(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
   const fromFile = file ? readConfigFile(file) : {};
   const fromEnv = layerFromEnv(env, fromFile);
-  const sources: ConfigSources = Object.fromEntries(Object.keys(fromFile).map((key) => [key, file!]));
+  const sources: ConfigSources = file ? Object.fromEntries(Object.keys(fromFile).map((key) => [key, file])) : {};
   return { config: layerConfig(fromFile, fromEnv.config), sources: { ...sources, ...fromEnv.sources } };
 }
 
