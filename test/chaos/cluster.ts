@@ -15,11 +15,11 @@ export async function startNodeProcess(options: NexqStartOptions): Promise<NodeP
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stderr.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += String(d)));
   const nodeId = await new Promise<string>((resolve, reject) => {
     let stdout = '';
     child.stdout.on('data', (d) => {
-      stdout += d;
+      stdout += String(d);
       const match = /ready (\S+)/.exec(stdout);
       if (match) resolve(match[1]);
     });

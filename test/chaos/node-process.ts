@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void nexq.stop().then(() => process.exit(0)));
 }
 
-main().catch((err) => {
-  process.stderr.write(`node-process failed: ${err.stack ?? err}\n`);
+main().catch((err: unknown) => {
+  process.stderr.write(`node-process failed: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });
