@@ -22,6 +22,9 @@ const SCRIPTS = [
   'clear-set',
   'ack-batch',
   'lease-due',
+  'beat',
+  'dead-nodes',
+  'redis-time',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
