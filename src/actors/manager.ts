@@ -184,7 +184,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async startReserved(queue: string): Promise<void> {
     const backupKey = this.ctx.keys.backup(this.ctx.config.nodeId, queue);
     let raw: string | undefined;
-    if (this.ctx.lifecycle.quiet) return this.dropReserves();
+    if (this.ctx.lifecycle.quiet) {
+      this.dropReserves();
+      return;
+    }
     while (this.table.free(queue) > 0 && (raw = this.queues.takeReserved(queue)) !== undefined)
       await this.handOverParts.dispatch(queue, backupKey, raw);
   }
