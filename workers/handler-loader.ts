@@ -3,6 +3,8 @@
 import { pathToFileURL } from 'node:url';
 import { firstLocation, handlerFrames } from './backtrace';
 
+import type { QueueSlots } from './work-table-layout';
+
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
 
 /** What a handler can read through `this`. */
@@ -18,6 +20,11 @@ export interface JobContext {
   nacks: number;
   /** Asks for the job to go back to its queue and run again later, once `perform` returns (Disque's NACK). */
   nack(): void;
+  /**
+   * This node's slots of the job's queue now, read lock-free from the shared work table: e.g. to
+   * size a batch by how busy the node is. In nexq/testing a job runs alone: 1 slot, 1 busy.
+   */
+  slots(): QueueSlots;
 }
 
 const loaded = new Map<string, Promise<Perform>>();

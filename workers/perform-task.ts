@@ -8,6 +8,7 @@ import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
 import { JobContext, loadPerform } from './handler-loader';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
+import type { QueueSlots } from './work-table-layout';
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
 export interface PerformObserver {
@@ -30,8 +31,18 @@ export function toThrownError(value: unknown): ThrownError {
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
 }
 
-/** Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. */
-export async function performTask(task: JobTask, observer: PerformObserver = {}): Promise<JobOutcome> {
+/** A job run outside a node (nexq/testing) runs alone. */
+const ALONE: QueueSlots = { concurrency: 1, busy: 1, free: 0 };
+
+/**
+ * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. `slots` reads the
+ * job's queue's row of the work table (a thread's; in-process, a job runs alone).
+ */
+export async function performTask(
+  task: JobTask,
+  observer: PerformObserver = {},
+  slots: (row: number | undefined) => QueueSlots = () => ALONE,
+): Promise<JobOutcome> {
   try {
     // Decoded (checked) on the main thread before it came here.
     const job = JSON.parse(task.raw) as JobPayload;
@@ -52,6 +63,7 @@ export async function performTask(task: JobTask, observer: PerformObserver = {})
       enqueuedAt: readSeconds(job.enqueued_at),
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
+      slots: () => slots(task.slotsRow),
     };
     observer.starting?.(args, context);
     const value = await perform.apply(context, args);

@@ -9,6 +9,8 @@ export interface JobTask {
   activeJob?: boolean;
   /** Set when the job has a timeout: the thread says `{ type: STARTED, id }` as it starts the job. */
   id?: number;
+  /** Its queue's row in the work table (ThreadData), for the handler's `this.slots()`. */
+  slotsRow?: number;
 }
 
 /** The message a thread posts when it starts a job that has an id (its timeout starts then). */

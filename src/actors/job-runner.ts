@@ -117,7 +117,9 @@ export class JobRunner extends Actor<never, Cast> {
       await pipeline.before(event);
       if (this.cancelWasRequested()) return { kind: 'cancelled' };
       const { file, activeJob } = ctx.jobs.handlers.resolve(job.class, job.wrapped);
-      const result = await ctx.jobs.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
+      const slotsRow = ctx.jobs.running.slots.row(queue);
+      const task = { raw, file, activeJob, slotsRow };
+      const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return { kind: result.nack ? 'nack' : 'success', durationMs };
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
