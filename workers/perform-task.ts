@@ -4,7 +4,7 @@
 import { inspect } from 'node:util';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
-import { JobContext, loadPerform } from './handler-loader';
+import { HandlerLoadError, JobContext, loadPerform } from './handler-loader';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
@@ -23,6 +23,8 @@ export function toThrownError(value: unknown): ThrownError {
       class: value.name || value.constructor?.name || 'Error',
       message: value.message,
       backtrace: handlerFrames(value.stack),
+      // Its handler failed to load (HANDLER_LOAD): nexq's error, not one the handler threw.
+      ...(value instanceof HandlerLoadError ? { code: value.code } : {}),
     };
   }
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
