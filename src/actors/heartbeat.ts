@@ -10,6 +10,7 @@
 import os from 'node:os';
 import { TickingActor } from '../runtime';
 import { nowSeconds } from '../job/time';
+import { fromReply } from '../redis/errors';
 import { formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
@@ -88,7 +89,7 @@ export class Heartbeat extends TickingActor {
       })
       .expire(keys.process(identity), PROCESS_TTL_SECONDS)
       .rpop(keys.processSignals(identity));
-    const results = await tx.exec();
+    const results = await tx.exec().catch((err: unknown) => Promise.reject(fromReply(err, 'the heartbeat')));
     const signal = results?.[results.length - 1]?.[1];
     if (typeof signal === 'string') this.onSignal(signal, running);
   }

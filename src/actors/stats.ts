@@ -8,6 +8,7 @@
 // jobs running on this node are in src/run/running-jobs.ts.
 import { TickingActor } from '../runtime';
 import { statDay } from '../redis/keys';
+import { fromReply } from '../redis/errors';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 
@@ -61,7 +62,7 @@ export class Stats extends TickingActor {
       await tx.exec();
     } catch (err) {
       counters.restore(counts);
-      throw err;
+      throw fromReply(err, 'the stats flush');
     }
   }
 }

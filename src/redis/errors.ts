@@ -94,15 +94,20 @@ export function fromReply(err: unknown, doing = 'the write'): unknown {
   const make = coded ? SCRIPT_CODES[coded[1]] : undefined;
   if (make) return make(message.slice(coded![0].length).replace(SCRIPT_PLACE, ''));
   if (message.startsWith('OOM ')) return outOfMemory(doing, err);
+  // A MULTI whose commands Redis refused as they were queued: EXECABORT, with the refusals in
+  // ioredis' previousErrors.
+  const queued = (err as Error & { previousErrors?: unknown[] }).previousErrors ?? [];
+  const oom = queued.find((e): e is Error => e instanceof Error && e.message.startsWith('OOM '));
+  if (message.startsWith('EXECABORT ') && oom) return outOfMemory(doing, oom);
   if (message.startsWith('WRONGTYPE ')) return new RedisWrongTypeError(message, { cause: err });
   return err;
 }
 
 function outOfMemory(doing: string, cause: Error): RedisOutOfMemoryError {
   return new RedisOutOfMemoryError(
-    `Redis is out of memory: ${doing} was refused because used memory is above maxmemory ` +
-      `(maxmemory-policy noeviction); nothing was written. Raise maxmemory or free memory ` +
-      `(e.g. trim the dead set); running jobs still finish. Redis said: ${cause.message.replace(SCRIPT_PLACE, '')}`,
+    `Redis is out of memory: ${doing} was refused, nothing written, because Redis uses more than its ` +
+      `maxmemory and its maxmemory-policy evicts nothing (noeviction). Raise maxmemory or free memory (e.g. trim the dead set); ` +
+      `running jobs still settle, and nexq carries on once memory frees`,
     { cause },
   );
 }
