@@ -36,8 +36,8 @@ export class Stats extends TickingActor {
 
   protected override async terminate(): Promise<void> {
     await super.terminate();
-    await this.flush().catch((err) =>
-      this.ctx.logger.warn(`stats not flushed at stop: ${err.message}`, { actor: this.name }),
+    await this.flush().catch((err: unknown) =>
+      this.ctx.logger.warn(`stats not flushed at stop: ${fromReply(err).message}`, { actor: this.name }),
     );
   }
 

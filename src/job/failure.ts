@@ -11,7 +11,7 @@ export interface JobError {
   class: string;
   message: string;
   backtrace?: string[];
-  /** Set when nexq ended the run (JOB_TIMEOUT, JOB_EXPIRED, HANDLER_MISSING, ...; docs/errors.md). Not written to Redis. */
+  /** Set when nexq ended the run (JOB_TIMEOUT, HANDLER_MISSING, ...; docs/errors.md). Not written to Redis. */
   code?: NexqErrorCode;
 }
 
@@ -112,9 +112,10 @@ export function malformedEntry(raw: string, reason: string, queue: string, jid: 
     retry: 'false',
   };
   try {
-    const value = JSON.parse(raw);
+    const value: unknown = JSON.parse(raw);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return rewriteMembers(raw, { ...fields, ...(typeof value.jid === 'string' ? {} : { jid: JSON.stringify(jid) }) });
+      const hasJid = typeof (value as { jid?: unknown }).jid === 'string';
+      return rewriteMembers(raw, { ...fields, ...(hasJid ? {} : { jid: JSON.stringify(jid) }) });
     }
   } catch {
     // Not JSON: wrapped below.

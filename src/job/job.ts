@@ -97,7 +97,10 @@ export interface JobOptions {
   atMostOnce?: boolean;
   /** At most one such job at a time: a second enqueue resolves to the first one's jid. */
   unique?: UniqueOptions;
-  /** Stack lines of a failure kept in `error_backtrace` (Sidekiq's `backtrace`): true all, a count, false none; default the node's `backtrace`. */
+  /**
+   * Stack lines of a failure kept in `error_backtrace` (Sidekiq's `backtrace`): true all, a count,
+   * false none; default the node's `backtrace`.
+   */
   backtrace?: boolean | number;
 }
 

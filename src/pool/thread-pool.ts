@@ -153,7 +153,7 @@ export class ThreadPool {
     const exitedKills = this.killsExited;
     for (let i = 0; i < jobs.length; i += size) {
       const batch = jobs.slice(i, i + size);
-      this.pool.run(batch, { name: 'runBatch' }).catch((err) => {
+      this.pool.run(batch, { name: 'runBatch' }).catch((err: unknown) => {
         // The thread died (process.exit, out of memory, pool destroyed): every job of the batch
         // that had not answered yet failed with it — unless this pool stopped a thread for a
         // cancel (exiting after this flush, or since) and the job's thread is not known to be another one.

@@ -87,12 +87,13 @@ const SCRIPT_PLACE = / script: [0-9a-f]{40}, on @user_script:\d+\.$/;
  * The NexqError an error from Redis stands for, or the error itself when it is none of them.
  * `doing` says what was refused, for the out-of-memory message (e.g. "enqueue").
  */
-export function fromReply(err: unknown, doing = 'the write'): unknown {
-  if (!(err instanceof Error) || err instanceof NexqError) return err;
+export function fromReply(err: unknown, doing = 'the write'): Error {
+  if (!(err instanceof Error)) return new Error(String(err));
+  if (err instanceof NexqError) return err;
   const message = err.message;
   const coded = /^NEXQ_([A-Z_]+) /.exec(message);
-  const make = coded ? SCRIPT_CODES[coded[1]] : undefined;
-  if (make) return make(message.slice(coded![0].length).replace(SCRIPT_PLACE, ''));
+  const make = coded && SCRIPT_CODES[coded[1]];
+  if (coded && make) return make(message.slice(coded[0].length).replace(SCRIPT_PLACE, ''));
   if (message.startsWith('OOM ')) return outOfMemory(doing, err);
   // A MULTI whose commands Redis refused as they were queued: EXECABORT, with the refusals in
   // ioredis' previousErrors.

@@ -4,8 +4,7 @@ import { CrossSlotError, fromReply } from './errors';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keySlot, RedisClient } from './client';
-import { jsonObject } from '../job/json-object';
-import type { JobSet, Keys } from './keys';
+import type { Keys } from './keys';
 
 export { CrossSlotError } from './errors';
 
@@ -286,7 +285,9 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
   await Promise.all(
     [...groups.values()].map(async (members) => {
       // A call that fails (its master away) fails its own acks only: their job runners try them again.
-      const acked = await call(members.map((i) => acks[i])).catch((err: Error) => members.map(() => err.message));
+      const acked = await call(members.map((i) => acks[i])).catch((err: unknown) =>
+        members.map(() => fromReply(err).message),
+      );
       acked.forEach((result, k) => (results[members[k]] = result));
     }),
   );

@@ -140,7 +140,8 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
                   `write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`,
                 ),
           ),
-        (err: Error) => settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${err.message}`)),
+        (err: unknown) =>
+          settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${(err as Error).message}`)),
       )
       .finally(() => client.off('close', onClose));
   };

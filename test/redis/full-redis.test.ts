@@ -17,7 +17,7 @@ describe('a full Redis', function () {
   this.timeout(60_000);
   let server: RedisServer;
   before(async () => void (server = await RedisServer.start()));
-  after(async () => server?.stop());
+  after(async () => server.stop());
   const t = useNodes({ url: () => server.url, flushFirst: true });
   // Whatever a test left, the next one starts with room and without eviction.
   afterEach(() => askRedis(server.port, (c) => c.config('SET', 'maxmemory', '0', 'maxmemory-policy', 'noeviction')));
