@@ -6,6 +6,7 @@ import path from 'node:path';
 import * as errors from '../src/errors';
 import * as index from '../src/index';
 import { JobArgsError, JobFailedError } from '../src/testing/errors';
+import { createTestNexq } from '../src/testing';
 import { NameTakenError } from '../src/runtime/registry';
 import { ApiError } from '../src/web/api';
 import { UsageError } from '../src/cli/args';
@@ -15,6 +16,7 @@ import { Nexq } from '../src/nexq';
 import { freshNamespace, sharedRedis } from './support/global-hooks';
 import { repoRoot } from './support/paths';
 import { useNodes, waitFor } from './support/node';
+import { jobsDir as testingJobs } from './testing/support';
 
 type ErrorClass = (abstract new (...args: never[]) => Error) & { code: string };
 
@@ -148,5 +150,14 @@ describe('error codes through the public API', () => {
     // The payload keeps Sidekiq's fields only: the class, not the code.
     const dead = JSON.parse((await t.redis.zrange(t.keys.dead('default'), 0, -1)).find((j) => j.includes(slow))!);
     expect(dead).to.include({ error_class: 'JobTimeoutError' }).and.not.have.property('code');
+  });
+
+  it('fails a drained job without a handler with JOB_FAILED, its error saying HANDLER_MISSING (nexq/testing)', async () => {
+    const nexq = createTestNexq({ jobsDir: testingJobs });
+    await nexq.enqueue('default', 'NoSuchJob', []);
+    const err: unknown = await rejection(nexq.drain());
+    expect(err).to.be.instanceOf(JobFailedError).and.instanceOf(NexqError);
+    expect(err).to.have.property('code', 'JOB_FAILED');
+    expect(err).to.have.nested.property('error.code', 'HANDLER_MISSING');
   });
 });
