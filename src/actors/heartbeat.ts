@@ -10,7 +10,6 @@
 import os from 'node:os';
 import { TickingActor } from '../runtime';
 import { nowSeconds } from '../job/time';
-import { fromReply } from '../redis/errors';
 import { formatScore } from '../redis/scripts';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
@@ -40,9 +39,7 @@ export class Heartbeat extends TickingActor {
       .srem(keys.processes, identity)
       .del(keys.process(identity), keys.processWorkers(identity))
       .exec()
-      .catch((err: unknown) =>
-        this.ctx.logger.warn(`process entry not removed: ${fromReply(err).message}`, { actor: this.name }),
-      );
+      .catch((err) => this.ctx.logger.warn(`process entry not removed: ${err.message}`, { actor: this.name }));
   }
 
   info(): Record<string, unknown> {
@@ -91,7 +88,7 @@ export class Heartbeat extends TickingActor {
       })
       .expire(keys.process(identity), PROCESS_TTL_SECONDS)
       .rpop(keys.processSignals(identity));
-    const results = await tx.exec().catch((err: unknown) => Promise.reject(fromReply(err, 'the heartbeat')));
+    const results = await tx.exec();
     const signal = results?.[results.length - 1]?.[1];
     if (typeof signal === 'string') this.onSignal(signal, running);
   }
