@@ -88,7 +88,7 @@ export class JobRunner extends Actor<never, Cast> {
     const { ctx, fetched, pipeline } = this.options;
     const { job, raw, queue } = fetched;
     const { steps } = this.job;
-    if (hasExpired(job)) return { kind: 'expired' };
+    if (hasExpired(job, ctx.clock.now())) return { kind: 'expired' };
     const atMostOnce = job.at_most_once === true;
     if (atMostOnce) {
       await untilItLands(this.job, async () => void (this.job.taken = await steps.takeOffBackup()));

@@ -48,7 +48,7 @@ export class Stats extends TickingActor {
     const { processed, failed } = counts;
     if (processed === 0 && failed === 0) return;
     const { keys } = this.ctx;
-    const day = statDay();
+    const day = statDay(new Date(this.ctx.clock.now() * 1000)); // by Redis' clock, as every node counts
     try {
       const tx = this.ctx.redis.multi();
       if (processed)

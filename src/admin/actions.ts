@@ -32,11 +32,12 @@ function setsText(sets: JobSet[]): string {
 export async function moveToQueue(ctx: AdminContext, found: Found): Promise<string | undefined> {
   const queue = jsonObject(found.raw)?.queue;
   if (typeof queue !== 'string' || queue === '') throw new Error(`job in ${found.where} has no queue to go back to`);
-  const stamp = jsonTimestamp(nowSeconds(), ctx.config.timestamps);
+  const now = ctx.clock?.now() ?? nowSeconds();
+  const stamp = jsonTimestamp(now, ctx.config.timestamps);
   const { redis, keys } = ctx;
   const enqueued = rewriteMembers(found.raw, { enqueued_at: stamp });
   const jid = String(jsonObject(found.raw)?.jid ?? '');
-  const move = { source: found.key, sourceQueue: found.queue ?? '', queue, raw: found.raw, enqueued, jid };
+  const move = { source: found.key, sourceQueue: found.queue ?? '', queue, raw: found.raw, enqueued, jid, now };
   return (await enqueueDue(redis, keys, move)) ? queue : undefined;
 }
 

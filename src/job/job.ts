@@ -162,6 +162,8 @@ export interface EncodeOptions {
    * no `enqueued_at` until the scheduler moves it into its queue (as in Sidekiq), and its ttl runs from then.
    */
   runAt?: number;
+  /** Now, epoch seconds (created_at, enqueued_at, the ttl's start): the node's Clock, Redis' time. */
+  now?: number;
 }
 
 /** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
@@ -194,7 +196,7 @@ export function encodeNewJob(
   } catch (err) {
     throw new InvalidJobError(`args of ${className} cannot be written as JSON: ${(err as Error).message}`);
   }
-  const nowAt = nowSeconds();
+  const nowAt = encoding.now ?? nowSeconds();
   const now = jsonTimestamp(nowAt, encoding.timestamps ?? 'seconds');
   // nexq's own fields come only with the options that need them: without them the JSON is Sidekiq's.
   let extra = '';

@@ -27,6 +27,7 @@ import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
+import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
@@ -85,7 +86,8 @@ export class NexqNode {
       logger,
       registry: new Registry(),
       identity,
-      startedAt: Date.now() / 1000,
+      startedAt: Date.now() / 1000, // restated by Redis' clock at its first sample (ClockWatch)
+      clock: new Clock(),
       lifecycle: new NodeLifecycle(),
       events: new JobEvents(logger),
       requestStop: () => void node?.stop(),
@@ -95,7 +97,7 @@ export class NexqNode {
       await waitForRedis(ctx, redisStartTimeout);
       await warnOfEviction(ctx);
       if (handlers) {
-        const running = new RunningJobs();
+        const running = new RunningJobs(() => ctx.clock.now());
         const counters = new JobCounters();
         // The configured queues are subscribed from the start, so every reader of the table sees them.
         for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);

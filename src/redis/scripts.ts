@@ -25,6 +25,9 @@ const SCRIPTS = [
   'clear-set',
   'ack-batch',
   'lease-due',
+  'beat',
+  'dead-nodes',
+  'redis-time',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 

@@ -35,7 +35,8 @@ export abstract class TickingActor extends Actor<never, never, Tick> {
     return 0;
   }
 
-  protected override init(): void {
+  /** A subclass may do work before its first round (the Actor's init may be async). */
+  protected override init(): Promise<void> | void {
     this.tickTimer = this.sendAfter({ type: 'tick' }, this.firstTickMs());
   }
 
