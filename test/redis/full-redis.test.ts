@@ -72,9 +72,13 @@ describe('a full Redis', function () {
     await waitFor(() => succeeded.length === 8, 20_000, 'the eight jobs to settle while Redis is full');
     expect(succeeded.slice().sort()).to.deep.equal(before.slice().sort());
     expect(await usedMemory(t), 'still above maxmemory').to.be.greaterThan(limit);
-    // A while full: heartbeats, stats and polls are refused meanwhile, and the node stays up.
+    // A while full: the stats flush is refused meanwhile; the node stays up, and its beat (a script
+    // whose first write removes) goes on, so no other node takes it for dead.
+    const nodeId = node.node.ctx.config.nodeId;
+    const beatBefore = Number(await t.redis.zscore(t.keys.nodes, nodeId));
     await sleep(2500);
     expect(node.node.running, 'the node is still running').to.equal(true);
+    expect(Number(await t.redis.zscore(t.keys.nodes, nodeId)), 'the beat moved on').to.be.greaterThan(beatBefore);
 
     // Memory frees: the node carries on by itself.
     await t.redis.del(...filler);
