@@ -217,7 +217,8 @@ export class ThreadPool {
 }
 
 function threadFailure(err: unknown): JobError {
-  const e = err as NodeJS.ErrnoException;
-  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') return jobErrorOf(new WorkerOutOfMemory(e.message));
-  return jobErrorOf(new WorkerThreadExited(e instanceof Error ? e.message : String(err)));
+  if (!(err instanceof Error)) return jobErrorOf(new WorkerThreadExited(String(err)));
+  if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return jobErrorOf(new WorkerOutOfMemory(err.message));
+  return jobErrorOf(new WorkerThreadExited(err.message));
 }
