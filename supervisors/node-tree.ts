@@ -71,7 +71,12 @@ export function nodeTree(ctx: NodeContext): Supervisor {
 function logEvent(ctx: NodeContext, event: SupervisorEvent): void {
   const meta = { actor: 'nexq.root' };
   if (event.type === 'child_exited')
-    ctx.logger.warn(`${event.id} exited: ${String((event.reason as Error)?.message ?? event.reason)}`, meta);
+    ctx.logger.warn(`${event.id} exited: ${String(messageOf(event.reason) ?? event.reason)}`, meta);
   else if (event.type === 'child_restarted') ctx.logger.info(`${event.id} restarted`, meta);
   else ctx.logger.error(`gave up restarting ${event.id}`, meta);
+}
+
+/** An Error's message (or any object's `message`); undefined for other reasons ('normal', a string). */
+function messageOf(reason: unknown): unknown {
+  return (reason as { message?: unknown } | null | undefined)?.message;
 }

@@ -39,7 +39,9 @@ export class Heartbeat extends TickingActor {
       .srem(keys.processes, identity)
       .del(keys.process(identity), keys.processWorkers(identity))
       .exec()
-      .catch((err) => this.ctx.logger.warn(`process entry not removed: ${err.message}`, { actor: this.name }));
+      .catch((err: unknown) =>
+        this.ctx.logger.warn(`process entry not removed: ${(err as Error).message}`, { actor: this.name }),
+      );
   }
 
   info(): Record<string, unknown> {

@@ -14,8 +14,8 @@ export class HandlerCheckError extends NexqError {
 }
 
 /**
- * Loads every module of `registry`; resolves to a one-line summary, or throws HandlerCheckError
- * for the first bad one.
+ * Loads every module of `registry`; resolves to a one-line summary, or throws HandlerCheckError for
+ * the first bad one.
  */
 export async function checkHandlers(registry: HandlerRegistry): Promise<string> {
   const modules = registry.modules;

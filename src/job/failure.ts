@@ -114,7 +114,7 @@ export function malformedEntry(raw: string, reason: string, queue: string, jid: 
   try {
     const value: unknown = JSON.parse(raw);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const hasJid = typeof (value as { jid?: unknown }).jid === 'string';
+      const hasJid = 'jid' in value && typeof value.jid === 'string';
       return rewriteMembers(raw, { ...fields, ...(hasJid ? {} : { jid: JSON.stringify(jid) }) });
     }
   } catch {

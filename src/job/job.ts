@@ -121,7 +121,9 @@ export function uniqueKeyOf(queue: string, className: string, argsJson: string, 
 const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 function checkDisqueOptions(options: JobOptions): void {
-  if (typeof options !== 'object' || options === null) throw new InvalidJobError('job options must be an object');
+  // JavaScript callers can pass anything: the checks read the options as unknown first.
+  const given: unknown = options;
+  if (typeof given !== 'object' || given === null) throw new InvalidJobError('job options must be an object');
   const unknown = unknownOption(options, JOB_OPTION_NAMES);
   if (unknown) throw new InvalidJobError(unknown);
   if (
@@ -139,7 +141,8 @@ function checkDisqueOptions(options: JobOptions): void {
     throw new InvalidJobError('atMostOnce must be true or false');
   const u = options.unique;
   if (u !== undefined) {
-    if (typeof u !== 'object' || u === null || !Number.isInteger(u.for) || u.for <= 0)
+    const givenUnique: unknown = u;
+    if (typeof givenUnique !== 'object' || givenUnique === null || !Number.isInteger(u.for) || u.for <= 0)
       throw new InvalidJobError('unique.for must be a whole number of seconds > 0');
     const unknownUnique = unknownOption(u, UNIQUE_OPTION_NAMES, 'unique.');
     if (unknownUnique) throw new InvalidJobError(unknownUnique);

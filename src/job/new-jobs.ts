@@ -39,7 +39,8 @@ export function prepareJobs(
 ): PreparedJob[] {
   if (!Array.isArray(requests)) throw new InvalidJobError('enqueueAll takes an array of jobs');
   return requests.map((request) => {
-    if (typeof request !== 'object' || request === null)
+    const given: unknown = request; // JavaScript callers can pass anything
+    if (typeof given !== 'object' || given === null)
       throw new InvalidJobError('each job must be an object { queue, class, args }');
     const { queue } = request;
     if (!isQueueName(queue))

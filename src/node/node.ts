@@ -118,7 +118,7 @@ export class NexqNode {
       }
       const tree = await Actor.start(nodeTree(ctx));
       node = new NexqNode(ctx, tree);
-      tree.exited.then((reason) => {
+      void tree.exited.then((reason) => {
         if (!isCleanExit(reason))
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
@@ -138,9 +138,9 @@ export class NexqNode {
       const { web } = resolved;
       const { WebServer } = require('../web/server') as typeof import('../web/server');
       node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(
-        async (err) => {
+        async (err: unknown) => {
           await node.stop();
-          throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
+          throw new Error(`web dashboard on ${web.host}:${web.port}: ${(err as Error).message}`);
         },
       );
     }
@@ -152,6 +152,10 @@ export class NexqNode {
 
   /** This node's Prometheus metrics; counting from start with the `metrics` option, else from first use. */
   get metrics(): NodeMetrics {
+    return this.startCounting();
+  }
+
+  private startCounting(): NodeMetrics {
     if (this.metricsInstance) return this.metricsInstance;
     const { NodeMetrics } = require('../metrics/prometheus') as typeof import('../metrics/prometheus');
     return (this.metricsInstance = new NodeMetrics(this.ctx));
@@ -166,7 +170,7 @@ export class NexqNode {
   private async startMetrics(): Promise<void> {
     const option = this.ctx.config.metrics;
     if (!option) return;
-    this.metrics;
+    this.startCounting();
     if (typeof option !== 'object') return;
     try {
       const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
@@ -210,8 +214,8 @@ export class NexqNode {
       await this.metricsServer?.close();
       this.metricsInstance?.detach();
       await this.ctx.jobs?.pool.destroy();
-      await leaveNodeList(this.ctx).catch((err) =>
-        logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }),
+      await leaveNodeList(this.ctx).catch((err: unknown) =>
+        logger.error(`leaving the node list failed: ${(err as Error).message}`, { actor: 'node' }),
       );
       await redis.quit().catch(() => redis.disconnect());
       logger.info('node stopped', { actor: 'node' });

@@ -3,7 +3,7 @@
 // a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../../workers/protocol';
+import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
 import type { JobError } from '../job/failure';
 import {
   JobCancelledError,
@@ -79,10 +79,13 @@ export class ThreadPool {
     this.uncapYoungGeneration = capYoungGeneration(options.mainYoungGenerationMb);
     for (const thread of this.pool.threads) thread.once('online', recheckYoungGeneration);
     this.pool.on('workerCreate', recheckYoungGeneration);
-    this.pool.on('message', (msg: { type?: string; id?: number; outcome?: JobOutcome }) => {
-      if (msg?.type === DONE && msg.id !== undefined) this.settle(msg.id, msg.outcome!);
+    // A handler's own postMessage arrives here too, whatever it posted: only nexq's records are read.
+    this.pool.on('message', (posted: unknown) => {
+      const msg = posted as Partial<ThreadMessage> | null | undefined;
+      if (msg?.type === DONE && msg.id !== undefined && msg.outcome) this.settle(msg.id, msg.outcome);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
-      else if (msg?.type === BATCH) this.batchStarted(msg as unknown as { ids: number[]; threadId: number });
+      else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
+        this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
     });
   }
 
@@ -99,7 +102,7 @@ export class ThreadPool {
     if (timeoutMs <= 0) return this.runBatched(task, handle);
     const id = this.nextId++;
     const controller = new AbortController();
-    let cancelled = false;
+    let cancelled = false as boolean; // set by handle.cancel while the pool runs the job
     if (handle) {
       handle.cancel = () => {
         cancelled = true;

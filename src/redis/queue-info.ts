@@ -30,7 +30,7 @@ export async function queueInfo(
     const at = typeof oldest === 'string' ? readSeconds(jsonObject(oldest)?.enqueued_at) : undefined;
     return {
       queue,
-      size: Number(size),
+      size,
       latency: at === undefined ? 0 : Math.max(0, Math.round((now - at) * 1000) / 1000),
     };
   });

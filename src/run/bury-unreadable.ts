@@ -3,7 +3,7 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { NodeContext } from '../node/context';
 import { malformedEntry } from '../job/failure';
-import { jsonObject } from '../job/json-object';
+import { jidOf, jsonObject } from '../job/json-object';
 import { heldSlots } from '../redis/limits';
 import { failJob } from '../redis/scripts';
 
@@ -28,7 +28,7 @@ export async function buryUnreadable(
     place: 'dead',
     raw,
     rewritten: entry,
-    jid: String(jsonObject(entry)?.jid ?? ''),
+    jid: jidOf(entry),
     score: now,
     trimBelow: now - config.deadTimeoutSeconds,
     maxEntries: config.deadMaxJobs,

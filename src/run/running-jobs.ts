@@ -42,7 +42,7 @@ export class RunningJobs {
     const entry: Entry = { jid, queue, raw, runAt: this.now() };
     this.entries.add(entry);
     let jobs = this.held.get(queue);
-    if (!jobs) this.held.set(queue, (jobs = new Map()));
+    if (!jobs) this.held.set(queue, (jobs = new Map<string, number>()));
     jobs.set(raw, (jobs.get(raw) ?? 0) + 1);
     return entry;
   }

@@ -19,10 +19,10 @@ export async function startNodeProcess(options: NexqStartOptions, env: NodeJS.Pr
   });
   let output = '';
   let stdout = '';
-  child.stderr.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += String(d)));
   const nodeId = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d) => {
-      stdout += d;
+      stdout += String(d);
       const match = /ready (\S+)/.exec(stdout);
       if (match) resolve(match[1]);
     });

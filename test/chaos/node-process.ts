@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err) => {
-  process.stderr.write(`node-process failed: ${err.stack ?? err}\n`);
+main().catch((err: unknown) => {
+  process.stderr.write(`node-process failed: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -16,7 +16,7 @@ function get(port: number, path = '/metrics'): Promise<Response> {
     http
       .get({ host: '127.0.0.1', port, path }, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (d) => (body += d));
+        res.setEncoding('utf8').on('data', (d) => (body += String(d)));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
       })
       .on('error', reject);
@@ -127,7 +127,7 @@ describe('Prometheus metrics', () => {
     await t.stop(a);
     const refused = await get(port).then(
       () => 'answered',
-      (err: NodeJS.ErrnoException) => err.code,
+      (err: unknown) => (err as NodeJS.ErrnoException).code,
     );
     expect(refused).to.equal('ECONNREFUSED');
   });
@@ -136,14 +136,15 @@ describe('Prometheus metrics', () => {
     const a = await t.start({ metrics: { port: 0 } });
     const error = await t.start({ metrics: { port: portOf(a) } }).then(
       () => undefined,
-      (err: Error) => err,
+      (err: unknown) => err as Error,
     );
     expect(error?.message).to.match(/^metrics: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)$/);
   });
 
   it('serves the same metrics from any HTTP server through metrics.handler', async () => {
     const node = await t.start();
-    const server = http.createServer(node.metrics.handler);
+    const { handler } = node.metrics; // read now: metrics count from their first use
+    const server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       await node.enqueue('default', 'Fail', ['x'], { retry: 0 });
