@@ -1,5 +1,6 @@
 // Loads handler modules inside a worker thread and finds their `perform`. The module path always
 // comes from the main thread's registry; a class name never becomes a path here.
+import { NexqError } from '../config/nexq-error';
 import { pathToFileURL } from 'node:url';
 import { firstLocation, handlerFrames } from './backtrace';
 
@@ -29,7 +30,8 @@ export interface JobContext {
 
 const loaded = new Map<string, Promise<Perform>>();
 
-export class HandlerLoadError extends Error {
+export class HandlerLoadError extends NexqError {
+  static override readonly code = 'HANDLER_LOAD';
   override readonly name = 'HandlerLoadError';
 }
 

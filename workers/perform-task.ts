@@ -6,7 +6,7 @@ import type { JobPayload } from '../src/job/job';
 import { countOf } from '../src/job/json-object';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
-import { JobContext, loadPerform } from './handler-loader';
+import { HandlerLoadError, JobContext, loadPerform } from './handler-loader';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
 import type { QueueSlots } from './work-table-layout';
 
@@ -26,6 +26,8 @@ export function toThrownError(value: unknown): ThrownError {
       class: value.name || (value.constructor as { name?: string } | undefined)?.name || 'Error',
       message: value.message,
       backtrace: handlerFrames(value.stack),
+      // Its handler failed to load (HANDLER_LOAD): nexq's error, not one the handler threw.
+      ...(value instanceof HandlerLoadError ? { code: value.code } : {}),
     };
   }
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };

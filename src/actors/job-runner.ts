@@ -14,6 +14,7 @@
 import { Actor, ExitReason } from '../runtime';
 import { hasExpired } from '../job/job';
 import type { FetchedJob } from '../job/job';
+import { jobErrorOf } from '../job/run-errors';
 import { jobLogFields } from '../run/logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
 import type { JobsContext } from '../node/context';
@@ -131,13 +132,8 @@ export class JobRunner extends Actor<never, Cast> {
       if (result.stopped === 'interrupted' && !atMostOnce) return { kind: 'interrupted' };
       return { kind: 'failure', error: result.error, durationMs };
     } catch (err) {
-      // Whatever was thrown: an Error, another object, or a bare value (null and undefined too).
-      const e = err as Partial<Error> | null | undefined;
-      return {
-        kind: 'failure',
-        error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) },
-        durationMs: Date.now() - event.startedAt,
-      };
+      // A before hook threw, or no handler is registered for the class (UnknownJobClassError, HANDLER_MISSING).
+      return { kind: 'failure', error: jobErrorOf(err), durationMs: Date.now() - event.startedAt };
     }
   }
 
