@@ -120,4 +120,23 @@ describe('a slow Redis', function () {
     // No connection was given up on and opened again.
     expect(proxy.connections).to.be.below(CONCURRENCY);
   });
+
+  it('an idle node stalled for 6 s (its wait of 2 s and more): no wait is given up, the job pushed meanwhile runs once', async () => {
+    proxy = await DelayProxy.start(sharedRedis().port, 1);
+    const logs = captureLogs();
+    logs.logger.level = 'warn';
+    await t.start({ ...POLLS, redis: proxy.url, logger: logs.logger });
+    // The node is idle: its wait is out on the empty queue.
+    await waitFor(async () => String(await t.redis.client('LIST')).includes('cmd=blmove'), 5000, 'the idle wait');
+    const connections = proxy.connections;
+    proxy.stall(6000);
+    await new Promise((r) => setTimeout(r, 500));
+    const producer = await t.start({ mode: 'enqueuer' });
+    const jid = await producer.enqueue('default', 'Tally', [t.url, done()]);
+    await waitFor(async () => (await t.redis.llen(done())) > 0, 15_000, 'the job to run');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await t.redis.lrange(done(), 0, -1)).to.deep.equal([jid]);
+    expect(logs.text(), 'warnings logged').to.equal('');
+    expect(proxy.connections, 'connections opened again').to.equal(connections);
+  });
 });
