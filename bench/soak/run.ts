@@ -138,7 +138,7 @@ async function main(): Promise<void> {
         `at most ${options.backlog.toLocaleString('en')} deep; after ${warmup.toLocaleString('en')} warm-up jobs ` +
         `Redis used_memory ${mb(startBytes)} MB`,
     );
-    out(`| jobs | s | jobs/s | ${nodes.map((n) => `${n.name} max RSS MB | heap MB`).join(' | ')} | Redis MB | keys |`);
+    out(`| jobs | s | jobs/s | ${nodes.map((n) => `${n.name} max RSS MB | heap total MB`).join(' | ')} | Redis MB | keys |`);
     out(`|---|---|---|${nodes.map(() => '---|---').join('|')}|---|---|`);
 
     const started = Date.now();
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
           jobs: (checkpoints.length + 1) * step,
           seconds: (Date.now() - started) / 1000,
           rssMb: windowRss,
-          heapMb: nodes.map((n) => (n.lastMemory?.heapUsed ?? NaN) / 1024 / 1024),
+          heapMb: nodes.map((n) => (n.lastMemory?.heapTotal ?? NaN) / 1024 / 1024),
           redisBytes: await usedMemory(admin),
         };
         checkpoints.push(point);
