@@ -2,6 +2,7 @@
 // bottom to top, so the manager stops fetching before the job runners drain.
 //
 //   nexq.root (rest_for_one: a child's restart restarts every child after it, which depends on it)
+//   ├─ clock-watch  keeps the node's clock on Redis' time, warns when this machine's is off
 //   ├─ stats        flushes the processed/failed counters
 //   ├─ heartbeat    process entry in Redis
 //   ├─ enqueuer     writes new jobs
@@ -12,9 +13,10 @@
 //   ├─ job-runners  dynamic supervisor of one ephemeral JobRunner per running job
 //   └─ manager      fetches jobs into backup lists and starts their runners
 //
-// In 'enqueuer' mode the root holds the enqueuer alone.
+// In 'enqueuer' mode the root holds the clock watch and the enqueuer alone.
 import { Actor } from '../src/runtime';
 import { Canceller } from '../src/actors/canceller';
+import { ClockWatch } from '../src/actors/clock-watch';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
 import { Manager, MANAGER_SHUTDOWN_MS } from '../src/actors/manager';
@@ -29,9 +31,11 @@ import { ChildSpec, Supervisor, SupervisorEvent } from './supervisor';
 export function nodeTree(ctx: NodeContext): Supervisor {
   const { registry } = ctx;
   const enqueuer: ChildSpec = { id: ActorNames.enqueuer, start: () => Actor.start(new Enqueuer(ctx)) };
+  const clockWatch: ChildSpec = { id: ActorNames.clockWatch, start: () => Actor.start(new ClockWatch(ctx)) };
   const children: ChildSpec[] = !runsJobs(ctx)
-    ? [enqueuer]
+    ? [clockWatch, enqueuer]
     : [
+        clockWatch,
         { id: ActorNames.stats, start: () => Actor.start(new Stats(ctx)) },
         { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
         enqueuer,
@@ -67,7 +71,12 @@ export function nodeTree(ctx: NodeContext): Supervisor {
 function logEvent(ctx: NodeContext, event: SupervisorEvent): void {
   const meta = { actor: 'nexq.root' };
   if (event.type === 'child_exited')
-    ctx.logger.warn(`${event.id} exited: ${String((event.reason as Error)?.message ?? event.reason)}`, meta);
+    ctx.logger.warn(`${event.id} exited: ${String(messageOf(event.reason) ?? event.reason)}`, meta);
   else if (event.type === 'child_restarted') ctx.logger.info(`${event.id} restarted`, meta);
   else ctx.logger.error(`gave up restarting ${event.id}`, meta);
+}
+
+/** An Error's message (or any object's `message`); undefined for other reasons ('normal', a string). */
+function messageOf(reason: unknown): unknown {
+  return (reason as { message?: unknown } | null | undefined)?.message;
 }

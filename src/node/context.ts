@@ -11,6 +11,8 @@ import type { ScriptedRedis } from '../redis/scripts';
 import type { ThreadPool } from '../pool/thread-pool';
 import type { JobCounters } from '../run/job-counters';
 import type { RunningJobs } from '../run/running-jobs';
+import type { Clock } from '../job/time';
+import type { NodeLifecycle } from './lifecycle';
 
 export interface NodeContext {
   config: ResolvedConfig;
@@ -21,12 +23,12 @@ export interface NodeContext {
   /** This process in Redis' process list: hostname:pid:random, as Sidekiq names processes. */
   identity: string;
   startedAt: number;
+  /** Now by Redis' clock (docs/time.md): every due time and timestamp the node computes. */
+  clock: Clock;
   /** Absent in enqueuer mode. */
   jobs?: NodeJobs;
-  /** Set once the manager has put this node's backup lists back into their queues. */
-  rehydrated: boolean;
-  /** Quiet (Sidekiq's TSTP): the node runs what it has and fetches nothing more. */
-  quiet: boolean;
+  /** Rehydrated (backup lists back in their queues) and quiet (Sidekiq's TSTP): one-way steps. */
+  readonly lifecycle: NodeLifecycle;
   /** Typed job events for users' hooks and the metrics. */
   events: JobEvents;
   /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */
@@ -55,6 +57,7 @@ export function runsJobs(ctx: NodeContext): ctx is JobsContext {
 
 /** Registered names of the node's actors. */
 export const ActorNames = {
+  clockWatch: 'clock-watch',
   stats: 'stats',
   heartbeat: 'heartbeat',
   enqueuer: 'enqueuer',

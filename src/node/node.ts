@@ -26,7 +26,9 @@ import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
+import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
+import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
 import type { Supervisor } from '../../supervisors/supervisor';
 
@@ -83,9 +85,9 @@ export class NexqNode {
       logger,
       registry: new Registry(),
       identity,
-      startedAt: Date.now() / 1000,
-      rehydrated: false,
-      quiet: false,
+      startedAt: Date.now() / 1000, // restated by Redis' clock at its first sample (ClockWatch)
+      clock: new Clock(),
+      lifecycle: new NodeLifecycle(),
       events: new JobEvents(logger),
       requestStop: () => void node?.stop(),
     };
@@ -93,7 +95,7 @@ export class NexqNode {
     try {
       await waitForRedis(ctx, redisStartTimeout);
       if (handlers) {
-        const running = new RunningJobs();
+        const running = new RunningJobs(() => ctx.clock.now());
         const counters = new JobCounters();
         // The configured queues are subscribed from the start, so every reader of the table sees them.
         for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);
@@ -114,7 +116,7 @@ export class NexqNode {
       }
       const tree = await Actor.start(nodeTree(ctx));
       node = new NexqNode(ctx, tree);
-      tree.exited.then((reason) => {
+      void tree.exited.then((reason) => {
         if (!isCleanExit(reason))
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
@@ -134,9 +136,9 @@ export class NexqNode {
       const { web } = resolved;
       const { WebServer } = require('../web/server') as typeof import('../web/server');
       node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(
-        async (err) => {
+        async (err: unknown) => {
           await node.stop();
-          throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
+          throw new Error(`web dashboard on ${web.host}:${web.port}: ${(err as Error).message}`);
         },
       );
     }
@@ -148,6 +150,10 @@ export class NexqNode {
 
   /** This node's Prometheus metrics; counting from start with the `metrics` option, else from first use. */
   get metrics(): NodeMetrics {
+    return this.startCounting();
+  }
+
+  private startCounting(): NodeMetrics {
     if (this.metricsInstance) return this.metricsInstance;
     const { NodeMetrics } = require('../metrics/prometheus') as typeof import('../metrics/prometheus');
     return (this.metricsInstance = new NodeMetrics(this.ctx));
@@ -162,7 +168,7 @@ export class NexqNode {
   private async startMetrics(): Promise<void> {
     const option = this.ctx.config.metrics;
     if (!option) return;
-    this.metrics;
+    this.startCounting();
     if (typeof option !== 'object') return;
     try {
       const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
@@ -206,8 +212,8 @@ export class NexqNode {
       await this.metricsServer?.close();
       this.metricsInstance?.detach();
       await this.ctx.jobs?.pool.destroy();
-      await leaveNodeList(this.ctx).catch((err) =>
-        logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }),
+      await leaveNodeList(this.ctx).catch((err: unknown) =>
+        logger.error(`leaving the node list failed: ${(err as Error).message}`, { actor: 'node' }),
       );
       await redis.quit().catch(() => redis.disconnect());
       logger.info('node stopped', { actor: 'node' });

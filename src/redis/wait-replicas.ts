@@ -134,15 +134,18 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
     client.once('close', onClose);
     (send(new Command('wait', [replicas, timeoutMs])) as Promise<unknown>)
       .then(
-        (acked) =>
+        (reply) => {
+          const acked = Number(reply); // WAIT answers the number of replicas that confirmed
           settle(
-            Number(acked) >= replicas
+            acked >= replicas
               ? undefined
               : new UnconfirmedWriteError(
                   `write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`,
                 ),
-          ),
-        (err: Error) => settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${err.message}`)),
+          );
+        },
+        (err: unknown) =>
+          settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${(err as Error).message}`)),
       )
       .finally(() => client.off('close', onClose));
   };

@@ -32,8 +32,9 @@ describe('a nexq node on a Redis Cluster', function () {
   });
 
   after(async () => {
-    client?.disconnect();
-    await setup?.stop();
+    // Unset when before failed part way.
+    (client as Cluster | undefined)?.disconnect();
+    await (setup as RedisClusterSetup | undefined)?.stop();
   });
 
   const tagged = () => `{${t.ns}}`;
@@ -43,7 +44,7 @@ describe('a nexq node on a Redis Cluster', function () {
   it("refuses to start with Sidekiq's '' namespace, naming namespace", async () => {
     const refused = await Nexq.start({ redis: setup.redisOption(), namespace: '' }).then(
       () => 'started',
-      (err) => err,
+      (err: unknown) => err,
     );
     expect(refused).to.be.instanceOf(ConfigError);
     expect((refused as ConfigError).key).to.equal('namespace');
