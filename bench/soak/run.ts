@@ -138,7 +138,9 @@ async function main(): Promise<void> {
         `at most ${options.backlog.toLocaleString('en')} deep; after ${warmup.toLocaleString('en')} warm-up jobs ` +
         `Redis used_memory ${mb(startBytes)} MB`,
     );
-    out(`| jobs | s | jobs/s | ${nodes.map((n) => `${n.name} max RSS MB | heap total MB`).join(' | ')} | Redis MB | keys |`);
+    out(
+      `| jobs | s | jobs/s | ${nodes.map((n) => `${n.name} max RSS MB | heap total MB`).join(' | ')} | Redis MB | keys |`,
+    );
     out(`|---|---|---|${nodes.map(() => '---|---').join('|')}|---|---|`);
 
     const started = Date.now();
