@@ -3,11 +3,9 @@
 // With `waitReplicas`, a client holds back the reply of every write until a `WAIT n timeout` sent
 // after it, on the same connection, says n replicas have it; otherwise the write fails with
 // UnconfirmedWriteError, which callers already treat as an unknown outcome (retry or reclaim).
+import { UnconfirmedWriteError } from './errors';
+export { UnconfirmedWriteError };
 import Redis, { Command } from 'ioredis';
-
-export class UnconfirmedWriteError extends Error {
-  override readonly name = 'UnconfirmedWriteError';
-}
 
 /**
  * The commands that change data. Anything else (reads, AUTH, SELECT, CLIENT, INFO, ROLE, the
