@@ -9,10 +9,15 @@
 // they sit in the node's backup list with no worker, and the caller must reclaim them. A connection
 // that closed is dropped, never reconnected, so nothing queued on it can run after it was given up.
 import { duplicateClient, RedisClient } from './client';
+import { COMMAND_TIMEOUT_MS } from './connection';
 import { defineScriptsLike, ScriptedRedis } from './scripts';
 
-/** A wait not answered this long after its own timeout is given up (its connection went silent). */
-const ANSWER_GRACE_MS = 3000;
+/**
+ * A wait not answered this long after its own timeout is given up (its connection went silent):
+ * the silence every other command is allowed, so a Redis that stalls for less than the command
+ * timeout costs no connection and logs nothing, waiting or not (issue 24).
+ */
+const ANSWER_GRACE_MS = COMMAND_TIMEOUT_MS;
 
 export class BlockingFetch {
   private connection?: ScriptedRedis;
