@@ -2,10 +2,11 @@
 // node serves, in a SharedArrayBuffer every worker thread gets at start. The main thread alone
 // writes it; any thread reads a row lock-free with Atomics, which keep each cell whole.
 
-export const FIELDS = 3; // concurrency, busy, active (1 while subscribed)
+export const FIELDS = 4; // concurrency, busy, active (1 while subscribed), reserved (fetched ahead)
 export const CONCURRENCY = 0;
 export const BUSY = 1;
 export const ACTIVE = 2;
+export const RESERVED = 3;
 export const MAX_QUEUES = 1024;
 
 /** One queue's slots on this node, as a handler reads them (`this.slots()`). */

@@ -77,6 +77,7 @@ export class Heartbeat extends TickingActor {
       busy: running.length,
       quiet: this.ctx.lifecycle.quiet,
       rssKb: Math.round(process.memoryUsage.rss() / 1024),
+      reserved: this.ctx.jobs?.running.slots.totalReserved() ?? 0,
       workers,
     });
     if (signal !== undefined) this.onSignal(signal, running);

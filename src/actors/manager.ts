@@ -68,7 +68,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       q.globalConcurrency === undefined && this.classes.length === 0 && config.totalConcurrency === 0
         ? config.prefetch
         : 0;
-    this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf);
+    const table = ctx.jobs.running.slots;
+    const reservedChanged = (queue: string, count: number) => table.setReserved(queue, count);
+    this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, reservedChanged);
     const confirmsWrites = typeof config.redis !== 'string' && (config.redis.waitReplicas ?? 0) > 0;
     this.waits = new IdleWaits(
       ctx.redis,

@@ -11,6 +11,8 @@ export interface ProcessView {
   queues: unknown;
   concurrency: number | null;
   busy: number;
+  /** Jobs fetched ahead of a free slot (prefetch): taken from the queue, not started. */
+  reserved: number;
   beat: string | null;
   quiet: boolean;
   started_at: string | null;
@@ -32,6 +34,7 @@ export async function readProcesses({ redis, keys }: AdminContext): Promise<Proc
       queues: info?.queues ?? null,
       concurrency: num(info?.concurrency),
       busy: Number(hash.busy ?? 0),
+      reserved: Number(hash.reserved ?? 0),
       beat: hash.beat ? isoOf(Number(hash.beat)) : null,
       quiet: hash.quiet === 'true',
       started_at: isoOf(num(info?.started_at) ?? undefined),

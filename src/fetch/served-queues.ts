@@ -27,6 +27,8 @@ export class ServedQueues {
     private readonly keys: Keys,
     private readonly nodeId: string,
     private readonly prefetchOf: (q: ResolvedQueue) => number,
+    /** Told each queue's count of jobs fetched ahead whenever it changes (the work table shows it). */
+    private readonly reservedChanged: (queue: string, count: number) => void = () => undefined,
   ) {
     this.queues = configured.map((q) => this.toServed(q));
   }
@@ -57,6 +59,7 @@ export class ServedQueues {
   /** Stops serving `name`; returns how many jobs it held fetched ahead (they must go back to the queue). */
   remove(name: string): number {
     const reserved = this.get(name)?.reserved.length ?? 0;
+    if (reserved > 0) this.reservedChanged(name, 0);
     this.queues = this.queues.filter((q) => q.name !== name);
     return reserved;
   }
@@ -78,18 +81,25 @@ export class ServedQueues {
     const q = this.get(name);
     if (!q || q.reserved.length >= q.prefetch) return false;
     q.reserved.push(raw);
+    this.reservedChanged(name, q.reserved.length);
     return true;
   }
 
   /** The oldest job `name` holds fetched ahead, taken out of the reserve. */
   takeReserved(name: string): string | undefined {
-    return this.get(name)?.reserved.shift();
+    const q = this.get(name);
+    const raw = q?.reserved.shift();
+    if (q && raw !== undefined) this.reservedChanged(name, q.reserved.length);
+    return raw;
   }
 
   /** Forgets every job held fetched ahead (they go back to their queues); the queues that held any. */
   dropReserves(): string[] {
     const held = this.queues.filter((q) => q.reserved.length > 0);
-    for (const q of held) q.reserved = [];
+    for (const q of held) {
+      q.reserved = [];
+      this.reservedChanged(q.name, 0);
+    }
     return held.map((q) => q.name);
   }
 

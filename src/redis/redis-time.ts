@@ -36,6 +36,8 @@ export interface Beat {
   busy: number;
   quiet: boolean;
   rssKb: number;
+  /** Jobs fetched ahead of a free slot (prefetch), shown beside busy. */
+  reserved: number;
   /** The running-jobs hash, field -> value. */
   workers: Record<string, string>;
 }
@@ -50,6 +52,7 @@ export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Pr
     beat.busy,
     String(beat.quiet),
     beat.rssKb,
+    beat.reserved,
   ];
   for (const [field, value] of Object.entries(beat.workers)) argv.push(field, value);
   const scriptKeys = [

@@ -2,7 +2,7 @@
 // slots. It lives in a SharedArrayBuffer (layout: workers/work-table-layout.ts) so worker threads
 // read it too: a handler's `this.slots()` reads its queue's row there. Names map to rows on the main
 // thread, which alone subscribes queues and writes the table; each job's task carries its row.
-import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES } from '../../workers/work-table-layout';
+import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES, RESERVED } from '../../workers/work-table-layout';
 
 export { MAX_QUEUES };
 
@@ -26,6 +26,7 @@ export class WorkTable {
       if (row === undefined) throw new Error(`at most ${MAX_QUEUES} queues can be subscribed at once`);
       this.rows.set(queue, row);
       Atomics.store(this.cells, row * FIELDS + BUSY, 0);
+      Atomics.store(this.cells, row * FIELDS + RESERVED, 0);
     }
     Atomics.store(this.cells, row * FIELDS + CONCURRENCY, concurrency);
     Atomics.store(this.cells, row * FIELDS + ACTIVE, 1);
@@ -76,6 +77,18 @@ export class WorkTable {
   concurrency(queue: string): number {
     const row = this.rows.get(queue);
     return row === undefined ? 0 : Atomics.load(this.cells, row * FIELDS + CONCURRENCY);
+  }
+
+  /** Jobs of `queue` fetched ahead of a free slot (prefetch): in the backup list, not busy. */
+  setReserved(queue: string, count: number): void {
+    const row = this.rows.get(queue);
+    if (row !== undefined) Atomics.store(this.cells, row * FIELDS + RESERVED, count);
+  }
+
+  totalReserved(): number {
+    let total = 0;
+    for (const row of this.rows.values()) total += Atomics.load(this.cells, row * FIELDS + RESERVED);
+    return total;
   }
 
   totalBusy(): number {

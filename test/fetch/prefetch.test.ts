@@ -46,6 +46,13 @@ describe('jobs fetched ahead (prefetch)', () => {
     const out = t.out('ran');
     const jids = await enqueueTallies(node, 150, 200, out);
     await waitFor(async () => (await t.redis.llen(backupOf(node))) === 3, 10_000, '1 running and 2 fetched ahead');
+    // Shown as reserved in its process entry, beside busy (the dashboard's and the CLI's column).
+    const entry = t.keys.process(node.node.ctx.identity);
+    await waitFor(
+      async () => Number(await t.redis.hget(entry, 'reserved')) >= 1,
+      10_000,
+      'reserved in the process entry',
+    );
     await t.stop(node);
     const ran = await t.redis.lrange(out, 0, -1);
     const queued = await t.redis.lrange(t.keys.queue('q'), 0, -1);

@@ -18,10 +18,11 @@ ${CONNECTION_HELP}`,
     else
       printTable(
         out,
-        ['IDENTITY', 'BUSY', 'CONCURRENCY', 'BEAT', 'QUIET', 'QUEUES'],
+        ['IDENTITY', 'BUSY', 'RESERVED', 'CONCURRENCY', 'BEAT', 'QUIET', 'QUEUES'],
         views.map((p) => [
           p.identity,
           p.busy,
+          p.reserved,
           p.concurrency ?? '-',
           p.beat ?? '-',
           p.quiet ? 'yes' : 'no',

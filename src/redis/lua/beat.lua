@@ -11,8 +11,9 @@
 -- ARGV[1]  node id
 -- ARGV[2]  process identity
 -- ARGV[3]  seconds the process entry and running-jobs hash live without another beat
--- ARGV[4]  info (JSON), ARGV[5] busy, ARGV[6] quiet, ARGV[7] rss (KB): the entry's fields
--- ARGV[8..] the running-jobs hash: field, value, field, value...
+-- ARGV[4]  info (JSON), ARGV[5] busy, ARGV[6] quiet, ARGV[7] rss (KB), ARGV[8] reserved (jobs
+--          fetched ahead, nexq's own field): the entry's fields
+-- ARGV[9..] the running-jobs hash: field, value, field, value...
 -- Returns { the signal taken (nil when none), the beat's time in epoch seconds }.
 local time = redis.call('TIME')
 local now = time[1] .. '.' .. string.format('%06d', tonumber(time[2]))
@@ -20,8 +21,8 @@ local now = time[1] .. '.' .. string.format('%06d', tonumber(time[2]))
 -- script's writes that add only until its first write, so a full Redis still takes the beat and
 -- no other node reaps this one (docs/errors.md, "A full Redis").
 redis.call('DEL', KEYS[1])
-if #ARGV > 7 then
-  for first = 8, #ARGV, 1000 do
+if #ARGV > 8 then
+  for first = 9, #ARGV, 1000 do
     redis.call('HSET', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
   end
   redis.call('EXPIRE', KEYS[1], ARGV[3])
@@ -29,6 +30,7 @@ end
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[4], ARGV[2])
-redis.call('HSET', KEYS[5], 'info', ARGV[4], 'busy', ARGV[5], 'beat', now, 'quiet', ARGV[6], 'rss', ARGV[7], 'rtt_us', '0')
+redis.call('HSET', KEYS[5], 'info', ARGV[4], 'busy', ARGV[5], 'beat', now, 'quiet', ARGV[6], 'rss', ARGV[7], 'rtt_us', '0',
+  'reserved', ARGV[8])
 redis.call('EXPIRE', KEYS[5], ARGV[3])
 return { redis.call('RPOP', KEYS[6]), now }

@@ -202,7 +202,7 @@ export async function processesPage() {
     {},
     el('h2', {}, 'Processes'),
     table(
-      ['Identity', 'Node', 'Host', 'Pid', 'Queues', 'Concurrency', 'Busy', 'Last beat', 'Started', 'Quiet'],
+      ['Identity', 'Node', 'Host', 'Pid', 'Queues', 'Concurrency', 'Busy', 'Reserved', 'Last beat', 'Started', 'Quiet'],
       processes.map((p) => ({
         attrs: { 'data-identity': p.identity },
         cells: [
@@ -213,6 +213,7 @@ export async function processesPage() {
           Array.isArray(p.queues) ? p.queues.join(', ') : '–',
           p.concurrency ?? '–',
           number(p.busy),
+          number(p.reserved ?? 0),
           relative(p.beat),
           relative(p.started_at),
           p.quiet ? 'yes' : 'no',
