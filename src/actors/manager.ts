@@ -13,6 +13,8 @@
 //  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
 //  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no worker holds.
 //  6. Subscribe and unsubscribe queues at run time.
+//  7. Crash when ioredis ends one of its idle-wait connections for good (src/redis/ended.ts): the
+//     restarted manager opens fresh ones and reclaims what the old waits may have moved.
 import { Actor } from '../runtime';
 import { resolveQueue, ResolvedQueue } from '../../config/validate';
 import { COMMAND_TIMEOUT_MS } from '../redis/connection';
@@ -46,7 +48,8 @@ type Info =
   | { type: 'poll'; due?: true }
   | { type: 'slot_freed'; queue: string }
   | { type: 'reclaim'; queue: string }
-  | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error };
+  | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error }
+  | { type: 'connection_ended'; error: Error };
 
 /** How long one blocking wait of an idle queue lasts before it is sent again. */
 export const IDLE_WAIT_SECONDS = 2;
@@ -82,7 +85,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   constructor(private readonly ctx: JobsContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     this.queues = ctx.config.queues.map(toServed);
-    this.waits = new IdleWaits(ctx.redis);
+    // An idle-wait connection ioredis ended by itself: crash, the restart starts afresh.
+    this.waits = new IdleWaits(
+      () => ctx.redis,
+      (error) => this.send({ type: 'connection_ended', error }),
+    );
     this.reclaimer = new Reclaimer(ctx, this.name);
     // A job's runner outlives a restart of the manager that started it: it tells whichever runs now.
     const current = () => ctx.registry.whereis<Manager>(ActorNames.manager);
@@ -162,6 +169,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       this.pollNow();
       return;
     }
+    if (msg.type === 'connection_ended') throw msg.error;
     try {
       if (msg.type === 'woken') await this.woken(msg.queue, msg.fetched, msg.error);
       else await this.poll(msg.due === true);

@@ -5,6 +5,7 @@
 // may hold jobs not dispatched yet.
 import { BlockingFetch } from '../redis/blocking-fetch';
 import type { RedisClient } from '../redis/client';
+import type { ConnectionEndedError } from '../redis/ended';
 import type { Fetched, FetchQueue, ScriptedRedis } from '../redis/scripts';
 
 export type WaitFetch = (connection: ScriptedRedis) => Promise<Fetched>;
@@ -13,7 +14,14 @@ export class IdleWaits {
   private readonly connections = new Map<string, BlockingFetch>();
   private readonly out = new Map<string, FetchQueue>();
 
-  constructor(private readonly redis: RedisClient) {}
+  /**
+   * `redis`: the node's main client, asked for at each new connection; `onEnded`: a connection
+   * ioredis ended by itself (the owner crashes, and its restart starts afresh).
+   */
+  constructor(
+    private readonly redis: () => RedisClient,
+    private readonly onEnded: (err: ConnectionEndedError) => void,
+  ) {}
 
   /** An idle wait is out on `queue`. */
   has(queue: string): boolean {
@@ -27,7 +35,11 @@ export class IdleWaits {
    */
   start(queue: FetchQueue, seconds: number, fetch?: WaitFetch): Promise<Fetched | undefined> {
     let connection = this.connections.get(queue.name);
-    if (!connection) this.connections.set(queue.name, (connection = new BlockingFetch(this.redis)));
+    if (!connection)
+      this.connections.set(
+        queue.name,
+        (connection = new BlockingFetch(this.redis, this.onEnded, `the idle-wait connection of queue ${queue.name}`)),
+      );
     this.out.set(queue.name, queue);
     return connection.waitThenFetch(queue.queueKey, seconds, fetch);
   }

@@ -14,7 +14,10 @@ import type { RunningJobs } from '../run/running-jobs';
 
 export interface NodeContext {
   config: ResolvedConfig;
+  /** The main client; replaced by the redis-connection actor when ioredis ends it: read it at each use. */
   redis: ScriptedRedis;
+  /** Opens a fresh main client with the node's target and policy (not connected yet). */
+  openRedis: () => ScriptedRedis;
   keys: Keys;
   logger: Logger;
   registry: Registry;
@@ -55,6 +58,8 @@ export function runsJobs(ctx: NodeContext): ctx is JobsContext {
 
 /** Registered names of the node's actors. */
 export const ActorNames = {
+  redis: 'redis',
+  redisConnection: 'redis-connection',
   stats: 'stats',
   heartbeat: 'heartbeat',
   enqueuer: 'enqueuer',

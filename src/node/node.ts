@@ -4,7 +4,7 @@ import { Cluster, ReplyError } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from '../runtime';
-import { resolveConfig } from '../../config/validate';
+import { resolveConfig, ResolvedConfig } from '../../config/validate';
 import type { NexqConfig } from '../../config/defaults';
 import { JobEvents } from '../events/job-events';
 import { HandlerRegistry } from '../handlers/registry';
@@ -19,7 +19,7 @@ import { connectTarget, describeTarget, missingReplicas } from '../redis/connect
 import { AckBatcher } from '../redis/ack-batcher';
 import { backupQueuesOf } from '../redis/backups';
 import { Keys } from '../redis/keys';
-import { checkSlotsOn } from '../redis/scripts';
+import { checkSlotsOn, ScriptedRedis } from '../redis/scripts';
 import { requeueBackup } from '../redis/move-scripts';
 import { dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from './context';
@@ -28,6 +28,7 @@ import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { RunningJobs } from '../run/running-jobs';
 import { nodeTree } from '../../supervisors/node-tree';
+import { replaceEndedClient } from '../actors/redis-connection';
 import type { Supervisor } from '../../supervisors/supervisor';
 
 export interface NodeStartOptions extends NexqConfig {
@@ -63,22 +64,12 @@ export class NexqNode {
     // Every handler loads before anything connects: a bad one stops the start, naming its file.
     const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
     if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
-    const redis = connectTarget(resolved.redis);
-    // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
-    if (resolved.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
-    // ioredis reconnects by itself; say why the link dropped, once per outage (its messages hold
-    // no credentials), and when it is back.
-    let outage: string | undefined;
-    redis.on('error', (err: Error) => {
-      if (err.message !== outage) logger.warn(`redis: ${(outage = err.message)}`, { actor: 'redis' });
-    });
-    redis.on('ready', () => {
-      if (outage !== undefined) logger.info('redis: connected again', { actor: 'redis' });
-      outage = undefined;
-    });
+    const openRedis = () => openMainClient(resolved, logger);
+    const redis = openRedis();
     const ctx: NodeContext = {
       config: resolved,
       redis,
+      openRedis,
       keys: new Keys(resolved.namespace, resolved.keyLayout),
       logger,
       registry: new Registry(),
@@ -109,7 +100,7 @@ export class NexqNode {
           }),
           middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
           counters,
-          acks: new AckBatcher(redis, ctx.keys),
+          acks: new AckBatcher(() => ctx.redis, ctx.keys),
         };
       }
       const tree = await Actor.start(nodeTree(ctx));
@@ -126,7 +117,7 @@ export class NexqNode {
       await node.startMetrics();
     } catch (err) {
       await ctx.jobs?.pool.destroy().catch(() => {});
-      redis.disconnect();
+      ctx.redis.disconnect();
       throw err;
     }
     if (resolved.web) {
@@ -218,6 +209,25 @@ export class NexqNode {
 }
 
 /**
+ * The node's main client. ioredis reconnects by itself; the log says why the link dropped, once
+ * per outage (its messages hold no credentials), and when it is back.
+ */
+function openMainClient(config: ResolvedConfig, logger: Logger): ScriptedRedis {
+  const redis = connectTarget(config.redis);
+  // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
+  if (config.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
+  let outage: string | undefined;
+  redis.on('error', (err: Error) => {
+    if (err.message !== outage) logger.warn(`redis: ${(outage = err.message)}`, { actor: 'redis' });
+  });
+  redis.on('ready', () => {
+    if (outage !== undefined) logger.info('redis: connected again', { actor: 'redis' });
+    outage = undefined;
+  });
+  return redis;
+}
+
+/**
  * After the jobs stopped: a node with a generated id will never boot again under it, so it puts
  * its unfinished jobs back in their queues now. It leaves the node list only once it has no backup
  * left; otherwise its beat ages out and a survivor (or its own next boot) re-enqueues them.
@@ -264,7 +274,7 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
     clearTimeout(timer);
     redis.off('error', noteReason);
   }
-  const missing = await missingReplicas(redis, config.redis, ctx.keys.queues);
+  const missing = await missingReplicas(ctx.redis, config.redis, ctx.keys.queues);
   if (missing) logger.warn(missing, { actor: 'node' });
 }
 
@@ -272,15 +282,17 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
  * PING until Redis answers. A ping that times out while ioredis reconnects is sent again (the
  * command timeout must not end a node's wait); an error reply (NOAUTH, ...) fails the start.
  */
-async function pingUntilAnswered({ redis, config }: NodeContext, pinging: { stop: boolean }): Promise<void> {
+async function pingUntilAnswered(ctx: NodeContext, pinging: { stop: boolean }): Promise<void> {
   for (;;) {
     try {
-      await redis.ping();
+      await ctx.redis.ping();
       return;
     } catch (err) {
       if (err instanceof ReplyError)
-        throw new Error(`Redis at ${describeTarget(config.redis)} refused: ${(err as Error).message}`);
-      if (pinging.stop || redis.status === 'end') throw err;
+        throw new Error(`Redis at ${describeTarget(ctx.config.redis)} refused: ${(err as Error).message}`);
+      if (pinging.stop) throw err;
+      // ioredis gave up on it (src/redis/ended.ts): the start goes on with a fresh one.
+      if (ctx.redis.status === 'end') replaceEndedClient(ctx);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

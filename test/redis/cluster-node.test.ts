@@ -151,7 +151,7 @@ describe('a nexq node on a Redis Cluster', function () {
       runningKey: keys.running('idle'),
       count: 5,
     };
-    const wait = new BlockingFetch(client);
+    const wait = new BlockingFetch(() => client);
     try {
       const woken = wait.waitThenFetch(queue.queueKey, 10, (connection) =>
         fetchJobs(connection, keys, 'waiter', [queue]),
