@@ -9,7 +9,4 @@ async function main() {
   await nexq.stop();
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+main().catch((err) => { console.error(err); process.exitCode = 1; });

@@ -13,7 +13,4 @@ async function main() {
   process.once('SIGTERM', () => nexq.stop());
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+main().catch((err) => { console.error(err); process.exitCode = 1; });

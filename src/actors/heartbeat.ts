@@ -82,7 +82,7 @@ export class Heartbeat extends TickingActor {
         info: JSON.stringify(this.info()),
         busy: String(running.length),
         beat: String(Date.now() / 1000),
-        quiet: String(this.ctx.quiet),
+        quiet: String(this.ctx.lifecycle.quiet),
         rss: String(Math.round(process.memoryUsage.rss() / 1024)),
         rtt_us: '0',
       })
@@ -99,7 +99,7 @@ export class Heartbeat extends TickingActor {
     switch (signal) {
       case 'TSTP':
         logger.info('TSTP from Redis: quiet, no more jobs will be fetched', meta);
-        this.ctx.quiet = true;
+        this.ctx.lifecycle.goQuiet();
         return;
       case 'TERM':
         logger.info('TERM from Redis: stopping', meta);

@@ -11,6 +11,7 @@ import type { ScriptedRedis } from '../redis/scripts';
 import type { ThreadPool } from '../pool/thread-pool';
 import type { JobCounters } from '../run/job-counters';
 import type { RunningJobs } from '../run/running-jobs';
+import type { NodeLifecycle } from './lifecycle';
 
 export interface NodeContext {
   config: ResolvedConfig;
@@ -26,10 +27,8 @@ export interface NodeContext {
   startedAt: number;
   /** Absent in enqueuer mode. */
   jobs?: NodeJobs;
-  /** Set once the manager has put this node's backup lists back into their queues. */
-  rehydrated: boolean;
-  /** Quiet (Sidekiq's TSTP): the node runs what it has and fetches nothing more. */
-  quiet: boolean;
+  /** Rehydrated (backup lists back in their queues) and quiet (Sidekiq's TSTP): one-way steps. */
+  readonly lifecycle: NodeLifecycle;
   /** Typed job events for users' hooks and the metrics. */
   events: JobEvents;
   /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */

@@ -27,6 +27,7 @@ import { ThreadPool } from '../pool/thread-pool';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { RunningJobs } from '../run/running-jobs';
+import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
 import { replaceEndedClient } from '../actors/redis-connection';
 import type { Supervisor } from '../../supervisors/supervisor';
@@ -75,8 +76,7 @@ export class NexqNode {
       registry: new Registry(),
       identity,
       startedAt: Date.now() / 1000,
-      rehydrated: false,
-      quiet: false,
+      lifecycle: new NodeLifecycle(),
       events: new JobEvents(logger),
       requestStop: () => void node?.stop(),
     };

@@ -6,7 +6,7 @@
 import type { FetchedJob } from '../job/job';
 import { heldSlots } from '../redis/limits';
 import { nowSeconds } from '../job/time';
-import type { NodeContext } from '../node/context';
+import type { JobsContext } from '../node/context';
 import { ackJob, failJob, Held, releaseJob, requeueJob } from '../redis/scripts';
 import type { Fate } from './outcome';
 
@@ -16,7 +16,7 @@ export class JobSteps {
   private readonly index: string;
 
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: JobsContext,
     private readonly fetched: FetchedJob,
     private readonly backup: string,
   ) {
@@ -134,7 +134,7 @@ export class JobSteps {
   private ack(): Promise<boolean> {
     const { jobs, redis } = this.ctx;
     const { queue, raw, job } = this.fetched;
-    if (!this.held.lock && this.held.slots.length === 0 && jobs) return jobs.acks.ack(queue, this.backup, raw, job.jid);
+    if (!this.held.lock && this.held.slots.length === 0) return jobs.acks.ack(queue, this.backup, raw, job.jid);
     return ackJob(redis, this.index, this.backup, raw, job.jid, this.held);
   }
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { decodeJob } from '../../src/job/job';
 import { JobSteps } from '../../src/run/job-steps';
+import { runsJobs } from '../../src/node/context';
 import { fateOf } from '../../src/run/outcome';
 import { nowSeconds } from '../../src/job/time';
 import { useNodes, waitFor } from '../support/node';
@@ -30,7 +31,7 @@ describe('a queue limit across all nodes', () => {
     const out = t.out('bad-count');
     const node = await t.start({ queues: [{ name: 'default', concurrency: 5, globalConcurrency: 2 }, 'other'] });
     const { ctx } = node.node;
-    await waitFor(() => ctx.rehydrated, 5000, 'the boot re-hydration');
+    await waitFor(() => ctx.lifecycle.rehydrated, 5000, 'the boot re-hydration');
     await t.redis.hset(t.keys.running('default'), ctx.config.nodeId, 'x');
     await node.enqueue('default', 'Record', [t.url, out, 'limited']);
     await node.enqueue('other', 'Record', [t.url, out, 'other']);
@@ -94,10 +95,11 @@ describe('a queue limit across all nodes', () => {
   it('repeats no at-most-once step when a first try landed and only its reply was lost', async () => {
     const node = await t.start({ queues: [{ name: 'q', concurrency: 5, globalConcurrency: 3 }] });
     const { ctx } = node.node;
+    if (!runsJobs(ctx)) throw new Error('a node that runs jobs was started');
     const nodeId = ctx.config.nodeId;
     const backup = ctx.keys.backup(nodeId, 'q');
     // After the boot's re-hydration, which would put planted backup entries back in the queue.
-    await waitFor(() => ctx.rehydrated, 5000, 'the boot re-hydration');
+    await waitFor(() => ctx.lifecycle.rehydrated, 5000, 'the boot re-hydration');
     const plant = async (jid: string) => {
       // As a fetch leaves an at-most-once job: in the backup list, indexed as running here.
       const raw = JSON.stringify({ class: 'Record', args: [], jid, queue: 'q', at_most_once: true });

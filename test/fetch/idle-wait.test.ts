@@ -75,7 +75,7 @@ describe('idle wait', () => {
     const { ctx } = node.node;
     await waitingClient();
     // As TSTP does (the heartbeat sets it), at once, while the node waits in Redis.
-    ctx.quiet = true;
+    ctx.lifecycle.goQuiet();
     await node.enqueue(...record(1));
     await sleep(2500); // past the wait's own timeout, so a wait that was armed has answered
     expect(await t.records(t.out('idle'))).to.deep.equal([]);

@@ -1,0 +1,39 @@
+// What follows a fetch, a poll's or an idle wait's: each queue's new state recorded for the fetch
+// policy, queues whose keys Redis refused left out for a while, a call whose reply was lost
+// reclaimed, and one runner started per job taken, unless the queue's slots went meanwhile (its
+// concurrency lowered while a wait was out): those jobs go back to their queue.
+import type { Logger } from '../logger';
+import type { Fetched, FetchQueue } from '../redis/scripts';
+import type { WorkTable } from '../run/work-table';
+import type { Reclaimer } from './reclaimer';
+import type { ServedQueues } from './served-queues';
+
+/** What the hand-over works with: the manager's parts. */
+export interface HandOverParts {
+  queues: ServedQueues;
+  table: WorkTable;
+  reclaimer: Reclaimer;
+  dispatch(queue: string, backupKey: string, raw: string): Promise<void>;
+  queueFailed(queue: string, message: string): void;
+  logger: Logger;
+  actor: string;
+}
+
+export async function handOver(parts: HandOverParts, fetchQueues: FetchQueue[], fetched: Fetched): Promise<void> {
+  const { queues, table, reclaimer } = parts;
+  for (const [i, message] of fetched.errors) parts.queueFailed(fetchQueues[i].name, message);
+  // A call that failed may have moved jobs before its reply was lost: look for them before the next fetch.
+  if (fetched.unsure) for (const q of fetchQueues) reclaimer.queue(q.name);
+  for (const message of fetched.classErrors)
+    parts.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: parts.actor });
+  for (const [i, { name, backupKey }] of fetchQueues.entries()) {
+    queues.record(name, fetched.states[i]);
+    for (const raw of fetched.jobs[i]) {
+      if (table.free(name) <= 0) {
+        reclaimer.queue(name);
+        continue;
+      }
+      await parts.dispatch(name, backupKey, raw);
+    }
+  }
+}
