@@ -15,7 +15,8 @@ import { loggingMiddleware } from '../run/logging-middleware';
 import type { NodeMetrics } from '../metrics/prometheus';
 import type { MetricsServer } from '../metrics/server';
 import type { Middleware } from '../run/middleware';
-import { connectTarget, describeTarget, missingReplicas } from '../redis/connection';
+import { connectTarget, describeTarget } from '../redis/connection';
+import { replicationWarnings } from '../redis/replication-check';
 import { AckBatcher } from '../redis/ack-batcher';
 import { backupQueuesOf } from '../redis/backups';
 import { Keys } from '../redis/keys';
@@ -274,8 +275,8 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
     clearTimeout(timer);
     redis.off('error', noteReason);
   }
-  const missing = await missingReplicas(ctx.redis, config.redis, ctx.keys.queues);
-  if (missing) logger.warn(missing, { actor: 'node' });
+  for (const warning of await replicationWarnings(ctx.redis, config.redis, ctx.keys.queues))
+    logger.warn(warning, { actor: 'node' });
 }
 
 /**
