@@ -46,6 +46,14 @@ module.exports = {
       to: { path: 'node_modules/ioredis' },
     },
     {
+      name: 'scripts-read-config-only',
+      comment:
+        'scripts/ (the docs generator) reads config/, the bottom layer, and nothing above it (docs/internals.md, "Layers").',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: { path: '^(src|supervisors|workers)/' },
+    },
+    {
       name: 'every-module-in-a-layer',
       comment:
         'A module of src/, config/, workers/ or supervisors/ that no layer above names escapes the check: add its folder to LAYERS.',

@@ -60,11 +60,13 @@ export interface WebOptions {
 export interface NexqOptions {
   /**
    * A redis:// or rediss:// URL, or ioredis options: `{ sentinels: [{ host, port }], name }` for
-   * Sentinel, `waitReplicas` to confirm writes on replicas (see config/redis-options.ts).
+   * Sentinel, `{ cluster: [{ host, port }] }` for Redis Cluster, `waitReplicas` to confirm writes on
+   * replicas (see config/redis-options.ts, docs/reliability.md and docs/cluster.md).
    */
   redis: RedisTarget;
   /** Prefix of every key, joined with ':'. '' means no prefix (Sidekiq's layout). */
   namespace: string;
+  /** The queues this node serves: names, or `{ name, concurrency, globalConcurrency, weight }`. */
   queues: Array<string | QueueSpec>;
   /** Default per-queue concurrency on this node. */
   concurrency: number;
@@ -92,11 +94,17 @@ export interface NexqOptions {
   nodeId?: string;
   /** 'enqueuer' starts no manager, scheduler or threads: a producer only. */
   mode: 'default' | 'enqueuer';
-  /** Milliseconds between fetches when the queues were empty. */
+  /**
+   * Milliseconds: how often queues held back by a limit or paused are looked at; an idle node
+   * blocks on each empty queue, so new work starts at once.
+   */
   pollTimeout: number;
   /** Milliseconds between moves of due jobs out of `schedule` and `retry`. */
   schedulerPollTimeout: number;
-  /** Milliseconds `stop()` waits for running jobs; the rest stay in backup for the next boot. */
+  /**
+   * Milliseconds `stop()` waits for running jobs; the node puts the jobs it cuts off back in their
+   * queues (with a fixed `nodeId`, they stay in backup for its next boot).
+   */
   shutdownTimeout: number;
   /** Retries of a failed job whose `retry` field is `true`. */
   maxRetries: number;
@@ -105,10 +113,14 @@ export interface NexqOptions {
    * not say (Sidekiq's per-job `backtrace: true | n`): a count, `false`/0 none, `true` all (at most 100).
    */
   backtrace: boolean | number;
-  /** Cap of the dead set, by count and by age. */
+  /** Cap of the dead set by count: the oldest dead jobs go first. */
   deadMaxJobs: number;
+  /** Cap of the dead set by age, in seconds. */
   deadTimeoutSeconds: number;
-  /** Hard limit of one job's run, in milliseconds (0: none); past it the thread is terminated. */
+  /**
+   * Hard limit of one job's run, in milliseconds (0: none); past it the thread is terminated. With
+   * a timeout each job gets a thread of its own.
+   */
   jobTimeout: number;
   /** Worker threads that run handlers. */
   threads: number;
@@ -132,6 +144,10 @@ export interface NexqOptions {
   nodeTimeout: number;
   /** Seconds between this node's checks for dead nodes. */
   nodeCheckInterval: number;
+  /**
+   * Whose `retry_count` convention to write, `exq` or `sidekiq`; `sidekiq` when the namespace is
+   * `''` (see docs/compatibility.md).
+   */
   dialect: Dialect;
   /**
    * How keys are laid out (src/redis/keys.ts). 'shared': Exq's and Sidekiq's names. 'per-queue': each
@@ -140,9 +156,14 @@ export interface NexqOptions {
    * and a namespace without a hash tag, shared otherwise.
    */
   keyLayout: 'auto' | KeyLayout;
-  /** How job timestamps are written: float epoch seconds (Sidekiq 6/7, Exq) or integer epoch ms (Sidekiq 8). Both are read. */
+  /**
+   * How job timestamps are written: float epoch seconds (Sidekiq 6/7, Exq) or integer epoch ms
+   * (Sidekiq 8). Both are read.
+   */
   timestamps: TimestampFormat;
+  /** The least severe log lines written. */
   logLevel: LogLevel;
+  /** `pretty` lines for a terminal, or `json`: one object per line, a job's fields as fields. */
   logFormat: LogFormat;
   /** Jobs enqueued on cron schedules (UTC) by the nodes in 'default' mode; default none. */
   periodic: PeriodicSpec[];

@@ -7,7 +7,6 @@ import { parse as parseYaml } from 'yaml';
 import { closestName } from './closest-name';
 import { ConfigError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec, WebOptions } from './defaults';
-import type { RedisTarget } from './redis-options';
 import { layRedisParts, REDIS_ENV } from './redis-sources';
 import { resolveConfig } from './validate';
 
@@ -66,7 +65,8 @@ export function parseQueueList(text: string, key: string): QueueSpec[] {
     .map((part) => {
       const match = /^([^:\s]+)(?::(\d+))?$/.exec(part);
       if (!match) throw new ConfigError(key, 'a list like default:10,mail:5', text);
-      return match[2] === undefined ? { name: match[1] } : { name: match[1], concurrency: Number(match[2]) };
+      const [, name, concurrency] = match;
+      return concurrency ? { name, concurrency: Number(concurrency) } : { name };
     });
 }
 
@@ -91,12 +91,26 @@ export function envName(option: string): string {
 /** NEXQ_ variables of nexq's own tests, benchmarks and chaos runs, which no node reads. */
 const TOOLING_ENV = /^NEXQ_(TEST|BENCH|CHAOS)_|^NEXQ_CHROMIUM$/;
 
+/**
+ * The environment variables that set each option, as layerFromEnv reads them (docs/configuration.md
+ * lists them): NEXQ_ and the option's name, except `redis` (REDIS_URL and the NEXQ_REDIS_* parts),
+ * `metrics` (also its port and host) and `web` (its fields).
+ */
+export function envVariables(): Record<keyof NexqOptions, string[]> {
+  const names = Object.fromEntries(Object.keys(defaults()).map((key) => [key, [envName(key)]]));
+  return {
+    ...names,
+    redis: ['REDIS_URL', ...Object.values(REDIS_ENV)],
+    metrics: ['NEXQ_METRICS', 'NEXQ_METRICS_PORT', 'NEXQ_METRICS_HOST'],
+    web: WEB_VARS,
+  } as Record<keyof NexqOptions, string[]>;
+}
+
 /** Every NEXQ_ variable layerFromEnv reads. */
 function knownEnvNames(): string[] {
-  const options = Object.keys(defaults())
-    .filter((key) => key !== 'redis' && key !== 'web')
-    .map(envName);
-  return [...options, 'NEXQ_METRICS_PORT', 'NEXQ_METRICS_HOST', ...WEB_VARS, ...Object.values(REDIS_ENV)];
+  return Object.values(envVariables())
+    .flat()
+    .filter((name) => name.startsWith('NEXQ_'));
 }
 
 /** One warning per NEXQ_ variable no option reads: a misspelt one would be ignored silently. */
@@ -202,7 +216,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqC
 export function fileAndEnv(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
   const fromFile = file ? readConfigFile(file) : {};
   const fromEnv = layerFromEnv(env, fromFile);
-  const sources: ConfigSources = Object.fromEntries(Object.keys(fromFile).map((key) => [key, file!]));
+  const sources: ConfigSources = file ? Object.fromEntries(Object.keys(fromFile).map((key) => [key, file])) : {};
   return { config: layerConfig(fromFile, fromEnv.config), sources: { ...sources, ...fromEnv.sources } };
 }
 
