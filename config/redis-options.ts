@@ -15,9 +15,10 @@ export interface NexqRedisOptions extends RedisOptions {
   /** Seed nodes of a Redis Cluster. The other fields (password, tls, ...) apply to every node. */
   cluster?: HostPort[];
   /**
-   * After each write, `WAIT waitReplicas waitTimeout` on the same connection: a write fewer
-   * replicas acknowledged fails with UnconfirmedWriteError instead of succeeding. With one replica
-   * per master, a failover then cannot drop a write nexq counted as done. Default 0 (off).
+   * After each write, `WAIT` on the same connection: a write that fewer than `waitReplicas`
+   * replicas, or not every replica its master has had online, acknowledged within `waitTimeout`
+   * fails with UnconfirmedWriteError instead of succeeding, so a failover (forced or a crash)
+   * cannot drop a write nexq counted as done (docs/reliability.md). Default 0 (off).
    */
   waitReplicas?: number;
   /** Milliseconds WAIT blocks before a write counts as unconfirmed (default 1000). */
@@ -54,9 +55,9 @@ function hostPorts(value: unknown, key: string): HostPort[] {
     if (typeof entry !== 'object' || entry === null) throw new ConfigError(where, 'an object { host, port }', entry);
     const { host, port } = entry as Partial<HostPort>;
     if (typeof host !== 'string' || host === '') throw new ConfigError(`${where}.host`, 'a host name or address', host);
-    if (!Number.isInteger(port) || port! < 1 || port! > 65535)
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
       throw new ConfigError(`${where}.port`, 'a port number (1-65535)', port);
-    return { host, port: port! };
+    return { host, port };
   });
 }
 

@@ -18,7 +18,7 @@
 // manager own connections of their own and crash when ioredis ends one; they come last, so their
 // restart never restarts the job runners (which would cut running jobs off).
 // In 'enqueuer' mode the root holds the redis connection and the enqueuer.
-import { Actor } from '../src/runtime';
+import { Actor, describeReason } from '../src/runtime';
 import { Canceller } from '../src/actors/canceller';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
@@ -89,7 +89,10 @@ export function nodeTree(ctx: NodeContext): Supervisor {
 function logEvent(ctx: NodeContext, supervisor: string, event: SupervisorEvent): void {
   const meta = { actor: supervisor };
   if (event.type === 'child_exited')
-    ctx.logger.warn(`${event.id} exited: ${String((event.reason as Error)?.message ?? event.reason)}`, meta);
+    ctx.logger.warn(
+      `${event.id} exited: ${event.reason instanceof Error ? event.reason.message : describeReason(event.reason)}`,
+      meta,
+    );
   else if (event.type === 'child_restarted') ctx.logger.info(`${event.id} restarted`, meta);
   else ctx.logger.error(`gave up restarting ${event.id}`, meta);
 }

@@ -24,7 +24,7 @@ export class Canceller extends Actor<never, never, Info> {
     super({ name: ActorNames.canceller, registry: ctx.registry });
   }
 
-  protected override async init(): Promise<void> {
+  protected override init(): void {
     const subscriber = duplicateClient(this.ctx.redis, { commandTimeout: undefined, enableAutoPipelining: false });
     subscriber.on('error', () => {}); // the shared connection's errors are logged already
     subscriber.on('message', (channel: string, jid: string) => {
@@ -35,8 +35,8 @@ export class Canceller extends Actor<never, never, Info> {
       this.send({ type: 'ended', error }),
     );
     // Not awaited: a node starts while Redis is away too; the subscription is made once it answers.
-    subscriber.subscribe(this.ctx.keys.cancelChannel).catch((err: Error) => {
-      this.ctx.logger.warn(`cannot subscribe to cancel requests yet: ${err.message}`, { actor: this.name });
+    subscriber.subscribe(this.ctx.keys.cancelChannel).catch((err: unknown) => {
+      this.ctx.logger.warn(`cannot subscribe to cancel requests yet: ${(err as Error).message}`, { actor: this.name });
     });
   }
 

@@ -52,7 +52,11 @@ export class IdleWaits {
    */
   start(queue: FetchQueue, wakeOnly: boolean): Promise<Fetched | undefined> {
     let connection = this.connections.get(queue.name);
-    if (!connection) this.connections.set(queue.name, (connection = new BlockingFetch(this.redis, this.onEnded, `the idle-wait connection of queue ${queue.name}`)));
+    if (!connection)
+      this.connections.set(
+        queue.name,
+        (connection = new BlockingFetch(this.redis, this.onEnded, `the idle-wait connection of queue ${queue.name}`)),
+      );
     this.out.set(queue.name, queue);
     const fetch =
       wakeOnly || this.onlyWake ? undefined : (on: ScriptedRedis): Promise<Fetched> => this.fetch(on, queue);

@@ -106,7 +106,7 @@ export class NexqNode {
       }
       const tree = await Actor.start(nodeTree(ctx));
       node = new NexqNode(ctx, tree);
-      tree.exited.then((reason) => {
+      void tree.exited.then((reason) => {
         if (!isCleanExit(reason))
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
@@ -124,11 +124,12 @@ export class NexqNode {
     if (resolved.web) {
       // Served once the tree is up. A port that cannot be bound fails the start: the node stops again.
       const { web } = resolved;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when configured
       const { WebServer } = require('../web/server') as typeof import('../web/server');
       node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(
-        async (err) => {
+        async (err: unknown) => {
           await node.stop();
-          throw new Error(`web dashboard on ${web.host}:${web.port}: ${err.message}`);
+          throw new Error(`web dashboard on ${web.host}:${web.port}: ${(err as Error).message}`);
         },
       );
     }
@@ -141,6 +142,7 @@ export class NexqNode {
   /** This node's Prometheus metrics; counting from start with the `metrics` option, else from first use. */
   get metrics(): NodeMetrics {
     if (this.metricsInstance) return this.metricsInstance;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a getter loads prom-client on first use
     const { NodeMetrics } = require('../metrics/prometheus') as typeof import('../metrics/prometheus');
     return (this.metricsInstance = new NodeMetrics(this.ctx));
   }
@@ -154,11 +156,12 @@ export class NexqNode {
   private async startMetrics(): Promise<void> {
     const option = this.ctx.config.metrics;
     if (!option) return;
-    this.metrics;
+    const { handler } = this.metrics;
     if (typeof option !== 'object') return;
     try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when configured
       const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
-      this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host);
+      this.metricsServer = await serveMetrics(handler, option.port, option.host);
     } catch (err) {
       await this.stop().catch(() => {});
       throw err;
@@ -198,8 +201,8 @@ export class NexqNode {
       await this.metricsServer?.close();
       this.metricsInstance?.detach();
       await this.ctx.jobs?.pool.destroy();
-      await leaveNodeList(this.ctx).catch((err) =>
-        logger.error(`leaving the node list failed: ${err.message}`, { actor: 'node' }),
+      await leaveNodeList(this.ctx).catch((err: unknown) =>
+        logger.error(`leaving the node list failed: ${(err as Error).message}`, { actor: 'node' }),
       );
       await redis.quit().catch(() => redis.disconnect());
       logger.info('node stopped', { actor: 'node' });

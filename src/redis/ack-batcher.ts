@@ -50,7 +50,7 @@ export class AckBatcher {
       batch.forEach((ack, i) => {
         const result = results[i];
         if (typeof result === 'number') ack.resolve(result === 1);
-        else ack.reject(new Error(String(result)));
+        else ack.reject(new Error(result));
       });
     } catch (err) {
       // The call itself failed (Redis away, a timeout): each JobRunner retries its own ack.

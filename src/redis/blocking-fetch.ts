@@ -72,7 +72,7 @@ export class BlockingFetch {
       if (fetch) woken.catch(() => {});
       (fetch ? fetch(connection) : woken.then(() => undefined)).then(
         (value) => settle(() => resolve(value)),
-        (err: Error) => settle(() => reject(err)),
+        (err: unknown) => settle(() => reject(err instanceof Error ? err : new Error(String(err)))),
       );
     });
   }

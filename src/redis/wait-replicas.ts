@@ -97,8 +97,9 @@ type SendCommand = (command: Command, stream?: unknown) => unknown;
 
 /**
  * From now on, `client`'s writes resolve only once at least `replicas` replicas, and every replica
- * the master has had online (./replica-mark.ts), acknowledged them within `timeoutMs`. WAIT counts the writes of its own connection, so a write is
- * vouched for only by a WAIT sent on the socket that carried it; one whose socket is gone fails.
+ * the master has had online (./replica-mark.ts), acknowledged them within `timeoutMs`. WAIT counts
+ * the writes of its own connection, so a write is vouched for only by a WAIT sent on the socket
+ * that carried it; one whose socket is gone fails.
  * One WAIT at a time per socket: replies that arrive meanwhile wait for the next, which covers them.
  */
 export function confirmWrites(client: Redis, replicas: number, timeoutMs: number): void {
@@ -115,7 +116,7 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
     const asked = knownNeed(replid, replicas);
     let acked = Number(await send(new Command('wait', [asked, timeoutMs])));
     // (A demoted master refuses WAIT itself: "WAIT cannot be used with replica instances".)
-    const state = parseReplication(String(await info));
+    const state = parseReplication(await info);
     replid = state.replid;
     const needed = replicasNeeded(state, replicas);
     if (acked < needed && asked < needed) acked = Number(await send(new Command('wait', [needed, timeoutMs])));

@@ -33,8 +33,8 @@ describe('a nexq node on a Redis Cluster', function () {
   });
 
   after(async () => {
-    client?.disconnect();
-    await setup?.stop();
+    (client as typeof client | undefined)?.disconnect();
+    await (setup as typeof setup | undefined)?.stop();
   });
 
   const tagged = () => `{${t.ns}}`;
@@ -44,7 +44,7 @@ describe('a nexq node on a Redis Cluster', function () {
   it("refuses to start with Sidekiq's '' namespace, naming namespace", async () => {
     const refused = await Nexq.start({ redis: setup.redisOption(), namespace: '' }).then(
       () => 'started',
-      (err) => err,
+      (err: unknown) => err,
     );
     expect(refused).to.be.instanceOf(ConfigError);
     expect((refused as ConfigError).key).to.equal('namespace');

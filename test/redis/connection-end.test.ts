@@ -18,17 +18,17 @@ function endedLines(text: string): string[] {
 
 /** The next connect of `client` fails as a +switch-master heard mid-connect makes it fail: it ends. */
 function endOnNextConnect(client: RedisClient): void {
-  client.once('connecting', () => field<{ disconnect(): void }>(client, 'connector').disconnect());
+  client.once('connecting', () => (field(client, 'connector') as { disconnect(): void }).disconnect());
 }
 
 /** Cuts the socket: ioredis reconnects (and, after endOnNextConnect, ends). */
 function dropSocket(client: RedisClient): void {
-  field<{ destroy(): void }>(client, 'stream').destroy();
+  (field(client, 'stream') as { destroy(): void }).destroy();
 }
 
 /** Reads a private field of an actor: the connections are internal, and nothing else can end them. */
-function field<T>(object: unknown, name: string): T {
-  return (object as Record<string, T>)[name];
+function field(object: unknown, name: string): unknown {
+  return (object as Record<string, unknown>)[name];
 }
 
 describe('a connection ioredis ended is replaced', function () {
@@ -69,10 +69,10 @@ describe('a connection ioredis ended is replaced', function () {
     const logs = captureLogs();
     const node = await t.start({ logger: logs.logger });
     const manager = node.node.ctx.registry.whereis(ActorNames.manager);
-    const waits = field<Map<string, unknown>>(field(manager, 'waits'), 'connections');
+    const waits = field(field(manager, 'waits'), 'connections') as Map<string, unknown>;
     const blocking = await waitFor(() => {
       const wait = waits.get('default');
-      return wait ? field<RedisClient | undefined>(wait, 'connection') : undefined;
+      return wait ? (field(wait, 'connection') as RedisClient | undefined) : undefined;
     }, 5000);
     await waitFor(() => blocking.status === 'ready', 5000, 'the idle wait connected');
     // A closed idle-wait connection is dropped and the next wait opens a copy of the main client:
@@ -97,7 +97,7 @@ describe('a connection ioredis ended is replaced', function () {
     const logs = captureLogs();
     const node = await t.start({ logger: logs.logger });
     const canceller = node.node.ctx.registry.whereis(ActorNames.canceller);
-    const subscriber = field<Redis>(canceller, 'subscriber');
+    const subscriber = field(canceller, 'subscriber') as Redis;
     await waitFor(() => subscriber.status === 'ready', 5000, 'the subscriber connected');
     endOnNextConnect(subscriber);
     dropSocket(subscriber);

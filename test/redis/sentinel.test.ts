@@ -23,7 +23,7 @@ describe('Sentinel', function () {
   });
 
   after(async () => {
-    await setup?.stop();
+    await (setup as SentinelSetup | undefined)?.stop();
   });
 
   it('enqueues from the CLI through the sentinels and runs the job on a node', async () => {

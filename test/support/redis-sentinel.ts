@@ -154,7 +154,10 @@ export class SentinelSetup {
     const from = await this.masterPort();
     const killed = this.servers.find((s) => s.port === from)!;
     await killed.kill9();
-    return this.switched(from, () => killed.launch());
+    // It was a master: Sentinel's CONFIG REWRITE would have dropped its replicaof, but these
+    // servers have no config file, so it is dropped here (else it would come back a replica of
+    // whichever server it first replicated, which may be a replica now).
+    return this.switched(from, () => killed.launch(['--replicaof', 'no', 'one']));
   }
 
   private async switched(from: number, beforeRejoin?: () => Promise<void>): Promise<{ from: number; to: number }> {
@@ -188,7 +191,15 @@ export class SentinelSetup {
       },
       90_000,
       `port ${from} (and every other replica) to rejoin as a replica of ${to}`,
-    );
+    ).catch(async (err: unknown) => {
+      const states = await Promise.all(
+        this.servers.map(async (s) => {
+          const info = await this.askServer(s.port, (c) => c.info('replication')).catch(() => '');
+          return `${s.port}: ${/role:(\w+)/.exec(info)?.[1] ?? '?'} of ${/master_port:(\d+)/.exec(info)?.[1] ?? '-'}`;
+        }),
+      );
+      throw new Error(`${(err as Error).message} (${states.join('; ')})`);
+    });
     return { from, to };
   }
 

@@ -89,8 +89,11 @@ export class RedisServer {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Starts redis-server (again) on the same port and data dir, and waits until it answers. */
-  async launch(): Promise<void> {
+  /**
+   * Starts redis-server (again) on the same port and data dir, and waits until it answers.
+   * `extraArgs` go after the options' own (a later argument wins).
+   */
+  async launch(extraArgs: string[] = []): Promise<void> {
     if (this.running) return;
     const child = spawn(
       'redis-server',
@@ -126,6 +129,7 @@ export class RedisServer {
         '--logfile',
         path.join(this.dir, 'redis.log'),
         ...(this.options.args ?? []),
+        ...extraArgs,
       ],
       { stdio: 'ignore' },
     );
