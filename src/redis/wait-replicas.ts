@@ -112,7 +112,7 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
 
   /** INFO replication then WAIT, pipelined on one socket; a second WAIT when INFO asks for more. */
   const confirm = async (): Promise<Error | undefined> => {
-    const info = send(new Command('info', ['replication'])) as Promise<string>;
+    const info = send(new Command('info', ['replication'], { replyEncoding: 'utf8' })) as Promise<string>;
     const asked = knownNeed(replid, replicas);
     let acked = Number(await send(new Command('wait', [asked, timeoutMs])));
     // (A demoted master refuses WAIT itself: "WAIT cannot be used with replica instances".)

@@ -103,7 +103,12 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
 
     const switches: Switch[] = [];
     const at = async (round: number, kind: Switch['kind'], act: () => Promise<unknown>) => {
-      await waitFor(() => confirmations.length > 0 && Date.now() - confirmations.at(-1)! < 100, 60_000, 'writes');
+      await waitFor(() => confirmations.length > 0 && Date.now() - confirmations.at(-1)! < 100, 60_000, 'writes').catch(
+        (err: unknown) => {
+          if (process.env.NEXQ_TEST_LOGS) console.log(logs.text());
+          throw new Error(`${(err as Error).message}: confirmed ${confirmed.size}, refused ${refused}, ran ${ran}`);
+        },
+      );
       await sleep(2000); // steady production before the switch
       const start = Date.now();
       await act();
