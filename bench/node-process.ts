@@ -99,7 +99,8 @@ async function main(): Promise<void> {
   const progress = setInterval(() => send({ type: 'progress', acked, failed }), PROGRESS_MS);
   progress.unref();
   maybeDone();
-  process.on('message', (msg: ParentMessage) => {
+  process.on('message', (posted: unknown) => {
+    const msg = posted as Partial<ParentMessage> | null | undefined;
     if (msg?.type !== 'stop') return;
     stopping = true;
     clearInterval(progress);
@@ -117,7 +118,7 @@ process.on('disconnect', () => {
   if (!stopping) process.exit(2);
 });
 
-main().catch((err) => {
+main().catch((err: unknown) => {
   send({ type: 'error', message: (err as Error).stack ?? String(err) });
   process.exit(1);
 });

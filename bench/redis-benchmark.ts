@@ -34,7 +34,7 @@ export function runRedisBenchmark(port: number, pipeline: number, requests = CEI
       // -q rewrites a progress line with \r; the final line of each test has "requests per second".
       for (const line of stdout.split(/[\r\n]+/)) {
         const m = /^(\w+): ([\d.]+) requests per second(?:, p50=([\d.]+) msec)?/.exec(line.trim());
-        if (m) tests[m[1]] = { rps: Number(m[2]), p50Ms: Number(m[3] ?? NaN) };
+        if (m) tests[m[1]] = { rps: Number(m[2]), p50Ms: Number(m.at(3) ?? NaN) }; // no p50: NaN
       }
       if (Object.keys(tests).length === 0) {
         reject(new Error(`redis-benchmark printed no results: ${stdout.slice(0, 200)}`));

@@ -68,7 +68,7 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
   if (options.peers) {
     const workloads = { w1: wants(options, 'W1'), w2: wants(options, 'W2'), w3: wants(options, 'W3') };
-    const peers = (await step('peers setup', async () => preparePeers(ctx.log, options.peers))) ?? [];
+    const peers = (await step('peers setup', () => Promise.resolve(preparePeers(ctx.log, options.peers)))) ?? [];
     results.peers = [];
     for (const peer of peers) results.peers.push(await runPeer(ctx, peer, workloads));
   }
@@ -149,8 +149,8 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
     process.exit(1);
   },
 );

@@ -38,7 +38,8 @@ export class UnknownOptionError extends ConfigError {
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   try {
-    return JSON.stringify(value) ?? String(value);
+    const json = JSON.stringify(value) as string | undefined; // undefined for a function (lib.d.ts says string)
+    return json ?? String(value);
   } catch {
     return String(value);
   }

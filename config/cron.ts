@@ -25,9 +25,8 @@ interface FieldSpec {
   max: number;
   /** Value of `*` at the top end (day-of-week: 6, although 7 is accepted as Sunday). */
   starMax?: number;
-  names?: readonly string[];
-  /** The value the first name stands for. */
-  namesFrom?: number;
+  /** Names the field takes, and the value the first one stands for. */
+  names?: { list: readonly string[]; from: number };
 }
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] as const;
@@ -37,10 +36,10 @@ const SECOND: FieldSpec = { name: 'second', min: 0, max: 59 };
 const MINUTE: FieldSpec = { name: 'minute', min: 0, max: 59 };
 const HOUR: FieldSpec = { name: 'hour', min: 0, max: 23 };
 const DAY_OF_MONTH: FieldSpec = { name: 'day-of-month', min: 1, max: 31 };
-const MONTH: FieldSpec = { name: 'month', min: 1, max: 12, names: MONTHS, namesFrom: 1 };
-const DAY_OF_WEEK: FieldSpec = { name: 'day-of-week', min: 0, max: 7, starMax: 6, names: DAYS, namesFrom: 0 };
+const MONTH: FieldSpec = { name: 'month', min: 1, max: 12, names: { list: MONTHS, from: 1 } };
+const DAY_OF_WEEK: FieldSpec = { name: 'day-of-week', min: 0, max: 7, starMax: 6, names: { list: DAYS, from: 0 } };
 
-const MACROS: Record<string, string> = {
+const MACROS: Partial<Record<string, string>> = {
   '@yearly': '0 0 1 1 *',
   '@annually': '0 0 1 1 *',
   '@monthly': '0 0 1 * *',
@@ -59,14 +58,16 @@ const HORIZON_SECONDS = 401 * 366 * 86_400;
 /** A parsed field: the values it allows, sorted. */
 function parseField(text: string, spec: FieldSpec): number[] {
   const values = new Set<number>();
-  const fail = (why: string): never => {
+  // Typed on the name, so the checker knows a call to it does not return.
+  const fail: (why: string) => never = (why) => {
     throw new CronError(`${spec.name} field ${JSON.stringify(text)}: ${why}`);
   };
   for (const part of text.split(',')) {
     if (part === '') fail('empty item in a list');
     const match = /^(\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)(?:\/(.*))?$/.exec(part);
     if (!match) fail(`${JSON.stringify(part)} is not *, a number, a range a-b, or one of those with /step`);
-    const [, range, stepText] = match!;
+    const range = match[1];
+    const stepText = match.at(2); // undefined when there is no /step (lib.d.ts types every group as string)
     let step = 1;
     if (stepText !== undefined) {
       if (!/^\d+$/.test(stepText) || Number(stepText) < 1)
@@ -99,15 +100,11 @@ function value(text: string, spec: FieldSpec, fail: (why: string) => never): num
     if (n < spec.min || n > spec.max) fail(`${text} is out of range ${spec.min}-${spec.max}`);
     return n;
   }
-  const index = spec.names?.indexOf(text.toUpperCase()) ?? -1;
-  if (index < 0) {
-    fail(
-      spec.names
-        ? `${JSON.stringify(text)} is neither a number nor one of ${spec.names.join(', ')}`
-        : `${JSON.stringify(text)} is not a number`,
-    );
-  }
-  return index + spec.namesFrom!;
+  const { names } = spec;
+  const index = names ? names.list.indexOf(text.toUpperCase()) : -1;
+  if (!names) return fail(`${JSON.stringify(text)} is not a number`);
+  if (index < 0) fail(`${JSON.stringify(text)} is neither a number nor one of ${names.list.join(', ')}`);
+  return index + names.from;
 }
 
 function lookup(values: number[]): boolean[] {

@@ -53,7 +53,7 @@ function hostPorts(value: unknown, key: string): HostPort[] {
   return value.map((entry: unknown, i) => {
     const where = `${key}[${i}]`;
     if (typeof entry !== 'object' || entry === null) throw new ConfigError(where, 'an object { host, port }', entry);
-    const { host, port } = entry as Partial<HostPort>;
+    const { host, port } = entry as { host?: unknown; port?: unknown };
     if (typeof host !== 'string' || host === '') throw new ConfigError(`${where}.host`, 'a host name or address', host);
     if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
       throw new ConfigError(`${where}.port`, 'a port number (1-65535)', port);

@@ -51,13 +51,23 @@ function integer(config: NexqOptions, key: keyof NexqOptions, min: number): void
   }
 }
 
+// Options come from files, the environment and JavaScript callers: whatever the types say, any
+// value can stand where an object is expected, so these checks take unknown.
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
+function isPlainObject(value: unknown): boolean {
+  return isObject(value) && !Array.isArray(value);
+}
+
 function oneOf(config: NexqOptions, key: keyof NexqOptions, allowed: string[]): void {
   if (!allowed.includes(config[key] as string)) throw new ConfigError(key, `one of ${allowed.join(', ')}`, config[key]);
 }
 
 export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: number, key: string): ResolvedQueue {
   const spec = typeof entry === 'string' ? { name: entry } : entry;
-  if (typeof spec !== 'object' || spec === null || !isQueueName(spec.name)) {
+  if (!isObject(spec) || !isQueueName(spec.name)) {
     throw new ConfigError(key, 'a queue name (no spaces or colons) or { name, concurrency }', entry);
   }
   const concurrency = spec.concurrency ?? fallbackConcurrency;
@@ -100,18 +110,14 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     if (names.has(q.name)) throw new ConfigError('queues', 'a list without repeated names', q.name);
     names.add(q.name);
   }
-  if (
-    typeof merged.classConcurrency !== 'object' ||
-    merged.classConcurrency === null ||
-    Array.isArray(merged.classConcurrency)
-  ) {
+  if (!isPlainObject(merged.classConcurrency)) {
     throw new ConfigError('classConcurrency', 'an object of class name -> limit', merged.classConcurrency);
   }
   for (const [name, limit] of Object.entries(merged.classConcurrency)) {
     if (!Number.isInteger(limit) || limit < 1)
       throw new ConfigError(`classConcurrency.${name}`, 'an integer >= 1', limit);
   }
-  if (typeof merged.jobs !== 'object' || merged.jobs === null || Array.isArray(merged.jobs)) {
+  if (!isPlainObject(merged.jobs)) {
     throw new ConfigError('jobs', 'an object of class name -> module path', merged.jobs);
   }
   for (const [name, file] of Object.entries(merged.jobs)) {

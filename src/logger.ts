@@ -17,8 +17,12 @@ export interface LoggerOptions {
  */
 const PRETTY_OMITS = new Set(['node', 'jid', 'class', 'queue', 'retryCount', 'durationMs', 'error']);
 
+/** What nexq's lines carry: `timestamp()` adds the time; every call passes text and an actor's name. */
+type LineInfo = winston.Logform.TransformableInfo & { timestamp: string; message: string; actor?: string };
+
 /** A pretty line: time, level, `[actor]`, the text, other fields as JSON, then a failure's stack frames. */
-function prettyLine({ timestamp, level, message, actor, error, ...rest }: winston.Logform.TransformableInfo): string {
+function prettyLine(info: winston.Logform.TransformableInfo): string {
+  const { timestamp, level, message, actor, error, ...rest } = info as LineInfo;
   const fields = Object.fromEntries(Object.entries(rest).filter(([key]) => !PRETTY_OMITS.has(key)));
   const extra = Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : '';
   const stack = (error as { stack?: unknown } | undefined)?.stack;

@@ -106,11 +106,13 @@ export class Nexq {
     if (!found) return undefined;
     const job = jsonObject(found.raw);
     const { key: _key, indexEntry: _entry, ...info } = found;
+    const nacks = job?.nacks;
+    const retryCount = job?.retry_count;
     return {
       ...info,
       job,
-      nacks: Number.isInteger(job?.nacks) ? (job!.nacks as number) : 0,
-      retryCount: Number.isInteger(job?.retry_count) ? (job!.retry_count as number) : undefined,
+      nacks: Number.isInteger(nacks) ? (nacks as number) : 0,
+      retryCount: Number.isInteger(retryCount) ? (retryCount as number) : undefined,
       errorBacktrace: readBacktrace(job?.error_backtrace),
     };
   }

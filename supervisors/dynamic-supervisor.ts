@@ -5,7 +5,7 @@
 //  2. Restart permanent / transient children by the same rules and intensity as `Supervisor`.
 //  3. On stop, stop every child at once (they are independent) and wait for each up to its
 //     shutdown timeout: for job runners this is the graceful drain of running jobs.
-import { Actor, ActorExitedError, ActorOptions, Down } from '../src/runtime';
+import { Actor, ActorExitedError, ActorOptions, AnyActor, Down, isDown } from '../src/runtime';
 import { RestartIntensity, RestartIntensityError } from './restart-intensity';
 import { ChildSpec, DEFAULT_SHUTDOWN_MS, shouldRestart } from './supervisor';
 
@@ -15,7 +15,7 @@ export interface DynamicSupervisorOptions extends ActorOptions {
 }
 
 export class DynamicSupervisor extends Actor<never, never, Down> {
-  private readonly children = new Map<number, { spec: ChildSpec; actor: Actor<any, any, any> }>();
+  private readonly children = new Map<number, { spec: ChildSpec; actor: AnyActor }>();
   private readonly intensity: RestartIntensity;
 
   constructor(options: DynamicSupervisorOptions = {}) {
@@ -28,7 +28,7 @@ export class DynamicSupervisor extends Actor<never, never, Down> {
   }
 
   /** Starts a child from `spec` (temporary unless it says otherwise) and supervises it. */
-  async startChild<A extends Actor<any, any, any>>(spec: ChildSpec): Promise<A> {
+  async startChild<A extends AnyActor>(spec: ChildSpec): Promise<A> {
     if (!this.alive) throw new ActorExitedError(this.name, 'stopping');
     const actor = await spec.start();
     this.adopt({ restart: 'temporary', ...spec }, actor);
@@ -36,7 +36,7 @@ export class DynamicSupervisor extends Actor<never, never, Down> {
   }
 
   protected override async handleInfo(msg: Down): Promise<void> {
-    if (msg.type !== 'DOWN') return;
+    if (!isDown(msg)) return; // only monitors' notices come here
     const child = this.children.get(msg.ref);
     if (!child) return;
     this.children.delete(msg.ref);
@@ -64,7 +64,7 @@ export class DynamicSupervisor extends Actor<never, never, Down> {
     );
   }
 
-  private adopt(spec: ChildSpec, actor: Actor<any, any, any>): void {
+  private adopt(spec: ChildSpec, actor: AnyActor): void {
     if (!this.alive) {
       void actor.stop('shutdown', spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS);
       throw new ActorExitedError(this.name, 'stopping');

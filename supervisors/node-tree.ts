@@ -3,6 +3,7 @@
 //
 //   nexq.root (rest_for_one: a child's restart restarts every child after it, which depends on it)
 //   ├─ redis        (one_for_one) redis-connection: owns the main client, replaced when ioredis ends it
+//   ├─ clock-watch  keeps the node's clock on Redis' time, warns when this machine's is off
 //   ├─ stats        flushes the processed/failed counters
 //   ├─ heartbeat    process entry in Redis
 //   ├─ enqueuer     writes new jobs
@@ -17,9 +18,10 @@
 // else: the redis-connection actor sits under a supervisor of its own. The canceller and the
 // manager own connections of their own and crash when ioredis ends one; they come last, so their
 // restart never restarts the job runners (which would cut running jobs off).
-// In 'enqueuer' mode the root holds the redis connection and the enqueuer.
-import { Actor, describeReason } from '../src/runtime';
+// In 'enqueuer' mode the root holds the redis connection, the clock watch and the enqueuer.
+import { Actor } from '../src/runtime';
 import { Canceller } from '../src/actors/canceller';
+import { ClockWatch } from '../src/actors/clock-watch';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
 import { Manager, MANAGER_SHUTDOWN_MS } from '../src/actors/manager';
@@ -50,10 +52,12 @@ export function nodeTree(ctx: NodeContext): Supervisor {
         }),
       ),
   };
+  const clockWatch: ChildSpec = { id: ActorNames.clockWatch, start: () => Actor.start(new ClockWatch(ctx)) };
   const children: ChildSpec[] = !runsJobs(ctx)
-    ? [redis, enqueuer]
+    ? [redis, clockWatch, enqueuer]
     : [
         redis,
+        clockWatch,
         { id: ActorNames.stats, start: () => Actor.start(new Stats(ctx)) },
         { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
         enqueuer,
@@ -89,10 +93,12 @@ export function nodeTree(ctx: NodeContext): Supervisor {
 function logEvent(ctx: NodeContext, supervisor: string, event: SupervisorEvent): void {
   const meta = { actor: supervisor };
   if (event.type === 'child_exited')
-    ctx.logger.warn(
-      `${event.id} exited: ${event.reason instanceof Error ? event.reason.message : describeReason(event.reason)}`,
-      meta,
-    );
+    ctx.logger.warn(`${event.id} exited: ${String(messageOf(event.reason) ?? event.reason)}`, meta);
   else if (event.type === 'child_restarted') ctx.logger.info(`${event.id} restarted`, meta);
   else ctx.logger.error(`gave up restarting ${event.id}`, meta);
+}
+
+/** An Error's message (or any object's `message`); undefined for other reasons ('normal', a string). */
+function messageOf(reason: unknown): unknown {
+  return (reason as { message?: unknown } | null | undefined)?.message;
 }

@@ -7,7 +7,7 @@
 //  3. Enforce restart intensity: more than `maxRestarts` in `maxSeconds` and the supervisor gives
 //     up, stops its children and exits with RestartIntensityError, so its own parent decides.
 //  4. On stop, stop the children in reverse start order, each within its shutdown timeout.
-import { Actor, ActorOptions, Down, ExitReason, isCleanExit } from '../src/runtime';
+import { Actor, ActorOptions, AnyActor, Down, ExitReason, isCleanExit, isDown } from '../src/runtime';
 import { RestartIntensity, RestartIntensityError } from './restart-intensity';
 
 export type RestartType = 'permanent' | 'transient' | 'temporary';
@@ -16,7 +16,7 @@ export type Strategy = 'one_for_one' | 'rest_for_one' | 'one_for_all';
 export interface ChildSpec {
   id: string;
   /** Builds and starts the child; resolves once its `init` is done (use `Actor.start`). */
-  start: () => Promise<Actor<any, any, any>>;
+  start: () => Promise<AnyActor>;
   restart?: RestartType;
   /** How long the child's `terminate` may take on stop before it is killed. Default 5000. */
   shutdownMs?: number;
@@ -40,8 +40,8 @@ export type SupervisorCall = { type: 'which_children' };
 
 interface Running {
   spec: ChildSpec;
-  actor?: Actor<any, any, any>;
-  ref?: number;
+  /** Set while the child runs: the actor and this supervisor's monitor of it. */
+  running?: { actor: AnyActor; ref: number };
 }
 
 export const DEFAULT_SHUTDOWN_MS = 5000;
@@ -66,8 +66,8 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
   }
 
   /** The running child with this id, if any. */
-  child<A extends Actor<any, any, any>>(id: string): A | undefined {
-    return this.children.find((c) => c.spec.id === id)?.actor as A | undefined;
+  child<A extends AnyActor>(id: string): A | undefined {
+    return this.children.find((c) => c.spec.id === id)?.running?.actor as A | undefined;
   }
 
   protected override async init(): Promise<void> {
@@ -80,19 +80,22 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
   }
 
   protected override handleCall(msg: SupervisorCall): unknown {
-    if (msg.type === 'which_children') {
-      return this.children.map((c) => ({ id: c.spec.id, alive: c.actor?.alive ?? false, name: c.actor?.name }));
-    }
-    return super.handleCall(msg);
+    // The type allows one call; an untyped caller's other message is the runtime's error.
+    const type: unknown = msg.type;
+    if (type !== 'which_children') return super.handleCall(msg);
+    return this.children.map(({ spec, running }) => ({
+      id: spec.id,
+      alive: running?.actor.alive ?? false,
+      name: running?.actor.name,
+    }));
   }
 
   protected override async handleInfo(msg: Down): Promise<void> {
-    if (msg.type !== 'DOWN') return;
-    const index = this.children.findIndex((c) => c.ref === msg.ref);
+    if (!isDown(msg)) return; // only monitors' notices come here
+    const index = this.children.findIndex((c) => c.running?.ref === msg.ref);
     if (index < 0) return; // a child we stopped on purpose
     const child = this.children[index];
-    child.actor = undefined;
-    child.ref = undefined;
+    child.running = undefined;
     this.onEvent({ type: 'child_exited', id: child.spec.id, reason: msg.reason });
     if (!shouldRestart(child.spec.restart ?? 'permanent', msg.reason)) return;
 
@@ -135,19 +138,17 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
 
   private async startChild(child: Running): Promise<void> {
     const actor = await child.spec.start();
-    child.actor = actor;
-    child.ref = this.monitor(actor);
+    child.running = { actor, ref: this.monitor(actor) };
   }
 
   /** Stops the given children (those running) one at a time, in reverse order. */
   private async stopChildren(children: Running[]): Promise<void> {
     for (const child of [...children].reverse()) {
-      const actor = child.actor;
-      if (!actor) continue;
-      this.demonitor(actor, child.ref!);
-      child.actor = undefined;
-      child.ref = undefined;
-      await actor.stop('shutdown', child.spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS);
+      const { running } = child;
+      if (!running) continue;
+      this.demonitor(running.actor, running.ref);
+      child.running = undefined;
+      await running.actor.stop('shutdown', child.spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS);
     }
   }
 }

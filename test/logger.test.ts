@@ -22,7 +22,12 @@ describe('logging', () => {
 
     it('connects with it and never writes it to the log', async () => {
       const lines: string[] = [];
-      const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+      const sink = new Writable({
+        write: (chunk, _enc, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      });
       const logger = winston.createLogger({
         level: 'debug',
         format: winston.format.json(),

@@ -130,7 +130,7 @@ describe('Redis over TLS', () => {
       },
     );
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => (stderr += String(d)));
     try {
       await waitFor(() => stderr.includes('started'), 15_000, 'the node to start over TLS');
       expect(stderr).to.include(`rediss://127.0.0.1:${server.port}`);

@@ -26,8 +26,9 @@ export class HandlerLoadError extends Error {
   override readonly name = 'HandlerLoadError';
 }
 
-function findPerform(mod: Record<string, any>, file: string): Perform {
-  const candidates = [mod.perform, mod.default?.perform, mod.default];
+function findPerform(mod: Record<string, unknown>, file: string): Perform {
+  const fallback = mod.default;
+  const candidates = [mod.perform, (fallback as { perform?: unknown } | null | undefined)?.perform, fallback];
   for (const candidate of candidates) if (typeof candidate === 'function') return candidate as Perform;
   throw new HandlerLoadError(`${file} exports no perform function (named, default, or default.perform)`);
 }
@@ -56,8 +57,8 @@ export function loadPerform(file: string): Promise<Perform> {
   let perform = loaded.get(file);
   if (!perform) {
     perform = import(pathToFileURL(file).href).then(
-      (mod) => findPerform(mod, file),
-      (err) => {
+      (mod: Record<string, unknown>) => findPerform(mod, file),
+      (err: unknown) => {
         const failure = new HandlerLoadError(describeLoadFailure(file, err), { cause: err });
         // Its stack is the module's: the frame that threw while the module ran, if any.
         if (err instanceof Error && err.stack)

@@ -2,6 +2,8 @@
 // (thread-entry.ts) runs jobs with it on worker threads; nexq/testing runs the same function
 // in-process, so a test runs a handler exactly the way a node does. Never imports Redis.
 import { inspect } from 'node:util';
+import type { JobPayload } from '../src/job/job';
+import { countOf } from '../src/job/json-object';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
 import { JobContext, loadPerform } from './handler-loader';
@@ -20,7 +22,7 @@ export interface PerformObserver {
 export function toThrownError(value: unknown): ThrownError {
   if (value instanceof Error) {
     return {
-      class: value.name || value.constructor?.name || 'Error',
+      class: value.name || (value.constructor as { name?: string } | undefined)?.name || 'Error',
       message: value.message,
       backtrace: handlerFrames(value.stack),
     };
@@ -31,7 +33,8 @@ export function toThrownError(value: unknown): ThrownError {
 /** Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. */
 export async function performTask(task: JobTask, observer: PerformObserver = {}): Promise<JobOutcome> {
   try {
-    const job = JSON.parse(task.raw);
+    // Decoded (checked) on the main thread before it came here.
+    const job = JSON.parse(task.raw) as JobPayload;
     let args: unknown[] = job.args;
     if (task.activeJob) {
       const wrapped = args[0] as { arguments?: unknown } | undefined;
@@ -40,14 +43,14 @@ export async function performTask(task: JobTask, observer: PerformObserver = {})
       args = wrapped.arguments;
     }
     const perform = await loadPerform(task.file);
-    let nacked = false;
+    let nacked = false as boolean; // set by the handler's this.nack()
     const context: JobContext = {
       jid: job.jid,
       queue: job.queue,
       className: job.wrapped ?? job.class,
-      retryCount: Number.isInteger(job.retry_count) ? job.retry_count : 0,
+      retryCount: countOf(job.retry_count),
       enqueuedAt: readSeconds(job.enqueued_at),
-      nacks: Number.isInteger(job.nacks) ? job.nacks : 0,
+      nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
     };
     observer.starting?.(args, context);

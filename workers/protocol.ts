@@ -20,6 +20,12 @@ export const BATCH = 'nexq:batch';
 /** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
+/** What a thread posts to the main thread (a handler may post values of its own besides). */
+export type ThreadMessage =
+  | { type: typeof STARTED; id: number }
+  | { type: typeof BATCH; ids: number[]; threadId: number }
+  | { type: typeof DONE; id: number; outcome: JobOutcome };
+
 export interface ThrownError {
   class: string;
   message: string;

@@ -15,19 +15,24 @@ export default async function runJob(task: JobTask): Promise<JobOutcome> {
  * a slow job never holds back the others' acks. Resolves when all are done.
  */
 export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<number> {
-  parentPort!.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
+  // Piscina runs this on a worker thread, which always has a parent port.
+  const port = parentPort;
+  if (!port) throw new Error('runBatch runs on a worker thread only');
+  port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
       const outcome = await performTask(task);
       try {
-        parentPort!.postMessage({ type: DONE, id: task.id, outcome });
+        port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {
         // An error whose fields cannot be cloned: answer with their text, never fail the batch.
         // (A success is `{ ok, nack? }`, always cloneable: it goes as it is, its nack kept.)
-        const cloneable: JobOutcome = outcome.ok
-          ? outcome
-          : { ok: false, error: { class: String(outcome.error.class), message: String(outcome.error.message) } };
-        parentPort!.postMessage({ type: DONE, id: task.id, outcome: cloneable });
+        // A handler's Error can hold any value in `name` and `message`, whatever ThrownError says.
+        const thrown = outcome.ok ? undefined : (outcome.error as { class: unknown; message: unknown });
+        const cloneable: JobOutcome = thrown
+          ? { ok: false, error: { class: String(thrown.class), message: String(thrown.message) } }
+          : outcome;
+        port.postMessage({ type: DONE, id: task.id, outcome: cloneable });
       }
     }),
   );

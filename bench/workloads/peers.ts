@@ -116,6 +116,6 @@ export async function runPeer(ctx: BenchContext, peer: Peer, wanted: PeerWorkloa
   if (wanted.w3) {
     result.w3 = await step('W3', () => w3(ctx, peer));
   }
-  result.version = result.w1?.version ?? result.w2[0]?.version ?? result.w3?.version;
+  result.version = result.w1?.version ?? result.w2.at(0)?.version ?? result.w3?.version;
   return result;
 }

@@ -3,14 +3,14 @@
 // Responsibilities:
 //  1. Every `heartbeatInterval` seconds write the process entry (info, busy, beat, quiet) with a
 //     60 s expiry, and the hash of running jobs, so dashboards and Sidekiq's ProcessSet see it; and
-//     the node's beat in `nexq:nodes`, by which survivors tell when it died (see NodeReaper).
+//     the node's beat in `nexq:nodes`, by which survivors tell when it died (see NodeReaper); all
+//     in one script (beat.lua) that scores the beat by Redis' clock, never this node's.
 //  2. Take the signal Sidekiq's API leaves for this process (`<identity>-signals`) with each beat:
 //     TSTP quiets the node (no more fetching), TERM stops it, TTIN logs the running jobs.
 //  3. On stop, remove the entry at once instead of waiting for it to expire.
 import os from 'node:os';
 import { TickingActor } from '../runtime';
-import { nowSeconds } from '../job/time';
-import { formatScore } from '../redis/scripts';
+import { writeBeat } from '../redis/redis-time';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import type { RunningJob } from '../run/running-jobs';
@@ -39,7 +39,9 @@ export class Heartbeat extends TickingActor {
       .srem(keys.processes, identity)
       .del(keys.process(identity), keys.processWorkers(identity))
       .exec()
-      .catch((err) => this.ctx.logger.warn(`process entry not removed: ${err.message}`, { actor: this.name }));
+      .catch((err: unknown) =>
+        this.ctx.logger.warn(`process entry not removed: ${(err as Error).message}`, { actor: this.name }),
+      );
   }
 
   info(): Record<string, unknown> {
@@ -60,37 +62,24 @@ export class Heartbeat extends TickingActor {
   }
 
   async beat(): Promise<void> {
-    const { keys, identity, redis } = this.ctx;
+    const { keys, identity, redis, config } = this.ctx;
     const running = this.ctx.jobs?.running.list() ?? [];
-    const workersKey = keys.processWorkers(identity);
-    const tx = redis.multi().del(workersKey);
-    if (running.length > 0) {
-      const fields: Record<string, string> = {};
-      // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
-      for (const job of running)
-        fields[job.jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
-      tx.hset(workersKey, fields).expire(workersKey, PROCESS_TTL_SECONDS);
-    }
-    // nexq's own liveness record, read by every node's NodeReaper.
-    tx.zadd(keys.nodes, formatScore(nowSeconds()), this.ctx.config.nodeId).hset(
-      keys.nodeIdentities,
-      this.ctx.config.nodeId,
+    const workers: Record<string, string> = {};
+    // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
+    for (const job of running)
+      workers[job.jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
+    // Scored by Redis' clock inside the script: this node's wall clock can make no one dead.
+    const signal = await writeBeat(redis, keys, {
+      nodeId: config.nodeId,
       identity,
-    );
-    tx.sadd(keys.processes, identity)
-      .hset(keys.process(identity), {
-        info: JSON.stringify(this.info()),
-        busy: String(running.length),
-        beat: String(Date.now() / 1000),
-        quiet: String(this.ctx.lifecycle.quiet),
-        rss: String(Math.round(process.memoryUsage.rss() / 1024)),
-        rtt_us: '0',
-      })
-      .expire(keys.process(identity), PROCESS_TTL_SECONDS)
-      .rpop(keys.processSignals(identity));
-    const results = await tx.exec();
-    const signal = results?.[results.length - 1]?.[1];
-    if (typeof signal === 'string') this.onSignal(signal, running);
+      ttlSeconds: PROCESS_TTL_SECONDS,
+      info: JSON.stringify(this.info()),
+      busy: running.length,
+      quiet: this.ctx.lifecycle.quiet,
+      rssKb: Math.round(process.memoryUsage.rss() / 1024),
+      workers,
+    });
+    if (signal !== undefined) this.onSignal(signal, running);
   }
 
   private onSignal(signal: string, running: RunningJob[]): void {

@@ -87,14 +87,14 @@ export class JobRunner extends Actor<never, Cast> {
     const { ctx, fetched, pipeline } = this.options;
     const { job, raw, queue } = fetched;
     const { steps } = this.job;
-    if (hasExpired(job)) return { kind: 'expired' };
+    if (hasExpired(job, ctx.clock.now())) return { kind: 'expired' };
     const atMostOnce = job.at_most_once === true;
     if (atMostOnce) {
       await untilItLands(this.job, async () => void (this.job.taken = await steps.takeOffBackup()));
       // Gone from the backup list already (recovered or reclaimed elsewhere): another copy runs.
       if (!this.job.taken) return { kind: 'superseded' };
     }
-    if (this.cancelRequested) return { kind: 'cancelled' };
+    if (this.cancelWasRequested()) return { kind: 'cancelled' };
     await untilItLands(this.job, () => steps.releaseLockAtStart());
     const event: JobEvent = {
       jid: job.jid,
@@ -108,7 +108,7 @@ export class JobRunner extends Actor<never, Cast> {
     if (ctx.events.has('job:start')) ctx.events.emit('job:start', jobEventBase(ctx, fetched));
     try {
       await pipeline.before(event);
-      if (this.cancelRequested) return { kind: 'cancelled' };
+      if (this.cancelWasRequested()) return { kind: 'cancelled' };
       const { file, activeJob } = ctx.jobs.handlers.resolve(job.class, job.wrapped);
       const result = await ctx.jobs.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
@@ -117,12 +117,13 @@ export class JobRunner extends Actor<never, Cast> {
       // not the job's. The job stays in the backup list and runs again after the next boot.
       if (!this.alive) return { kind: 'abandoned' };
       // Interrupted while its own cancel was on the way (its thread stopped for another): cancelled too.
-      if (result.stopped === 'cancelled' || (result.stopped === 'interrupted' && this.cancelRequested))
+      if (result.stopped === 'cancelled' || (result.stopped === 'interrupted' && this.cancelWasRequested()))
         return { kind: 'cancelled' };
       if (result.stopped === 'interrupted' && !atMostOnce) return { kind: 'interrupted' };
       return { kind: 'failure', error: result.error, durationMs };
     } catch (err) {
-      const e = err as Error;
+      // Whatever was thrown: an Error, another object, or a bare value (null and undefined too).
+      const e = err as Partial<Error> | null | undefined;
       return {
         kind: 'failure',
         error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) },
@@ -139,6 +140,11 @@ export class JobRunner extends Actor<never, Cast> {
   cancel(): void {
     this.cancelRequested = true;
     this.running.cancel?.();
+  }
+
+  /** Read through a call: `cancel` flips it while `run` awaits, which type narrowing cannot see. */
+  private cancelWasRequested(): boolean {
+    return this.cancelRequested;
   }
 
   /** Gives the slot back, once, whether the worker ran, crashed, or never got to start. */

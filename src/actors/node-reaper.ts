@@ -1,7 +1,9 @@
 // NodeReaper: finds nodes that stopped beating and puts their unsettled jobs back in the queues.
 //
 // Responsibilities:
-//  1. Every `nodeCheckInterval` seconds, list the nodes whose last beat is older than `nodeTimeout`.
+//  1. Every `nodeCheckInterval` seconds, list the nodes whose last beat is older than `nodeTimeout`
+//     by Redis' clock (dead-nodes.lua reads TIME, as beat.lua scored the beats): this node's wall
+//     clock, however far off, declares no one dead.
 //  2. For each, run one atomic script that claims the node (only if it is still dead: of several
 //     survivors exactly one wins) and moves its backup lists back into their queues, removing its
 //     process entry. Its in-flight jobs run again elsewhere: at least once, never lost.
@@ -11,9 +13,8 @@
 //     therefore also sweeps the backup lists of nodes that are not there.
 //  4. Keep going through Redis errors: log, and try again next round.
 import { TickingActor } from '../runtime';
-import { nowSeconds } from '../job/time';
 import { allBackups, backupQueuesOf } from '../redis/backups';
-import { formatScore } from '../redis/scripts';
+import { deadNodes } from '../redis/redis-time';
 import { recoverNode, requeueBackup } from '../redis/move-scripts';
 import { allRunningKeys, dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from '../node/context';
@@ -49,13 +50,12 @@ export class NodeReaper extends TickingActor {
   /** Recovers every node dead by now; returns how many jobs went back to their queues. */
   async recoverDeadNodes(): Promise<number> {
     const { keys, redis, config, logger } = this.ctx;
-    const cutoff = nowSeconds() - config.nodeTimeout;
-    const dead = await redis.zrangebyscore(keys.nodes, '-inf', formatScore(cutoff), 'LIMIT', 0, NODES_PER_ROUND);
+    const dead = await deadNodes(redis, keys, config.nodeTimeout, NODES_PER_ROUND);
     let total = 0;
     const claimed = new Set<string>();
     for (const nodeId of dead) {
       if (nodeId === config.nodeId) continue; // this node is alive: its own beat is merely late
-      const moved = await this.recover(nodeId, cutoff);
+      const moved = await this.recover(nodeId);
       if (moved < 0) continue;
       claimed.add(nodeId);
       // Per-queue layout: the claim dropped none of its limit slots (other slots), including those
@@ -76,7 +76,7 @@ export class NodeReaper extends TickingActor {
   }
 
   /** Claims `nodeId` and requeues its backup lists; the jobs moved, or -1 when it was not dead. */
-  private async recover(nodeId: string, cutoff: number): Promise<number> {
+  private async recover(nodeId: string): Promise<number> {
     const { keys, redis, config } = this.ctx;
     const perQueue = keys.perQueue;
     const [found, identity] = await Promise.all([
@@ -95,7 +95,7 @@ export class NodeReaper extends TickingActor {
       processWorkersKey: keys.processWorkers(identity ?? ''),
       nodeId,
       identity: identity ?? '',
-      cutoff,
+      timeout: config.nodeTimeout,
       backups: queues.map((name) => ({
         backup: keys.backup(nodeId, name),
         queue: keys.queue(name),

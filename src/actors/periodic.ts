@@ -7,7 +7,9 @@
 //     exactly one enqueues each tick. The jid names the tick: `periodic-<id>-<tick epoch seconds>`.
 //  2. On boot, catch up the single most recent tick missed while no node ran, never a flood of
 //     them; a schedule Redis has no state for is new and starts with its next tick.
-//  3. Keep going through Redis errors: log, try the tick again a second later (while it is still
+//  3. Ticks are on Redis' clock (the node's Clock, docs/time.md), so nodes whose wall clocks
+//     disagree still agree on which tick is due and enqueue it when Redis' time reaches it.
+//  4. Keep going through Redis errors: log, try the tick again a second later (while it is still
 //     the most recent one), and never crash.
 import { TickingActor } from '../runtime';
 import { encodeNewJob } from '../job/job';
@@ -21,11 +23,6 @@ export const PERIODIC_MAX_SLEEP_MS = 60_000;
 /** Wait before trying a tick again after a Redis error (never past the next tick). */
 export const PERIODIC_RETRY_MS = 1000;
 
-/** Cron is wall-clock time: read the wall clock, not the monotonic one. */
-function wallSeconds(): number {
-  return Date.now() / 1000;
-}
-
 export class Periodic extends TickingActor {
   private readonly entries: PeriodicEntry[];
   /** Per entry id: the last tick this node knows was enqueued (by it or by another node). */
@@ -37,13 +34,13 @@ export class Periodic extends TickingActor {
     this.entries = resolvePeriodic(ctx.config.periodic);
   }
 
-  protected override init(): void {
-    if (this.entries.length > 0) super.init();
+  protected override init(): Promise<void> | void {
+    if (this.entries.length > 0) return super.init();
   }
 
   /** Each entry's errors are logged by enqueueDue; a failed one makes the next round come sooner. */
   protected override async tick(): Promise<void> {
-    const now = wallSeconds();
+    const now = this.ctx.clock.now();
     let failed = false;
     for (const entry of this.entries) {
       if (!(await this.enqueueDue(entry, now))) failed = true;
@@ -67,7 +64,13 @@ export class Periodic extends TickingActor {
       const boot = done === undefined;
       const { queue } = entry.spec;
       const jid = periodicJid(entry.id, tick);
-      const { json } = encodeNewJob(queue, entry.spec.class, entry.args, { jid }, { timestamps: config.timestamps });
+      const { json } = encodeNewJob(
+        queue,
+        entry.spec.class,
+        entry.args,
+        { jid },
+        { timestamps: config.timestamps, now },
+      );
       const outcome = await enqueuePeriodic(redis, keys, keys.periodic(entry.id, queue), queue, tick, json, jid, boot);
       this.done.set(entry.id, tick);
       if (outcome === 'enqueued') {
@@ -93,7 +96,7 @@ export class Periodic extends TickingActor {
 
   /** Until the next tick of any entry; sooner after an error, and never longer than the cap. */
   private sleepMs(failed: boolean): number {
-    const now = wallSeconds();
+    const now = this.ctx.clock.now();
     let next = Infinity;
     for (const entry of this.entries) {
       try {

@@ -1,7 +1,8 @@
 // Scheduler: moves due jobs out of the `schedule` and `retry` sets into their queues.
 //
 // Responsibilities:
-//  1. Every `schedulerPollTimeout` ms, read due jobs in batches and move each one with an atomic
+//  1. Every `schedulerPollTimeout` ms, read the jobs due by Redis' clock (the node's Clock,
+//     docs/time.md) in batches and move each one with an atomic
 //     script (ZREM + LPUSH), so two nodes' schedulers never enqueue a job twice.
 //  2. Bury a due entry nexq cannot read in the dead set with the reason, instead of retrying it forever.
 //  3. Keep going through Redis errors: log, and try again on the next tick.
@@ -10,7 +11,7 @@ import { TickingActor } from '../runtime';
 import { decodeJob, MalformedJobError } from '../job/job';
 import { malformedEntry } from '../job/failure';
 import { rewriteMembers } from '../job/json-members';
-import { jsonTimestamp, nowSeconds } from '../job/time';
+import { jsonTimestamp } from '../job/time';
 import { formatScore } from '../redis/scripts';
 import { buryDue, enqueueDue } from '../redis/move-scripts';
 import type { NodeContext } from '../node/context';
@@ -59,7 +60,7 @@ export class Scheduler extends TickingActor {
       const due = await this.ctx.redis.zrangebyscore(
         source,
         '-inf',
-        formatScore(nowSeconds()),
+        formatScore(this.ctx.clock.now()),
         'LIMIT',
         0,
         SCHEDULER_BATCH,
@@ -81,7 +82,7 @@ export class Scheduler extends TickingActor {
       queue = job.queue;
       jid = job.jid;
     } catch (err) {
-      const now = nowSeconds();
+      const now = this.ctx.clock.now();
       const jid = uuidv4();
       const entry = malformedEntry(raw, (err as Error).message, '', jid, now);
       this.ctx.logger.error(`unreadable job in ${source} moved to dead: ${(err as Error).message}`, {
@@ -91,7 +92,8 @@ export class Scheduler extends TickingActor {
       return false;
     }
     // Like Sidekiq's scheduler, stamp the time it entered its queue; every other byte stays.
-    const enqueued = rewriteMembers(raw, { enqueued_at: jsonTimestamp(nowSeconds(), this.ctx.config.timestamps) });
-    return enqueueDue(redis, keys, { source, sourceQueue, queue, raw, enqueued, jid, dueBy: nowSeconds() });
+    const now = this.ctx.clock.now();
+    const enqueued = rewriteMembers(raw, { enqueued_at: jsonTimestamp(now, this.ctx.config.timestamps) });
+    return enqueueDue(redis, keys, { source, sourceQueue, queue, raw, enqueued, jid, now, dueBy: now });
   }
 }

@@ -35,8 +35,8 @@ export class Stats extends TickingActor {
 
   protected override async terminate(): Promise<void> {
     await super.terminate();
-    await this.flush().catch((err) =>
-      this.ctx.logger.warn(`stats not flushed at stop: ${err.message}`, { actor: this.name }),
+    await this.flush().catch((err: unknown) =>
+      this.ctx.logger.warn(`stats not flushed at stop: ${(err as Error).message}`, { actor: this.name }),
     );
   }
 
@@ -47,7 +47,7 @@ export class Stats extends TickingActor {
     const { processed, failed } = counts;
     if (processed === 0 && failed === 0) return;
     const { keys } = this.ctx;
-    const day = statDay();
+    const day = statDay(new Date(this.ctx.clock.now() * 1000)); // by Redis' clock, as every node counts
     try {
       const tx = this.ctx.redis.multi();
       if (processed)

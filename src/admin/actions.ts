@@ -5,16 +5,12 @@ import { jsonTimestamp, nowSeconds } from '../job/time';
 import { clearSet, deleteJob as deleteIndexedJob, enqueueDue } from '../redis/move-scripts';
 import { AdminContext, JobSet, setKeys } from './context';
 import { findInSets, Found } from './find';
-import { jsonObject } from '../job/json-object';
+import { jidOf, jsonObject } from '../job/json-object';
 
-export interface RetryResult {
-  jid: string;
-  /** Set when the job was moved: the set it left and the queue it went to. */
-  from?: JobSet;
-  queue?: string;
-  /** Why it was not moved. */
-  error?: string;
-}
+/** Either the job moved (the set it left and the queue it went to) or why it was not moved. */
+export type RetryResult =
+  | { jid: string; from: JobSet; queue: string; error?: undefined }
+  | { jid: string; from?: undefined; queue?: undefined; error: string };
 
 export interface DeleteResult {
   jid: string;
@@ -32,11 +28,12 @@ function setsText(sets: JobSet[]): string {
 export async function moveToQueue(ctx: AdminContext, found: Found): Promise<string | undefined> {
   const queue = jsonObject(found.raw)?.queue;
   if (typeof queue !== 'string' || queue === '') throw new Error(`job in ${found.where} has no queue to go back to`);
-  const stamp = jsonTimestamp(nowSeconds(), ctx.config.timestamps);
+  const now = ctx.clock?.now() ?? nowSeconds();
+  const stamp = jsonTimestamp(now, ctx.config.timestamps);
   const { redis, keys } = ctx;
   const enqueued = rewriteMembers(found.raw, { enqueued_at: stamp });
-  const jid = String(jsonObject(found.raw)?.jid ?? '');
-  const move = { source: found.key, sourceQueue: found.queue ?? '', queue, raw: found.raw, enqueued, jid };
+  const jid = jidOf(found.raw);
+  const move = { source: found.key, sourceQueue: found.queue ?? '', queue, raw: found.raw, enqueued, jid, now };
   return (await enqueueDue(redis, keys, move)) ? queue : undefined;
 }
 
@@ -64,7 +61,7 @@ export async function retryAll(ctx: AdminContext, set: JobSet): Promise<Array<{ 
       for (const raw of batch) {
         // An entry with no queue stays; the scheduler buries it in the dead set when it is due.
         const queue = await moveToQueue(ctx, { where: set, key, raw, queue: setQueue }).catch(() => undefined);
-        if (queue) moved.push({ jid: (jsonObject(raw)?.jid as string) ?? null, queue });
+        if (queue) moved.push({ jid: (jsonObject(raw)?.jid as string | undefined) ?? null, queue });
         else leftBehind++;
       }
       if (batch.length < 100) break;
@@ -92,5 +89,10 @@ export async function deleteJob(ctx: AdminContext, jid: string, sets: JobSet[]):
 
 /** Empties `set` and forgets its jobs; resolves to how many entries it held. */
 export async function deleteAll(ctx: AdminContext, set: JobSet): Promise<number> {
-  return clearSet(ctx.redis, ctx.keys, set, ctx.keys.perQueue ? (await setKeys(ctx, set)).map((s) => s.queue!) : []);
+  return clearSet(
+    ctx.redis,
+    ctx.keys,
+    set,
+    ctx.keys.perQueue ? (await setKeys(ctx, set)).flatMap((s) => (s.queue === undefined ? [] : [s.queue])) : [],
+  );
 }

@@ -4,7 +4,8 @@
 import type { NodeContext } from '../node/context';
 import { jobSetKeys } from '../redis/known-queues';
 
-export type AdminContext = Pick<NodeContext, 'redis' | 'keys' | 'config' | 'registry'>;
+export type AdminContext = Pick<NodeContext, 'redis' | 'keys' | 'config' | 'registry'> &
+  Partial<Pick<NodeContext, 'clock'>>;
 
 /** The sorted sets an operator lists and acts on. */
 export type JobSet = 'schedule' | 'retry' | 'dead';

@@ -21,7 +21,8 @@ export async function readProcesses({ redis, keys }: AdminContext): Promise<Proc
   const identities = (await redis.smembers(keys.processes)).sort();
   const views: ProcessView[] = [];
   for (const identity of identities) {
-    const hash = await redis.hgetall(keys.process(identity));
+    // A process entry written by another version may lack any field.
+    const hash: Partial<Record<string, string>> = await redis.hgetall(keys.process(identity));
     const info = hash.info ? (jsonObject(hash.info) ?? null) : null;
     const num = (v: unknown) => (typeof v === 'number' ? v : null);
     views.push({

@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
 if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
-    (err) => {
+    (err: unknown) => {
       const usage = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidJobError;
       const message = err instanceof Error ? err.message : String(err);
       process.stderr.write(`nexq: ${message.split('\n')[0]}\n`);

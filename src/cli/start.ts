@@ -84,12 +84,8 @@ function startLayers(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): La
   const layers = fileAndEnv(text(f.get('config'), 'config'), env);
   layRedisFlagsOver(layers, (name) => text(f.get(name), name));
   setFromFlag(layers, 'namespace', text(f.get('namespace'), 'namespace'), '--namespace');
-  setFromFlag(
-    layers,
-    'queues',
-    f.has('queues') ? parseQueueList(text(f.get('queues'), 'queues')!, '--queues') : undefined,
-    '--queues',
-  );
+  const queues = text(f.get('queues'), 'queues');
+  setFromFlag(layers, 'queues', queues === undefined ? undefined : parseQueueList(queues, '--queues'), '--queues');
   setFromFlag(layers, 'concurrency', wholeNumber(f.get('concurrency'), 'concurrency'), '--concurrency');
   setFromFlag(layers, 'jobsDir', text(f.get('jobs'), 'jobs'), '--jobs');
   setFromFlag(layers, 'nodeId', text(f.get('node-id'), 'node-id'), '--node-id');
@@ -172,8 +168,9 @@ export async function runStart(args: ParsedArgs): Promise<number> {
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
     // Stopped another way: TERM through Redis (exit 0), or the tree gave up (exit 1).
-    nexq.node.stopped.then(() => resolve(0));
-    nexq.node.exited.then((reason) => {
+    // Neither promise rejects (an exit is a reason, not an error).
+    void nexq.node.stopped.then(() => resolve(0));
+    void nexq.node.exited.then((reason) => {
       if (!stopping && reason !== 'shutdown') resolve(1);
     });
   });

@@ -88,7 +88,7 @@ export class JobEvents {
     for (const listener of [...set]) {
       try {
         const result = (listener as JobEventListener<E>)(payload);
-        if (result instanceof Promise) result.catch((err) => this.report(event, err));
+        if (result instanceof Promise) result.catch((err: unknown) => this.report(event, err));
       } catch (err) {
         this.report(event, err);
       }

@@ -11,7 +11,10 @@ export class HandlerCheckError extends Error {
   override readonly name = 'HandlerCheckError';
 }
 
-/** Loads every module of `registry`; resolves to a one-line summary, or throws HandlerCheckError for the first bad one. */
+/**
+ * Loads every module of `registry`; resolves to a one-line summary, or throws HandlerCheckError for
+ * the first bad one.
+ */
 export async function checkHandlers(registry: HandlerRegistry): Promise<string> {
   const modules = registry.modules;
   // Called from a callback, outside any async function: otherwise the stack of a module that is not

@@ -109,9 +109,10 @@ export function malformedEntry(raw: string, reason: string, queue: string, jid: 
     retry: 'false',
   };
   try {
-    const value = JSON.parse(raw);
+    const value: unknown = JSON.parse(raw);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return rewriteMembers(raw, { ...fields, ...(typeof value.jid === 'string' ? {} : { jid: JSON.stringify(jid) }) });
+      const hasJid = 'jid' in value && typeof value.jid === 'string';
+      return rewriteMembers(raw, { ...fields, ...(hasJid ? {} : { jid: JSON.stringify(jid) }) });
     }
   } catch {
     // Not JSON: wrapped below.

@@ -95,7 +95,10 @@ export interface JobOptions {
   atMostOnce?: boolean;
   /** At most one such job at a time: a second enqueue resolves to the first one's jid. */
   unique?: UniqueOptions;
-  /** Stack lines of a failure kept in `error_backtrace` (Sidekiq's `backtrace`): true all, a count, false none; default the node's `backtrace`. */
+  /**
+   * Stack lines of a failure kept in `error_backtrace` (Sidekiq's `backtrace`): true all, a count,
+   * false none; default the node's `backtrace`.
+   */
   backtrace?: boolean | number;
 }
 
@@ -116,7 +119,9 @@ export function uniqueKeyOf(queue: string, className: string, argsJson: string, 
 const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 function checkDisqueOptions(options: JobOptions): void {
-  if (typeof options !== 'object' || options === null) throw new InvalidJobError('job options must be an object');
+  // JavaScript callers can pass anything: the checks read the options as unknown first.
+  const given: unknown = options;
+  if (typeof given !== 'object' || given === null) throw new InvalidJobError('job options must be an object');
   const unknown = unknownOption(options, JOB_OPTION_NAMES);
   if (unknown) throw new InvalidJobError(unknown);
   if (
@@ -134,7 +139,8 @@ function checkDisqueOptions(options: JobOptions): void {
     throw new InvalidJobError('atMostOnce must be true or false');
   const u = options.unique;
   if (u !== undefined) {
-    if (typeof u !== 'object' || u === null || !Number.isInteger(u.for) || u.for <= 0)
+    const givenUnique: unknown = u;
+    if (typeof givenUnique !== 'object' || givenUnique === null || !Number.isInteger(u.for) || u.for <= 0)
       throw new InvalidJobError('unique.for must be a whole number of seconds > 0');
     const unknownUnique = unknownOption(u, UNIQUE_OPTION_NAMES, 'unique.');
     if (unknownUnique) throw new InvalidJobError(unknownUnique);
@@ -156,6 +162,8 @@ export interface EncodeOptions {
    * no `enqueued_at` until the scheduler moves it into its queue (as in Sidekiq), and its ttl runs from then.
    */
   runAt?: number;
+  /** Now, epoch seconds (created_at, enqueued_at, the ttl's start): the node's Clock, Redis' time. */
+  now?: number;
 }
 
 /** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
@@ -188,7 +196,7 @@ export function encodeNewJob(
   } catch (err) {
     throw new InvalidJobError(`args of ${className} cannot be written as JSON: ${(err as Error).message}`);
   }
-  const nowAt = nowSeconds();
+  const nowAt = encoding.now ?? nowSeconds();
   const now = jsonTimestamp(nowAt, encoding.timestamps ?? 'seconds');
   // nexq's own fields come only with the options that need them: without them the JSON is Sidekiq's.
   let extra = '';

@@ -17,7 +17,8 @@ function child(path: string, key: string | number): string {
 /** What JSON writes for a value that has no JSON form of its own (a Date, a Map, toJSON...). */
 function written(value: object): string {
   try {
-    const json = JSON.stringify(value);
+    // undefined when a toJSON returns nothing (lib.d.ts says string).
+    const json = JSON.stringify(value) as string | undefined;
     return json === undefined ? 'nothing' : json.length > 60 ? `${json.slice(0, 60)}…` : json;
   } catch (err) {
     return `nothing: it throws (${(err as Error).message})`;
@@ -47,7 +48,7 @@ export function isJsonSafe(value: unknown, depth = 0): boolean {
     }
     return true;
   }
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   const record = value as Record<string, unknown>;
   if (typeof record.toJSON === 'function') return false;
@@ -98,12 +99,12 @@ export function jsonProblems(value: unknown, root: string): string[] {
       problems.push(`${path} refers back to a value that contains it (a cycle: JSON cannot write it)`);
       return;
     }
-    const proto = Object.getPrototypeOf(object);
+    const proto = Object.getPrototypeOf(object) as { constructor?: { name?: string } } | null;
     if (Array.isArray(object)) {
       if (proto !== Array.prototype)
         problems.push(`${path} is a ${proto?.constructor?.name ?? 'subclass of Array'} (JSON writes a plain array)`);
     } else if (proto !== Object.prototype && proto !== null) {
-      problems.push(`${path} is a ${proto?.constructor?.name || 'class instance'} (JSON writes ${written(object)})`);
+      problems.push(`${path} is a ${proto.constructor?.name || 'class instance'} (JSON writes ${written(object)})`);
       return;
     } else if (typeof (object as { toJSON?: unknown }).toJSON === 'function') {
       problems.push(`${path} has a toJSON method (JSON writes ${written(object)})`);

@@ -28,17 +28,29 @@ export interface PreparedJob {
   unique?: { key: string; ttl: number };
 }
 
-/** Checks and encodes every request, or throws InvalidJobError for the first bad one. */
-export function prepareJobs(requests: EnqueueRequest[], timestamps?: TimestampFormat): PreparedJob[] {
+/**
+ * Checks and encodes every request, or throws InvalidJobError for the first bad one. `now`: epoch
+ * seconds by the node's clock (Redis' time, docs/time.md), the start of `in`, `delay` and ttl.
+ */
+export function prepareJobs(
+  requests: EnqueueRequest[],
+  timestamps?: TimestampFormat,
+  now: number = nowSeconds(),
+): PreparedJob[] {
   if (!Array.isArray(requests)) throw new InvalidJobError('enqueueAll takes an array of jobs');
   return requests.map((request) => {
-    if (typeof request !== 'object' || request === null)
+    const given: unknown = request; // JavaScript callers can pass anything
+    if (typeof given !== 'object' || given === null)
       throw new InvalidJobError('each job must be an object { queue, class, args }');
     const { queue } = request;
     if (!isQueueName(queue))
       throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
-    const runAt = scheduledAt(request);
-    const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, { timestamps, runAt });
+    const runAt = scheduledAt(request, now);
+    const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, {
+      timestamps,
+      runAt,
+      now,
+    });
     const unique = request.options?.unique;
     return {
       queue,
@@ -55,7 +67,7 @@ export function prepareJobs(requests: EnqueueRequest[], timestamps?: TimestampFo
 }
 
 /** When the job is due, from `at`, `in` or the `delay` option (at most one); undefined for now. */
-function scheduledAt(request: EnqueueRequest): number | undefined {
+function scheduledAt(request: EnqueueRequest, now: number): number | undefined {
   if (request.at !== undefined && request.in !== undefined)
     throw new InvalidJobError('a job takes at most one of "at" and "in"');
   const delay = (request.options as { delay?: unknown } | undefined)?.delay;
@@ -68,14 +80,14 @@ function scheduledAt(request: EnqueueRequest): number | undefined {
     if (!(request.at instanceof Date) || Number.isNaN(request.at.getTime()))
       throw new InvalidJobError('enqueueAt needs a valid Date');
     const at = dateToSeconds(request.at);
-    // As Sidekiq's client does: a time already past means now.
-    return at > nowSeconds() ? at : undefined;
+    // As Sidekiq's client does: a time already past means now. The caller's absolute time is kept.
+    return at > now ? at : undefined;
   }
   if (request.in !== undefined) {
     if (typeof request.in !== 'number' || !Number.isFinite(request.in))
       throw new InvalidJobError('enqueueIn needs a number of seconds');
-    return request.in > 0 ? nowSeconds() + request.in : undefined;
+    return request.in > 0 ? now + request.in : undefined;
   }
   // A bad delay is refused by encodeNewJob's option checks.
-  return typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? nowSeconds() + delay : undefined;
+  return typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? now + delay : undefined;
 }

@@ -28,3 +28,40 @@ export function readSeconds(value: unknown): number | undefined {
   // Epoch milliseconds passed 1e12 in 2001; epoch seconds will not reach it for 30,000 years.
   return value > 1e12 ? value / 1000 : value;
 }
+
+/**
+ * Now by one clock for the whole fleet: Redis' (docs/time.md). A sample of Redis' `TIME` anchors
+ * it, and the monotonic clock carries it forward, so neither this machine's wall clock nor a step
+ * of it (NTP, a VM resumed) moves a due time nexq computes. Before its first sample it reads the
+ * wall clock (nexq/testing, which has no Redis).
+ */
+export class Clock {
+  /** Redis' time at the sample, and this process's monotonic time then (ms), its round trip (ms). */
+  private anchor?: { redis: number; monotonicMs: number; roundTripMs: number };
+  /** Redis' time minus this machine's wall clock at the last sample, in seconds. */
+  offsetSeconds = 0;
+
+  /** Now in epoch seconds, by Redis' clock. */
+  now(): number {
+    const a = this.anchor;
+    return a ? a.redis + (performance.now() - a.monotonicMs) / 1000 : nowSeconds();
+  }
+
+  get synced(): boolean {
+    return this.anchor !== undefined;
+  }
+
+  /** How far off `now()` may be: half the round trip of the sample it is anchored on, in seconds. */
+  get uncertaintySeconds(): number {
+    return this.anchor ? this.anchor.roundTripMs / 2000 : Infinity;
+  }
+
+  /**
+   * Anchors the clock on Redis' `redisSeconds`, read between `sentMs` and `receivedMs` (monotonic,
+   * performance.now()) while the wall clock read `wallSeconds` halfway. Returns the offset.
+   */
+  sample(redisSeconds: number, sentMs: number, receivedMs: number, wallSeconds: number): number {
+    this.anchor = { redis: redisSeconds, monotonicMs: (sentMs + receivedMs) / 2, roundTripMs: receivedMs - sentMs };
+    return (this.offsetSeconds = redisSeconds - wallSeconds);
+  }
+}

@@ -1,7 +1,8 @@
 // Prometheus metrics of one node, in a registry of its own (two nodes in one process do not clash).
 // Job counters and the duration histogram are fed by the node's job events; the gauges are read
 // when scraped: queue sizes and latency, the retry/dead/schedule set sizes (one Redis round trip
-// per scrape, shared by every gauge) and this node's busy slots (from its work table).
+// per scrape, shared by every gauge), this node's busy slots (from its work table) and how far its
+// wall clock is off Redis' (its Clock's last sample, src/actors/clock-watch.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobEventMap } from '../events/job-events';
@@ -109,6 +110,14 @@ export class NodeMetrics {
         this.set((await read()) ? 1 : 0);
       },
     });
+    new Gauge({
+      name: 'nexq_clock_offset_seconds',
+      help: "Redis' clock minus this machine's wall clock at the last sample (nexq keeps time by Redis').",
+      registers,
+      collect() {
+        this.set(ctx.clock.offsetSeconds);
+      },
+    });
     const slots = (pick: 'busy' | 'concurrency') =>
       function (this: Gauge<'queue'>) {
         this.reset();
@@ -191,7 +200,7 @@ export class NodeMetrics {
     try {
       const subscribed = subscribedQueues(this.ctx);
       const [queues, retry, dead, scheduled] = await Promise.all([
-        queueInfo({ redis, keys }, subscribed),
+        queueInfo({ redis, keys, clock: this.ctx.clock }, subscribed),
         jobSetSize(redis, keys, 'retry', subscribed),
         jobSetSize(redis, keys, 'dead', subscribed),
         jobSetSize(redis, keys, 'schedule', subscribed),

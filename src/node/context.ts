@@ -11,6 +11,7 @@ import type { ScriptedRedis } from '../redis/scripts';
 import type { ThreadPool } from '../pool/thread-pool';
 import type { JobCounters } from '../run/job-counters';
 import type { RunningJobs } from '../run/running-jobs';
+import type { Clock } from '../job/time';
 import type { NodeLifecycle } from './lifecycle';
 
 export interface NodeContext {
@@ -25,6 +26,8 @@ export interface NodeContext {
   /** This process in Redis' process list: hostname:pid:random, as Sidekiq names processes. */
   identity: string;
   startedAt: number;
+  /** Now by Redis' clock (docs/time.md): every due time and timestamp the node computes. */
+  clock: Clock;
   /** Absent in enqueuer mode. */
   jobs?: NodeJobs;
   /** Rehydrated (backup lists back in their queues) and quiet (Sidekiq's TSTP): one-way steps. */
@@ -59,6 +62,7 @@ export function runsJobs(ctx: NodeContext): ctx is JobsContext {
 export const ActorNames = {
   redis: 'redis',
   redisConnection: 'redis-connection',
+  clockWatch: 'clock-watch',
   stats: 'stats',
   heartbeat: 'heartbeat',
   enqueuer: 'enqueuer',

@@ -27,6 +27,7 @@ import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
+import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
@@ -76,7 +77,8 @@ export class NexqNode {
       logger,
       registry: new Registry(),
       identity,
-      startedAt: Date.now() / 1000,
+      startedAt: Date.now() / 1000, // restated by Redis' clock at its first sample (ClockWatch)
+      clock: new Clock(),
       lifecycle: new NodeLifecycle(),
       events: new JobEvents(logger),
       requestStop: () => void node?.stop(),
@@ -85,7 +87,7 @@ export class NexqNode {
     try {
       await waitForRedis(ctx, redisStartTimeout);
       if (handlers) {
-        const running = new RunningJobs();
+        const running = new RunningJobs(() => ctx.clock.now());
         const counters = new JobCounters();
         // The configured queues are subscribed from the start, so every reader of the table sees them.
         for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);
@@ -141,6 +143,10 @@ export class NexqNode {
 
   /** This node's Prometheus metrics; counting from start with the `metrics` option, else from first use. */
   get metrics(): NodeMetrics {
+    return this.startCounting();
+  }
+
+  private startCounting(): NodeMetrics {
     if (this.metricsInstance) return this.metricsInstance;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a getter loads prom-client on first use
     const { NodeMetrics } = require('../metrics/prometheus') as typeof import('../metrics/prometheus');
@@ -156,7 +162,7 @@ export class NexqNode {
   private async startMetrics(): Promise<void> {
     const option = this.ctx.config.metrics;
     if (!option) return;
-    const { handler } = this.metrics;
+    const { handler } = this.startCounting();
     if (typeof option !== 'object') return;
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when configured

@@ -3,7 +3,7 @@
 // a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from '../../workers/protocol';
+import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
 import { capYoungGeneration, recheckYoungGeneration, sizeThreadYoungGeneration } from './young-generation-cap';
 
 /** Filled in by `run` while the job is in the pool's hands: stops that job (its thread is terminated). */
@@ -78,10 +78,13 @@ export class ThreadPool {
     this.uncapYoungGeneration = capYoungGeneration(options.mainYoungGenerationMb);
     for (const thread of this.pool.threads) thread.once('online', recheckYoungGeneration);
     this.pool.on('workerCreate', recheckYoungGeneration);
-    this.pool.on('message', (msg: { type?: string; id?: number; outcome?: JobOutcome }) => {
-      if (msg?.type === DONE && msg.id !== undefined) this.settle(msg.id, msg.outcome!);
+    // A handler's own postMessage arrives here too, whatever it posted: only nexq's records are read.
+    this.pool.on('message', (posted: unknown) => {
+      const msg = posted as Partial<ThreadMessage> | null | undefined;
+      if (msg?.type === DONE && msg.id !== undefined && msg.outcome) this.settle(msg.id, msg.outcome);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
-      else if (msg?.type === BATCH) this.batchStarted(msg as unknown as { ids: number[]; threadId: number });
+      else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
+        this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
     });
   }
 
@@ -98,7 +101,7 @@ export class ThreadPool {
     if (timeoutMs <= 0) return this.runBatched(task, handle);
     const id = this.nextId++;
     const controller = new AbortController();
-    let cancelled = false;
+    let cancelled = false as boolean; // set by handle.cancel while the pool runs the job
     if (handle) {
       handle.cancel = () => {
         cancelled = true;
@@ -160,7 +163,7 @@ export class ThreadPool {
     const exitedKills = this.killsExited;
     for (let i = 0; i < jobs.length; i += size) {
       const batch = jobs.slice(i, i + size);
-      this.pool.run(batch, { name: 'runBatch' }).catch((err) => {
+      this.pool.run(batch, { name: 'runBatch' }).catch((err: unknown) => {
         // The thread died (process.exit, out of memory, pool destroyed): every job of the batch
         // that had not answered yet failed with it — unless this pool stopped a thread for a
         // cancel (exiting after this flush, or since) and the job's thread is not known to be another one.
@@ -224,7 +227,7 @@ export class ThreadPool {
 }
 
 function threadFailure(err: unknown): { class: string; message: string } {
-  const e = err as NodeJS.ErrnoException;
+  const e = err as NodeJS.ErrnoException | null | undefined;
   if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY')
     return { class: 'WorkerOutOfMemory', message: `the job's thread ran out of memory: ${e.message}` };
   const message = e instanceof Error ? e.message : String(err);

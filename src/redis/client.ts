@@ -42,7 +42,7 @@ export function keySlot(key: string): number {
 export function serverOf(client: RedisClient, key: string): Redis {
   if (!(client instanceof Cluster)) return client;
   const slot = keySlot(key);
-  const owner = client.slots[slot]?.[0];
+  const owner = client.slots.at(slot)?.[0];
   const master =
     owner === undefined
       ? undefined

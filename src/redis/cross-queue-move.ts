@@ -24,6 +24,8 @@ export interface DueMove {
   /** The job as it goes into the queue (with its new enqueued_at). */
   enqueued: string;
   jid: string;
+  /** Now by the node's Clock (Redis' time): the lease runs from it. */
+  now: number;
   /** Only if scored at or before this (the scheduler: now); any score when absent (on request). */
   dueBy?: number;
 }
@@ -32,7 +34,7 @@ export const LEASE_SECONDS = 30;
 const DROP_ATTEMPTS = 3;
 
 export async function moveAcrossQueues(client: RedisClient, keys: Keys, m: DueMove): Promise<boolean> {
-  const now = Date.now() / 1000;
+  const { now } = m;
   const dueBy = m.dueBy === undefined ? '' : formatScore(m.dueBy);
   if ((await runScript(client, 'lease-due', [m.source], [m.raw, dueBy, formatScore(now + LEASE_SECONDS)])) !== 1)
     return false;

@@ -26,6 +26,12 @@ export interface JobLocation {
   score?: number;
 }
 
+/** What an index entry says, state by state: each state carries its own fields. */
+type IndexedLocation =
+  | { state: 'queued'; queue: string }
+  | { state: 'running'; queue: string; node: string }
+  | { state: 'schedule' | 'retry' | 'dead'; score: number };
+
 export interface LocatedJob extends JobLocation {
   jid: string;
   /** The queue whose index (and, per-queue key layout, whose sets) holds it; '' in the shared layout. */
@@ -43,18 +49,18 @@ export interface LocatedJob extends JobLocation {
 const ATTEMPTS = 5;
 
 /** An index entry's delivery count and location; undefined when it cannot be read. */
-export function parseEntry(entry: string): (JobLocation & { deliveries: number }) | undefined {
+export function parseEntry(entry: string): (IndexedLocation & { deliveries: number }) | undefined {
   const [count, ...rest] = entry.split('\t');
   const at = parseLocation(rest);
   return at && /^\d+$/.test(count) ? { ...at, deliveries: Number(count) } : undefined;
 }
 
-function parseLocation([state, first, second]: string[]): JobLocation | undefined {
+function parseLocation([state, first, second]: string[]): IndexedLocation | undefined {
   switch (state) {
     case 'queued':
       return first ? { state, queue: first } : undefined;
+    // `taken`: an at-most-once job running off its backup list.
     case 'running':
-    // An at-most-once job running off its backup list.
     case 'taken':
       return first && second ? { state: 'running', queue: first, node: second } : undefined;
     case 'schedule':
@@ -66,12 +72,12 @@ function parseLocation([state, first, second]: string[]): JobLocation | undefine
   }
 }
 
-function keyOf(keys: Keys, at: JobLocation, home: string): string {
+function keyOf(keys: Keys, at: IndexedLocation, home: string): string {
   switch (at.state) {
     case 'queued':
-      return keys.queue(at.queue!);
+      return keys.queue(at.queue);
     case 'running':
-      return keys.backup(at.node!, at.queue!);
+      return keys.backup(at.node, at.queue);
     default:
       return keys.jobSet(at.state, home);
   }
@@ -82,7 +88,7 @@ async function indexesOf(redis: RedisClient, keys: Keys): Promise<Array<{ key: s
   return keys.jobIndexes(keys.perQueue ? await knownQueues(redis, keys) : []);
 }
 
-async function fetchAt(redis: RedisClient, key: string, at: JobLocation, jid: string): Promise<string | null> {
+async function fetchAt(redis: RedisClient, key: string, at: IndexedLocation, jid: string): Promise<string | null> {
   if (at.state === 'queued' || at.state === 'running') return findInList(redis, key, jid);
   const score = String(at.score);
   const members = await redis.zrangebyscore(key, score, score);
@@ -109,8 +115,8 @@ export async function indexEntryOf(
 ): Promise<{ entry: string; home: string } | undefined> {
   const indexes = await indexesOf(redis, keys);
   const entries = await Promise.all(indexes.map(({ key }) => redis.hget(key, jid)));
-  const i = entries.findIndex((entry) => entry !== null);
-  return i < 0 ? undefined : { entry: entries[i]!, home: indexes[i].queue ?? '' };
+  for (const [i, entry] of entries.entries()) if (entry !== null) return { entry, home: indexes[i].queue ?? '' };
+  return undefined;
 }
 
 async function locateIn(

@@ -114,7 +114,8 @@ export interface DeadNode {
   processWorkersKey: string;
   nodeId: string;
   identity: string;
-  cutoff: number;
+  /** Seconds without a beat, by Redis' clock, after which the node is dead. */
+  timeout: number;
   /** The dead node's backup lists with their queues, running hashes and job indexes (none: claim only). */
   backups: Array<{ backup: string; queue: string; running: string; jobIndex: string; name: string }>;
   /** Running hashes of every limit (queues', classes'), where the dead node's slots are dropped. */
@@ -133,6 +134,6 @@ export async function recoverNode(client: RedisClient, d: DeadNode): Promise<num
     ...d.backups.flatMap((b) => [b.backup, b.queue, b.running, b.jobIndex]),
     ...d.runningKeys,
   ];
-  const argv = [d.nodeId, formatScore(d.cutoff), d.identity, d.backups.length, ...d.backups.map((b) => b.name)];
+  const argv = [d.nodeId, d.timeout, d.identity, d.backups.length, ...d.backups.map((b) => b.name)];
   return (await runScript(client, 'recover-node', keys, argv)) as number;
 }

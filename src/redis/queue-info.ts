@@ -1,7 +1,7 @@
 // Every known queue's size and latency (seconds since its oldest waiting job was enqueued, like
 // Sidekiq's Queue#latency), sent together; shared by `nexq queues` and the metrics.
 import type { RedisClient } from './client';
-import { readSeconds, nowSeconds } from '../job/time';
+import { readSeconds, nowSeconds, type Clock } from '../job/time';
 import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
 import { knownQueues } from './known-queues';
@@ -15,7 +15,7 @@ export interface QueueInfo {
 
 /** Every queue in the queues set plus `extra`, sorted, with size and latency. */
 export async function queueInfo(
-  { redis, keys }: { redis: RedisClient; keys: Keys },
+  { redis, keys, clock }: { redis: RedisClient; keys: Keys; clock?: Clock },
   extra: string[] = [],
 ): Promise<QueueInfo[]> {
   const names = await knownQueues(redis, keys, extra);
@@ -24,13 +24,13 @@ export async function queueInfo(
   const replies = await Promise.all(
     names.map((queue) => Promise.all([redis.llen(keys.queue(queue)), redis.lindex(keys.queue(queue), -1)])),
   );
-  const now = nowSeconds();
+  const now = clock?.now() ?? nowSeconds();
   return names.map((queue, i) => {
     const [size, oldest] = replies[i];
     const at = typeof oldest === 'string' ? readSeconds(jsonObject(oldest)?.enqueued_at) : undefined;
     return {
       queue,
-      size: Number(size),
+      size,
       latency: at === undefined ? 0 : Math.max(0, Math.round((now - at) * 1000) / 1000),
     };
   });

@@ -3,8 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keySlot, RedisClient } from './client';
-import { jsonObject } from '../job/json-object';
-import type { JobSet, Keys } from './keys';
+import type { Keys } from './keys';
 
 const SCRIPTS = [
   'fetch',
@@ -23,6 +22,9 @@ const SCRIPTS = [
   'clear-set',
   'ack-batch',
   'lease-due',
+  'beat',
+  'dead-nodes',
+  'redis-time',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
@@ -284,7 +286,9 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
   await Promise.all(
     [...groups.values()].map(async (members) => {
       // A call that fails (its master away) fails its own acks only: their job runners try them again.
-      const acked = await call(members.map((i) => acks[i])).catch((err: Error) => members.map(() => err.message));
+      const acked = await call(members.map((i) => acks[i])).catch((err: unknown) =>
+        members.map(() => (err as Error).message),
+      );
       acked.forEach((result, k) => (results[members[k]] = result));
     }),
   );

@@ -3,9 +3,8 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { NodeContext } from '../node/context';
 import { malformedEntry } from '../job/failure';
-import { jsonObject } from '../job/json-object';
+import { jidOf, jsonObject } from '../job/json-object';
 import { heldSlots } from '../redis/limits';
-import { nowSeconds } from '../job/time';
 import { failJob } from '../redis/scripts';
 
 export async function buryUnreadable(
@@ -17,7 +16,7 @@ export async function buryUnreadable(
   actor: string,
 ): Promise<void> {
   const { keys, config, redis } = ctx;
-  const now = nowSeconds();
+  const now = ctx.clock.now();
   ctx.logger.error(`unreadable job in queue ${queue} moved to dead: ${reason}`, { actor });
   const entry = malformedEntry(raw, reason, queue, uuidv4(), now);
   // JSON the decoder refused (a wrong field type, say) may still name a jid and a class: the
@@ -29,7 +28,7 @@ export async function buryUnreadable(
     place: 'dead',
     raw,
     rewritten: entry,
-    jid: String(jsonObject(entry)?.jid ?? ''),
+    jid: jidOf(entry),
     score: now,
     trimBelow: now - config.deadTimeoutSeconds,
     maxEntries: config.deadMaxJobs,

@@ -4,7 +4,7 @@
 // even killed, when its terminate never runs — its slot comes back and the manager hears of it
 // when its queue (or the node, under a cap) was full; a killed worker leaves its job in the backup
 // list, and the manager is asked to reclaim that queue.
-import { Actor } from '../runtime';
+import { Actor, AnyActor } from '../runtime';
 import { JobRunner } from '../actors/job-runner';
 import { decodeJob } from '../job/job';
 import { MiddlewarePipeline } from './middleware';
@@ -25,7 +25,7 @@ export interface DispatchEvents {
 interface JobRunners {
   startChild(spec: {
     id: string;
-    start: () => Promise<Actor<any, any, any>>;
+    start: () => Promise<AnyActor>;
     restart: 'temporary';
     shutdownMs: number;
   }): Promise<unknown>;
@@ -52,7 +52,7 @@ export class Dispatcher {
     }
     const { running } = ctx.jobs;
     const entry = running.start(job.jid, queue, raw);
-    const supervisor = ctx.registry.lookup<JobRunners & Actor<any, any, any>>(ActorNames.jobRunners);
+    const supervisor = ctx.registry.lookup<JobRunners & AnyActor>(ActorNames.jobRunners);
     const worker = new JobRunner({
       ctx,
       fetched: { raw, job, queue },

@@ -25,7 +25,9 @@ export class JobCounters {
 export function statsMiddleware(counters: JobCounters): Middleware {
   return {
     name: 'stats',
-    afterSuccess: () => void counters.processed++,
+    afterSuccess: () => {
+      counters.processed++;
+    },
     afterFailure: () => {
       counters.processed++;
       counters.failed++;

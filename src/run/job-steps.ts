@@ -5,7 +5,6 @@
 // the job index in step (src/redis/job-index.ts).
 import type { FetchedJob } from '../job/job';
 import { heldSlots } from '../redis/limits';
-import { nowSeconds } from '../job/time';
 import type { JobsContext } from '../node/context';
 import { ackJob, failJob, Held, releaseJob, requeueJob } from '../redis/scripts';
 import type { Fate } from './outcome';
@@ -107,7 +106,7 @@ export class JobSteps {
         });
         return;
       case 'dead': {
-        const now = nowSeconds();
+        const now = this.ctx.clock.now();
         await failJob(redis, this.index, {
           backup: this.backup,
           raw,

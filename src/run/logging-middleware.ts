@@ -3,6 +3,7 @@
 // `retryCount` as fields, and its end `durationMs` and `error` ({ class, message, stack }): JSON
 // lines hold them as fields; pretty lines show `[job:<jid>]` and the text (src/logger.ts).
 import type { JobPayload } from '../job/job';
+import { countOf } from '../job/json-object';
 import type { Logger } from '../logger';
 import type { Middleware } from './middleware';
 import type { ThrownError } from '../../workers/protocol';
@@ -23,7 +24,7 @@ export function jobLogFields(job: JobPayload, queue: string): JobLogFields {
     jid: job.jid,
     class: typeof job.wrapped === 'string' ? job.wrapped : job.class,
     queue,
-    retryCount: Number.isInteger(job.retry_count) ? job.retry_count! : 0,
+    retryCount: countOf(job.retry_count),
   };
 }
 

@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from '../../config/validate';
 import { decideFailure, JobError } from '../job/failure';
 import type { FetchedJob } from '../job/job';
+import { countOf } from '../job/json-object';
 import { rewriteMembers } from '../job/json-members';
 import { jsonTimestamp } from '../job/time';
 
@@ -61,7 +62,7 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
       return {
         to: 'queue',
         end: 'back',
-        json: rewriteMembers(raw, { nacks: String((Number.isInteger(job.nacks) ? job.nacks! : 0) + 1) }),
+        json: rewriteMembers(raw, { nacks: String(countOf(job.nacks) + 1) }),
       };
     case 'interrupted':
       if (atMostOnce) return fateOf({ kind: 'failure', error: INTERRUPTED, durationMs: 0 }, fetched, policy, now);

@@ -6,6 +6,7 @@
 //  - which backup entries a live worker holds (the reclaim puts back the others);
 //  - how to cancel a job by jid (the Canceller);
 //  - what runs, since when (the heartbeat's process entry, Sidekiq's Busy page).
+import { nowSeconds } from '../job/time';
 import { WorkTable } from './work-table';
 
 export interface RunningJob {
@@ -13,7 +14,7 @@ export interface RunningJob {
   readonly queue: string;
   /** The payload as fetched: its entry in the backup list. */
   readonly raw: string;
-  /** Epoch seconds when it was dispatched. */
+  /** Epoch seconds when it was dispatched (by the node's clock: Redis' time, see docs/time.md). */
   readonly runAt: number;
 }
 
@@ -32,13 +33,16 @@ export class RunningJobs {
   /** Per queue, how many live job runners hold each raw payload (a payload fetched twice counts twice). */
   private readonly held = new Map<string, Map<string, number>>();
 
+  /** `now`: epoch seconds, the node's Clock's (the wall clock by default). */
+  constructor(private readonly now: () => number = nowSeconds) {}
+
   /** Takes a slot of `queue` for the job and records it; the handle given back ends it. */
   start(jid: string, queue: string, raw: string): RunningJob {
     this.slots.take(queue);
-    const entry: Entry = { jid, queue, raw, runAt: Date.now() / 1000 };
+    const entry: Entry = { jid, queue, raw, runAt: this.now() };
     this.entries.add(entry);
     let jobs = this.held.get(queue);
-    if (!jobs) this.held.set(queue, (jobs = new Map()));
+    if (!jobs) this.held.set(queue, (jobs = new Map<string, number>()));
     jobs.set(raw, (jobs.get(raw) ?? 0) + 1);
     return entry;
   }

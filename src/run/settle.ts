@@ -16,7 +16,6 @@
 // (At most once, a job that does not succeed is filed in dead or dropped, never put back.)
 import type { JobEventBase } from '../events/job-events';
 import type { FetchedJob } from '../job/job';
-import { nowSeconds } from '../job/time';
 import { errorLogFields, jobLogFields } from './logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from './middleware';
 import type { NodeContext } from '../node/context';
@@ -40,7 +39,8 @@ export interface SettlingJob {
 }
 
 export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> {
-  const fate = fateOf(outcome, job.fetched, job.ctx.config, nowSeconds());
+  // Retry backoff and failed_at by Redis' clock (docs/time.md).
+  const fate = fateOf(outcome, job.fetched, job.ctx.config, job.ctx.clock.now());
   await untilItLands(job, () => job.steps.apply(fate, job.taken));
   await report(job, outcome, fate);
   return fate;

@@ -9,8 +9,11 @@
 import { ActorExitedError, CallTimeoutError, describeReason } from './errors';
 import type { Registry } from './registry';
 
-/** Why an actor exited. `normal` and `shutdown` are clean exits; anything else is a crash. */
-export type ExitReason = 'normal' | 'shutdown' | 'killed' | unknown;
+/**
+ * Why an actor exited: `normal` and `shutdown` are clean exits; `killed`, or anything else (an
+ * Error it threw, say), is a crash. Any value can be a reason, hence `unknown`.
+ */
+export type ExitReason = unknown;
 
 export function isCleanExit(reason: ExitReason): boolean {
   return reason === 'normal' || reason === 'shutdown';
@@ -20,12 +23,12 @@ export function isCleanExit(reason: ExitReason): boolean {
 export interface Down {
   readonly type: 'DOWN';
   readonly ref: number;
-  readonly actor: Actor<any, any, any>;
+  readonly actor: AnyActor;
   readonly reason: ExitReason;
 }
 
 export function isDown(msg: unknown): msg is Down {
-  return typeof msg === 'object' && msg !== null && (msg as Down).type === 'DOWN';
+  return typeof msg === 'object' && msg !== null && 'type' in msg && msg.type === 'DOWN';
 }
 
 export interface ActorOptions {
@@ -44,6 +47,9 @@ type State = 'new' | 'starting' | 'running' | 'stopping' | 'exited';
 let nextActorId = 1;
 let nextMonitorRef = 1;
 
+/** Any actor, whatever messages it takes: what supervisors, monitors and DOWN notices hold. */
+export type AnyActor = Actor<unknown, unknown, unknown>;
+
 export const DEFAULT_CALL_TIMEOUT_MS = 5000;
 export const DEFAULT_STOP_TIMEOUT_MS = 5000;
 
@@ -52,8 +58,8 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
   readonly name: string;
   readonly exited: Promise<ExitReason>;
 
-  readonly #registry?: Registry;
-  readonly #registeredName?: string;
+  /** Where the actor is registered under its name, when it is. */
+  readonly #registration?: { registry: Registry; name: string };
   #state: State = 'new';
   #mailbox: Envelope[] = [];
   #inHand?: Envelope;
@@ -66,13 +72,12 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
 
   constructor(options: ActorOptions = {}) {
     this.name = options.name ?? `${this.constructor.name}#${this.id}`;
-    this.#registry = options.registry;
-    this.#registeredName = options.registry && options.name ? options.name : undefined;
+    if (options.registry && options.name) this.#registration = { registry: options.registry, name: options.name };
     this.exited = new Promise((resolve) => (this.#resolveExited = resolve));
   }
 
   /** Runs `init`, then opens the mailbox. Rejects (and the actor is exited) if `init` throws. */
-  static async start<A extends Actor<any, any, any>>(actor: A): Promise<A> {
+  static async start<A extends AnyActor>(actor: A): Promise<A> {
     await actor.#boot();
     return actor;
   }
@@ -80,7 +85,7 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
   // ---- hooks for subclasses -------------------------------------------------------------------
 
   protected init(): Promise<void> | void {}
-  protected handleCall(msg: Call): Promise<unknown> | unknown {
+  protected handleCall(msg: Call): unknown {
     throw new Error(`${this.name} got an unexpected call: ${describeReason(msg)}`);
   }
   protected handleCast(msg: Cast): Promise<void> | void {
@@ -141,11 +146,11 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
   // ---- monitors -------------------------------------------------------------------------------
 
   /** From now on this actor gets a DOWN info when `target` exits (at once if it already has). */
-  monitor(target: Actor<any, any, any>): number {
+  monitor(target: AnyActor): number {
     return target.watch((down) => this.send(down));
   }
 
-  demonitor(target: Actor<any, any, any>, ref: number): void {
+  demonitor(target: AnyActor, ref: number): void {
     target.#watchers.delete(ref);
   }
 
@@ -206,13 +211,13 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
     if (this.#state !== 'new') throw new Error(`${this.name} was already started`);
     this.#state = 'starting';
     try {
-      if (this.#registeredName) this.#registry!.register(this.#registeredName, this);
+      this.#registration?.registry.register(this.#registration.name, this);
       await this.init();
     } catch (err) {
       this.#finish(err);
       throw err;
     }
-    if (this.#state !== 'starting') throw new ActorExitedError(this.name, this.#exitReason); // killed during init
+    if (!this.#stateIs('starting')) throw new ActorExitedError(this.name, this.#exitReason); // killed during init
     this.#state = 'running';
     if (this.#stopRequest !== undefined) void this.#runTermination(this.#stopRequest);
     else this.#kick();
@@ -236,15 +241,24 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
       const envelope = this.#mailbox.shift();
       if (!envelope) break;
       this.#inHand = envelope;
+      let crash: { reason: unknown } | undefined;
       try {
         await this.#dispatch(envelope);
       } catch (err) {
-        return this.#runTermination(err);
-      } finally {
-        if (this.#inHand === envelope) this.#inHand = undefined;
+        crash = { reason: err };
       }
+      if (this.#inHand === envelope) this.#inHand = undefined;
+      if (crash) return this.#runTermination(crash.reason);
     }
     this.#draining = false;
+  }
+
+  /**
+   * The state read through a call: it changes while a hook awaits (a kill, a stop), which the
+   * type checker's narrowing after an assignment cannot see.
+   */
+  #stateIs(state: State): boolean {
+    return this.#state === state;
   }
 
   async #dispatch(envelope: Envelope): Promise<void> {
@@ -277,7 +291,7 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
     } catch {
       // A throw in terminate does not change why the actor exited.
     }
-    if (this.#state === 'stopping') this.#finish(reason);
+    if (this.#stateIs('stopping')) this.#finish(reason); // not killed meanwhile
   }
 
   #finish(reason: ExitReason): void {
@@ -295,7 +309,7 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
       if (envelope.timer) clearTimeout(envelope.timer);
       envelope.reject(new ActorExitedError(this.name, reason));
     }
-    if (this.#registeredName) this.#registry!.unregister(this.#registeredName, this);
+    this.#registration?.registry.unregister(this.#registration.name, this);
     const watchers = [...this.#watchers];
     this.#watchers.clear();
     for (const [ref, onDown] of watchers) onDown({ type: 'DOWN', ref, actor: this, reason });

@@ -3,7 +3,7 @@
 // and the next one comes anyway: these actors ride out an outage instead of crash-looping their
 // supervisor, and only a bug elsewhere in them can crash them.
 import type { Logger } from '../logger';
-import { Actor, ActorOptions } from './actor';
+import { Actor, ActorOptions, Down } from './actor';
 
 export type Tick = { type: 'tick' };
 
@@ -35,11 +35,12 @@ export abstract class TickingActor extends Actor<never, never, Tick> {
     return 0;
   }
 
-  protected override init(): void {
+  /** A subclass may do work before its first round (the Actor's init may be async). */
+  protected override init(): Promise<void> | void {
     this.tickTimer = this.sendAfter({ type: 'tick' }, this.firstTickMs());
   }
 
-  protected override async handleInfo(msg: Tick): Promise<void> {
+  protected override async handleInfo(msg: Tick | Down): Promise<void> {
     if (msg.type !== 'tick') return;
     let failed = false;
     try {

@@ -16,7 +16,8 @@ const MATCH_KEYS = new Set(['queue', 'class', 'args']);
 const MAX_LISTED = 20;
 
 function checkMatch(match: JobMatch): void {
-  if (typeof match !== 'object' || match === null) throw new TypeError('expected { queue?, class?, args? }');
+  const given: unknown = match; // JavaScript callers can pass anything
+  if (typeof given !== 'object' || given === null) throw new TypeError('expected { queue?, class?, args? }');
   for (const key of Object.keys(match)) {
     if (!MATCH_KEYS.has(key))
       throw new TypeError(`unknown key ${JSON.stringify(key)} in a job match: use queue, class or args`);

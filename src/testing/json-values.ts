@@ -24,7 +24,9 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function preview(value: unknown, max = 120): string {
   let text: string;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    // undefined for undefined, a function or a symbol (lib.d.ts says string).
+    const json = JSON.stringify(value) as string | undefined;
+    text = json ?? String(value);
   } catch {
     text = String(value);
   }

@@ -36,16 +36,15 @@ export async function runPayload(nexq: ScopeOwner, registry: HandlerRegistry, ra
   }
 
   const warnings: string[] = [];
-  let passed: unknown[] | undefined;
-  let before: string | undefined;
+  /** The args perform got, and their JSON then (args parsed from JSON always have one). */
+  let passed: { args: unknown[]; before: string } | undefined;
   let thrown: unknown;
   const outcome = await runInScope(nexq, () =>
     performTask(
       { raw, file: resolved.file, activeJob: resolved.activeJob },
       {
         starting(args) {
-          passed = args;
-          before = JSON.stringify(args);
+          passed = { args, before: JSON.stringify(args) };
         },
         returned(value) {
           if (value === undefined) return;
@@ -63,10 +62,11 @@ export async function runPayload(nexq: ScopeOwner, registry: HandlerRegistry, ra
     ),
   );
   if (passed) {
-    const after = stringify(passed);
+    const { args, before } = passed;
+    const after = stringify(args);
     if (after !== before) {
       warnings.push(
-        `perform changed its args from ${preview(JSON.parse(before!))} to ${after === undefined ? 'something JSON cannot write' : preview(JSON.parse(after))}; ` +
+        `perform changed its args from ${preview(JSON.parse(before))} to ${after === undefined ? 'something JSON cannot write' : preview(JSON.parse(after))}; ` +
           'a retry runs with the original args again, so a job must not rely on changing them',
       );
     }

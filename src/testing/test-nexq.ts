@@ -56,7 +56,8 @@ export class TestNexq implements NexqEnqueuer {
 
   constructor(options: TestNexqOptions = {}) {
     const { mode = 'fake', ...config } = options;
-    if (mode !== 'fake' && mode !== 'inline') throw new ConfigError('mode', 'fake or inline', mode);
+    const given: unknown = mode; // JavaScript callers can pass anything
+    if (given !== 'fake' && given !== 'inline') throw new ConfigError('mode', 'fake or inline', mode);
     for (const key of Object.keys(config)) {
       if (!OPTION_KEYS.has(key))
         throw new ConfigError(
@@ -98,8 +99,9 @@ export class TestNexq implements NexqEnqueuer {
   }
 
   /** Later enqueues reject, as on a stopped node; recorded jobs stay readable. */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.stopped = true;
+    return Promise.resolve();
   }
 
   /** Fake mode: the recorded jobs of `queue` (all queues when omitted), in the order enqueued. */
@@ -133,7 +135,8 @@ export class TestNexq implements NexqEnqueuer {
           `drain gave up after ${maxJobs} jobs: jobs keep enqueueing jobs (${this.store.size(queue)} left, next: ${this.store.list(queue)[0].class})`,
         );
       }
-      const job = this.store.takeNext(queue)!;
+      const job = this.store.takeNext(queue);
+      if (!job) break; // cannot happen: the store holds one
       if (await this.run(job.raw, job.queue, job.at !== undefined)) ran++;
     }
     return ran;

@@ -27,7 +27,8 @@ export interface ApiResult {
   allow?: string;
 }
 
-type Handler = (ctx: AdminContext, params: string[], query: URLSearchParams, body: any) => Promise<unknown>;
+/** `body` is the request's parsed JSON, whatever the client sent. */
+type Handler = (ctx: AdminContext, params: string[], query: URLSearchParams, body: unknown) => Promise<unknown>;
 
 interface Route {
   method: 'GET' | 'POST';
@@ -54,10 +55,15 @@ function setParam(text: string): JobSet {
   return text;
 }
 
+/** A member of a JSON body; undefined when the body is not an object. */
+function bodyField(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
 /** `{ jids: [...] }` or `{ all: true }` from a bulk action's body. */
-function selection(body: any): { all: true } | { jids: string[] } {
-  if (body?.all === true) return { all: true };
-  const jids = body?.jids;
+function selection(body: unknown): { all: true } | { jids: string[] } {
+  if (bodyField(body, 'all') === true) return { all: true };
+  const jids = bodyField(body, 'jids');
   if (
     !Array.isArray(jids) ||
     jids.length === 0 ||
@@ -151,9 +157,9 @@ const ROUTES: Route[] = [
   { method: 'GET', path: /^\/jobs\/([^/]+)$/, handler: job },
 ];
 
-async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: any) {
+async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: unknown) {
   const queue = queueParam(q);
-  const mode = (body?.mode ?? 'all') as PauseMode;
+  const mode = (bodyField(body, 'mode') ?? 'all') as PauseMode;
   if (!PAUSE_MODES.includes(mode)) throw new ApiError(400, 'mode must be in, out or all');
   await pauseQueue(ctx, queue, mode);
   return { queue, paused: mode };
@@ -194,8 +200,7 @@ export async function handleApi(
     };
   let params: string[];
   try {
-    params = route.path
-      .exec(path)!
+    params = (route.path.exec(path) ?? []) // it matches: `test` said so above
       .slice(1)
       .map((p) => decodeURIComponent(p));
   } catch {

@@ -58,7 +58,8 @@ function loadAssets(): Map<string, Asset> {
     const type = CONTENT_TYPES[path.extname(name)];
     if (type) assets.set(`/${name}`, { type, body: readFileSync(path.join(ASSETS_DIR, name)) });
   }
-  assets.set('/', assets.get('/index.html')!);
+  const index = assets.get('/index.html');
+  if (index) assets.set('/', index);
   return assets;
 }
 
@@ -110,7 +111,7 @@ export class WebServer {
         : undefined;
     const assets = loadAssets();
     const server = http.createServer((req, res) => {
-      route(req, res).catch((err) => {
+      route(req, res).catch((err: unknown) => {
         const status = err instanceof ApiError ? err.status : 500;
         if (status === 500)
           options.logger?.error(`web: ${req.method} ${req.url?.split('?')[0]} failed: ${(err as Error).message}`, {
@@ -141,7 +142,8 @@ export class WebServer {
           sendJson(res, 405, { error: 'GET only' }, { Allow: 'GET' });
           return;
         }
-        return void (await options.metricsHandler(req, res));
+        await options.metricsHandler(req, res);
+        return;
       }
       if (url.pathname.startsWith('/api/')) {
         if (method !== 'GET' && method !== 'POST') {

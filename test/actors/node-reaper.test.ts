@@ -53,7 +53,7 @@ describe('dead-node recovery', () => {
         processWorkersKey: keys.processWorkers('ghost-ident'),
         nodeId: 'ghost',
         identity: 'ghost-ident',
-        cutoff: Date.now() / 1000 - 30,
+        timeout: 30,
         backups: [
           {
             backup: keys.backup('ghost', 'default'),

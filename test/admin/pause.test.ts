@@ -9,9 +9,9 @@ describe('pausing queues across nodes', () => {
   it('refuses enqueues into a queue paused for input, with a clear error, and takes them after resume', async () => {
     const node = await t.start({ mode: 'enqueuer' });
     await node.pause('mail', 'in');
-    const refused = await node.enqueue('mail', 'Record', []).catch((e) => e);
+    const refused = await node.enqueue('mail', 'Record', []).catch((e: unknown) => e);
     expect(refused).to.be.instanceOf(QueuePausedError);
-    expect(refused.message).to.equal('enqueue refused: queue mail is paused for input');
+    expect((refused as Error).message).to.equal('enqueue refused: queue mail is paused for input');
     expect(await node.paused()).to.deep.equal({ mail: 'in' });
     await node.resume('mail');
     await node.enqueue('mail', 'Record', []);
@@ -73,9 +73,9 @@ describe("Disque's job options", () => {
     const node = await t.start({ mode: 'enqueuer' });
     await node.enqueue('default', 'X', [], { maxlen: 2 });
     await node.enqueue('default', 'X', [], { maxlen: 2 });
-    const refused = await node.enqueue('default', 'X', [], { maxlen: 2 }).catch((e) => e);
+    const refused = await node.enqueue('default', 'X', [], { maxlen: 2 }).catch((e: unknown) => e);
     expect(refused).to.be.instanceOf(QueueFullError);
-    expect(refused.message).to.include('queue default already holds 2 job(s)');
+    expect((refused as Error).message).to.include('queue default already holds 2 job(s)');
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(2);
   });
 

@@ -1,8 +1,9 @@
 // Chaos: two nodes on a Redis Cluster in the per-queue key layout (an untagged namespace: each
 // queue in a slot of its own, the queues spread over the 3 masters) work through 10,000 jobs of 6
-// queues while the master of q1 is killed with -9 and its replica takes over; the killed server then comes back as the new master's replica. With
-// `waitReplicas: 1` every job whose enqueue was confirmed runs, and the nodes and the producer
-// carry on against the new master by themselves. Prints lost / duplicates for the closing notes.
+// queues while the master of q1 is killed with -9 and its replica takes over; the killed server
+// then comes back as the new master's replica. With `waitReplicas: 1` every job whose enqueue was
+// confirmed runs, and the nodes and the producer carry on against the new master by themselves.
+// Prints lost / duplicates for the closing notes.
 import { expect } from 'chai';
 import { Keys } from '../../src/redis/keys';
 import { captureLogs } from '../support/capture-logs';
@@ -27,7 +28,7 @@ describe('chaos: Redis Cluster failover', function () {
 
   afterEach(async function () {
     this.timeout(60_000);
-    await setup?.stop();
+    await (setup as RedisClusterSetup | undefined)?.stop(); // unset when beforeEach failed
   });
 
   it('kill -9 of the master of a queue mid-run: no confirmed job lost, the nodes resume by themselves', async () => {
@@ -49,7 +50,7 @@ describe('chaos: Redis Cluster failover', function () {
 
     const confirmed = new Set<string>();
     const confirmedAfterFailover = new Set<string>();
-    let failedOver = false;
+    let failedOver = false as boolean; // set while the producer runs
     let refusedJobs = 0;
     const producing = (async () => {
       // JOBS in all, in chunks, and some after the failover whatever the pace: they prove the resumption.
@@ -99,7 +100,7 @@ describe('chaos: Redis Cluster failover', function () {
             `${jid}: ${JSON.stringify(
               await producer.show(jid).then(
                 (s) => s && { state: s.state, queue: s.queue, node: s.node },
-                (e: Error) => e.message,
+                (e: unknown) => (e as Error).message,
               ),
             )}`,
         ),

@@ -7,25 +7,28 @@ export interface NodeProcess {
   nodeId: string;
   child: ChildProcess;
   output: () => string;
+  /** What it printed on stdout ("ready ...", "enqueued <jid>" per job sent on its stdin). */
+  stdout: () => string;
 }
 
-export async function startNodeProcess(options: NexqStartOptions): Promise<NodeProcess> {
+/** `env`: more environment for the child (the clock-skew test's libfaketime). */
+export async function startNodeProcess(options: NexqStartOptions, env: NodeJS.ProcessEnv = {}): Promise<NodeProcess> {
   const child = spawn(process.execPath, [path.join(__dirname, 'node-process.js')], {
-    env: { ...process.env, NEXQ_CHAOS_OPTIONS: JSON.stringify(options) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, NEXQ_CHAOS_OPTIONS: JSON.stringify(options) },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stderr.on('data', (d) => (output += d));
+  let stdout = '';
+  child.stderr.on('data', (d) => (output += String(d)));
   const nodeId = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
     child.stdout.on('data', (d) => {
-      stdout += d;
+      stdout += String(d);
       const match = /ready (\S+)/.exec(stdout);
       if (match) resolve(match[1]);
     });
     child.once('exit', (code) => reject(new Error(`node process exited with ${code} before it was ready: ${output}`)));
   });
-  return { nodeId, child, output: () => output };
+  return { nodeId, child, output: () => output, stdout: () => stdout };
 }
 
 export async function kill9(node: NodeProcess): Promise<void> {

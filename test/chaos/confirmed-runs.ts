@@ -12,18 +12,20 @@ export async function everyConfirmedJobRan(
   done: string,
   confirmed: Set<string>,
   timeoutMs: number,
-  explain: (missing: string[]) => Promise<string> = async () => '',
+  explain: (missing: string[]) => Promise<string> = () => Promise.resolve(''),
 ): Promise<{ duplicates: number }> {
   const lost = async () => {
     const ran = new Set(await redis.lrange(done, 0, -1));
     return [...confirmed].filter((jid) => !ran.has(jid));
   };
-  await waitFor(async () => (await lost()).length === 0, timeoutMs, 'every confirmed job to run').catch(async (err) => {
-    const missing = await lost();
-    throw new Error(
-      `${err.message}: ${missing.length} of ${confirmed.size} missing ${await explain(missing.slice(0, 10))}`,
-    );
-  });
+  await waitFor(async () => (await lost()).length === 0, timeoutMs, 'every confirmed job to run').catch(
+    async (err: unknown) => {
+      const missing = await lost();
+      throw new Error(
+        `${(err as Error).message}: ${missing.length} of ${confirmed.size} missing ${await explain(missing.slice(0, 10))}`,
+      );
+    },
+  );
   const runs = await redis.lrange(done, 0, -1);
   return { duplicates: runs.length - new Set(runs).size };
 }

@@ -125,8 +125,8 @@ describe('chaos: no job lost', function () {
     await server.restart();
     const restartMs = Date.now() - before;
     await waitFor(async () => (await countRuns(jids)).lost === 0, 120_000, 'every job to run after the restart').catch(
-      async (err) => {
-        throw new Error(`${err.message}; ${JSON.stringify(await whereAreTheJobs())}`);
+      async (err: unknown) => {
+        throw new Error(`${(err as Error).message}; ${JSON.stringify(await whereAreTheJobs())}`);
       },
     );
     const result = await countRuns(jids);

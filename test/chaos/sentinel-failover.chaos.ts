@@ -28,7 +28,7 @@ describe('chaos: Sentinel failover', function () {
   afterEach(async function () {
     this.timeout(60_000);
     data?.disconnect();
-    await setup?.stop();
+    await (setup as SentinelSetup | undefined)?.stop(); // unset when beforeEach failed
   });
 
   it('a forced failover mid-run loses no confirmed job, and the nodes resume by themselves', () =>
@@ -53,7 +53,7 @@ describe('chaos: Sentinel failover', function () {
 
     const confirmed = new Set<string>();
     const confirmedAfterFailover = new Set<string>();
-    let failedOver = false;
+    let failedOver = false as boolean; // set while the producer runs
     let refusedBatches = 0;
     const producing = (async () => {
       // At least JOBS in all, and some after the failover whatever the pace: they prove the resumption.

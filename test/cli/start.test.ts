@@ -32,7 +32,7 @@ describe('nexq CLI', () => {
       },
     );
     let text = '';
-    child.stderr.on('data', (d) => (text += d));
+    child.stderr.on('data', (d) => (text += String(d)));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return { child, stderr: () => text, exited };
   }
@@ -185,7 +185,7 @@ describe('nexq CLI', () => {
       },
     );
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const local = new Redis({ port, db: 3, lazyConnect: true, retryStrategy: () => 100 }).on('error', () => {});
     try {
@@ -215,7 +215,7 @@ describe('nexq CLI', () => {
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => (stderr += String(d)));
     try {
       await waitFor(() => stderr.includes('cannot reach Redis'), 10_000, 'the unreachable-Redis message');
       expect(child.exitCode).to.equal(null);

@@ -81,9 +81,13 @@ describe('job events', () => {
     });
     node.events.on('job:success', () => Promise.reject(new Error('async listener bug')));
     let onceCalls = 0;
-    node.events.once('job:success', () => void onceCalls++);
+    node.events.once('job:success', () => {
+      onceCalls++;
+    });
     let offCalls = 0;
-    const off = () => void offCalls++;
+    const off = () => {
+      offCalls++;
+    };
     node.events.on('job:success', off).off('job:success', off);
     for (const value of [1, 2]) await node.enqueue('default', 'Record', [t.url, t.out('both'), value]);
     await t.waitForRecords(t.out('both'), 2, 10_000);
@@ -108,7 +112,9 @@ describe('job events', () => {
   it('off removes a once listener by the function given, and once calls it one time only', () => {
     const events = new JobEvents();
     let calls = 0;
-    const listener = () => void calls++;
+    const listener = () => {
+      calls++;
+    };
     events.once('job:dead', listener).off('job:dead', listener);
     expect(events.has('job:dead')).to.equal(false);
     events.once('job:dead', listener);

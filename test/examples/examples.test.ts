@@ -19,8 +19,9 @@ describe('examples/', function () {
     redis = new Redis(server.url);
   });
   after(async () => {
-    redis?.disconnect();
-    await server?.stop();
+    // Unset when before failed part way.
+    (redis as Redis | undefined)?.disconnect();
+    await (server as RedisServer | undefined)?.stop();
   });
   beforeEach(async () => {
     await redis.flushall();

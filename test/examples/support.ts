@@ -67,8 +67,8 @@ export class ExampleProcess {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout.on('data', (d) => (this.output += d));
-    child.stderr.on('data', (d) => (this.output += d));
+    child.stdout.on('data', (d) => (this.output += String(d)));
+    child.stderr.on('data', (d) => (this.output += String(d)));
     this.exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
     this.child = child;
   }

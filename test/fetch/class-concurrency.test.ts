@@ -68,7 +68,7 @@ describe('a class limit across all nodes', () => {
   });
 
   it('rejects a bad limit with a ConfigError naming the class', async () => {
-    const err = await t.start({ classConcurrency: { Mailer: 0 } }).catch((e: Error) => e);
+    const err = await t.start({ classConcurrency: { Mailer: 0 } }).catch((e: unknown) => e);
     expect((err as Error).message).to.contain('classConcurrency.Mailer');
   });
 });

@@ -56,7 +56,9 @@ describe('a node serving several queues', () => {
     {
       state: 'with a broken key (WRONGTYPE)',
       options: { queues: [q('a'), q('busy')] },
-      prepare: async () => void (await t.redis.set(t.keys.queue('a'), 'not a list')),
+      prepare: async () => {
+        await t.redis.set(t.keys.queue('a'), 'not a list');
+      },
     },
     {
       state: 'empty, under a totalConcurrency cap',

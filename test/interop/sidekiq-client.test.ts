@@ -67,8 +67,8 @@ describe('Sidekiq interop: job payloads', function () {
     const sidekiq = SidekiqServer.start(redis.url);
     try {
       await waitFor(async () => (await t.redis.llen(t.out('rb'))) >= 4, 30_000, 'Sidekiq to run 4 jobs').catch(
-        (err) => {
-          throw new Error(`${err.message}; sidekiq said: ${sidekiq.output.slice(-1000)}`);
+        (err: unknown) => {
+          throw new Error(`${(err as Error).message}; sidekiq said: ${sidekiq.output.slice(-1000)}`);
         },
       );
       const records = await t.records(t.out('rb'));

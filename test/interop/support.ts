@@ -35,8 +35,8 @@ export class SidekiqServer {
   private stderr = '';
 
   private constructor(private readonly child: ChildProcess) {
-    child.stderr?.on('data', (d) => (this.stderr += d));
-    child.stdout?.on('data', (d) => (this.stderr += d));
+    child.stderr?.on('data', (d) => (this.stderr += String(d)));
+    child.stdout?.on('data', (d) => (this.stderr += String(d)));
   }
 
   static start(redisUrl: string, queues: string[] = ['default']): SidekiqServer {

@@ -139,7 +139,9 @@ describe('a ttl counts from when the job is due', () => {
 
   /** The job's expires_at and, when scheduled, its score. */
   async function written(jid: string): Promise<{ expiresAt: number; score?: number }> {
-    const [raw, score] = await t.redis.zrange(t.keys.schedule('default'), 0, -1, 'WITHSCORES');
+    const entry = await t.redis.zrange(t.keys.schedule('default'), 0, -1, 'WITHSCORES');
+    const raw = entry.at(0);
+    const score = entry.at(1);
     if (raw !== undefined) {
       expect(JSON.parse(raw).jid).to.equal(jid);
       return { expiresAt: JSON.parse(raw).expires_at, score: Number(score) };

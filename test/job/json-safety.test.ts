@@ -37,6 +37,7 @@ const unsafe: Array<[string, unknown[], string]> = [
   ['a Set', [new Set([1])], 'args[0] is a Set (JSON writes {})'],
   ['a symbol', [Symbol('s')], 'args[0] is a symbol (JSON writes null)'],
   ['a class instance', [new Money(5)], 'args[0] is a Money (JSON writes {"cents":5})'],
+  // eslint-disable-next-line no-sparse-arrays -- the empty slot is the case under test
   ['an empty array slot', [[1, , 3]], 'args[0][1] is an empty slot (JSON writes null)'],
   ['a toJSON method', [{ toJSON: () => 'x' }], 'args[0] has a toJSON method (JSON writes "x")'],
 ];

@@ -1,6 +1,7 @@
 // Timestamps as the wire format wants them.
 import { expect } from 'chai';
-import { dateToSeconds, jsonSeconds, nowSeconds, readSeconds } from '../../src/job/time';
+import { performance } from 'node:perf_hooks';
+import { Clock, dateToSeconds, jsonSeconds, nowSeconds, readSeconds } from '../../src/job/time';
 
 describe('wire timestamps', () => {
   it('writes whole seconds with a fraction, so no reader takes them for milliseconds', () => {
@@ -32,5 +33,34 @@ describe('wire timestamps', () => {
     expect(readSeconds(1700000000500)).to.equal(1700000000.5);
     expect(readSeconds('1700000000')).to.equal(undefined);
     expect(readSeconds(Number.NaN)).to.equal(undefined);
+  });
+});
+
+describe("Clock: now by Redis' time", () => {
+  it('reads the wall clock until its first sample', () => {
+    const clock = new Clock();
+    expect(clock.synced).to.equal(false);
+    expect(clock.now()).to.be.within(Date.now() / 1000 - 1, Date.now() / 1000 + 1);
+  });
+
+  it("reads the sampled time plus the monotonic time since, whatever this machine's wall clock says", () => {
+    const clock = new Clock();
+    const at = performance.now();
+    // Redis said 1,000 s past the epoch halfway through a 2 ms round trip; the wall clock said 45 s later.
+    const offset = clock.sample(1000, at - 1, at + 1, 1045);
+    expect(offset).to.equal(-45);
+    expect(clock.offsetSeconds).to.equal(-45);
+    expect(clock.uncertaintySeconds).to.equal(0.001);
+    const elapsed = (performance.now() - at) / 1000;
+    expect(clock.now()).to.be.within(1000 + elapsed - 0.001, 1000 + (performance.now() - at) / 1000 + 0.001);
+  });
+
+  it('takes each new sample as its anchor', () => {
+    const clock = new Clock();
+    const at = performance.now();
+    clock.sample(1000, at, at, 1000);
+    clock.sample(5000, at, at, 4990);
+    expect(clock.offsetSeconds).to.equal(10);
+    expect(clock.now()).to.be.within(5000, 5001);
   });
 });

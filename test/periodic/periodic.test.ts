@@ -30,7 +30,10 @@ function expectConsecutive(ticks: number[], what: string): void {
   for (let i = 1; i < ticks.length; i++) expect(ticks[i], `${what}: ${ticks.join(', ')}`).to.equal(ticks[i - 1] + 1);
 }
 
-/** Resolves within the first 200 ms of a wall-clock second, so what follows has most of a second before the next tick. */
+/**
+ * Resolves within the first 200 ms of a wall-clock second, so what follows has most of a second
+ * before the next tick.
+ */
 async function earlyInASecond(): Promise<void> {
   await waitFor(() => Date.now() % 1000 >= 20 && Date.now() % 1000 < 200, 2000, 'the start of a second');
 }
@@ -110,7 +113,7 @@ describe('periodic jobs', () => {
         const { keys } = t;
         await t.redis.lpush(keys.periodic('broken', 'q'), 'x');
         const err = await enqueuePeriodic(redis, keys, keys.periodic('broken', 'q'), 'q', 5, '{}', 'x', false).catch(
-          (e: Error) => e,
+          (e: unknown) => e,
         );
         expect(err).to.be.instanceOf(Error);
         expect((err as Error).message).to.match(/WRONGTYPE/);

@@ -32,7 +32,7 @@ describe('a thread pool cancelling a job', () => {
     const spin = pool.run(task('Spin', []), 0, handle);
     // The thread said it started the batch: the cancel terminates it rather than waiting for that.
     const threadOf = (pool as unknown as { threadOf: Map<number, number> }).threadOf;
-    await waitFor(async () => threadOf.size === 1, 5000, 'the spinning job started on its thread');
+    await waitFor(() => threadOf.size === 1, 5000, 'the spinning job started on its thread');
     handle.cancel!();
     // Flushed on this tick's nextTick, while the terminated thread is still piscina's only one.
     const next = pool.run(task('Sleep', [1]), 0);

@@ -17,7 +17,7 @@ function youngGenerations(
       process.execPath,
       [CHILD, String(mainCapMb), String(threadMb)],
       { encoding: 'utf8', timeout: 15_000 },
-      (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout))),
+      (err: Error | null, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout))),
     );
   });
 }

@@ -33,8 +33,9 @@ describe('a nexq node on a Redis Cluster', function () {
   });
 
   after(async () => {
-    (client as typeof client | undefined)?.disconnect();
-    await (setup as typeof setup | undefined)?.stop();
+    // Unset when before failed part way.
+    (client as Cluster | undefined)?.disconnect();
+    await (setup as RedisClusterSetup | undefined)?.stop();
   });
 
   const tagged = () => `{${t.ns}}`;

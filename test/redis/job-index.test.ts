@@ -183,7 +183,7 @@ describe('jobs by jid (the job index)', () => {
     await node.resume('default');
     const running = await node.enqueue('default', 'Sleep', [60_000]);
     await waitFor(async () => (await node.show(running))?.state === 'running', 5000, 'the job running');
-    const err = await node.deleteJob(running).catch((e: Error) => e);
+    const err = await node.deleteJob(running).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(JobRunningError);
 
     const dead = await node.enqueue('default', 'Fail', [], { retry: 0 });

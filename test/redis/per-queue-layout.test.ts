@@ -166,7 +166,7 @@ describe('per-queue key layout', () => {
         { queue: 'alpha', class: 'Record', args: [] },
         { queue: 'beta', class: 'Record', args: [], options: { maxlen: 1 } },
       ])
-      .catch((e: Error) => e);
+      .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(PartialEnqueueError);
     const { written } = err as PartialEnqueueError;
     expect(written[1]).to.equal(undefined);
@@ -246,7 +246,7 @@ describe('per-queue key layout', () => {
     const k = keys();
     const err = await enqueueJobs(redis, k, [
       { queue: 'alpha', queueKey: k.queue('beta'), json: '{}', jid: 'x' },
-    ]).catch((e: Error) => e);
+    ]).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(CrossSlotError);
     expect(await t.redis.llen(k.queue('beta'))).to.equal(0);
     redis.disconnect();

@@ -107,7 +107,7 @@ describe('per-queue key layout: review findings', () => {
     const err = await enqueueJobs(redis, k, [
       { queue: 'a', queueKey: k.queue('a'), json: '{"jid":"ja","queue":"a"}', jid: 'ja' },
       { queue: 'b', queueKey: k.queue('b'), json: '{"jid":"jb","queue":"b"}', jid: 'jb' },
-    ]).catch((e: Error) => e);
+    ]).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(PartialEnqueueError);
     expect((err as PartialEnqueueError).written).to.deep.equal([{ jid: 'ja', conflict: false }, undefined]);
     expect(await t.redis.llen(k.queue('a'))).to.equal(1);
@@ -122,7 +122,7 @@ describe('per-queue key layout: review findings', () => {
   it('F7: subscribing at run time to a queue name with braces is refused, not a manager crash that drops the other subscriptions', async () => {
     const node = await t.start({ keyLayout: 'per-queue', queues: ['a'] });
     await node.subscribe('c');
-    const err = await node.subscribe('x{y}').catch((e: Error) => e);
+    const err = await node.subscribe('x{y}').catch((e: unknown) => e);
     expect(err).to.be.instanceOf(Error);
     await sleep(300);
     expect((await node.subscriptions()).map((q) => q.name).sort()).to.deep.equal(['a', 'c']);

@@ -20,8 +20,9 @@ describe('Redis Cluster harness and connection', function () {
   });
 
   after(async () => {
-    cluster?.disconnect();
-    await setup?.stop();
+    // Unset when `before` failed part way.
+    (cluster as Cluster | undefined)?.disconnect();
+    await (setup as RedisClusterSetup | undefined)?.stop();
   });
 
   it('comes up as 3 masters serving all 16384 slots, each with one replica', async () => {
@@ -42,7 +43,7 @@ describe('Redis Cluster harness and connection', function () {
     try {
       const refused = await cluster.set('k:stalled', '1').then(
         () => 'resolved',
-        (err) => err,
+        (err: unknown) => err,
       );
       expect(refused).to.be.instanceOf(UnconfirmedWriteError);
       await Promise.all(elsewhere.map((key) => cluster.set(key, '1'))); // other masters' replicas answer

@@ -23,7 +23,7 @@ describe('Sentinel', function () {
   });
 
   after(async () => {
-    await (setup as SentinelSetup | undefined)?.stop();
+    await (setup as SentinelSetup | undefined)?.stop(); // unset when before failed
   });
 
   it('enqueues from the CLI through the sentinels and runs the job on a node', async () => {

@@ -21,7 +21,7 @@ describe('commands a closed connection never answered', () => {
       // only the close can end it with this message.
       const pending = client.blpop(key, 15).then(
         () => 'answered',
-        (err: Error) => err.message,
+        (err: unknown) => (err as Error).message,
       );
       await waitFor(async () => /cmd=blpop/.test(String(await admin.client('LIST'))), 5000, 'the BLPOP to block');
       await admin.client('KILL', 'ID', String(id));

@@ -58,7 +58,7 @@ describe('redis.waitReplicas', function () {
         patient.eval("return redis.call('incr', KEYS[1])", 1, 'w:n'),
         patient.multi().set('w:m', '1').exec(),
       ];
-      writes.forEach((w, i) => w.then(() => seen.push(`${i}:${frozen ? 'while frozen' : 'after'}`)));
+      writes.forEach((w, i) => void w.then(() => seen.push(`${i}:${frozen ? 'while frozen' : 'after'}`)));
       await waitFor(async () => (await onMaster.get('w:held')) === '1', 5000, 'the master to run the write');
       replica.freeze((frozen = false));
       await Promise.all(writes);
@@ -84,17 +84,17 @@ describe('redis.waitReplicas', function () {
     replica.freeze(true);
     const write = await client.set('w:during', 'y').then(
       () => 'resolved',
-      (err) => err,
+      (err: unknown) => err,
     );
     expect(write).to.be.instanceOf(UnconfirmedWriteError);
-    expect(write.message).to.match(/confirmed by 0 of 1 replica/);
+    expect((write as Error).message).to.match(/confirmed by 0 of 1 replica/);
     const transaction = await client
       .multi()
       .incr('w:n')
       .exec()
       .then(
         () => 'resolved',
-        (err) => err,
+        (err: unknown) => err,
       );
     expect(transaction).to.be.instanceOf(UnconfirmedWriteError);
     // The WAIT timed out: the connection answers again, reads without waiting for replicas.
@@ -112,7 +112,7 @@ describe('redis.waitReplicas', function () {
       replica.freeze(true);
       const first = patient.set('w:dropped', '1').then(
         () => 'resolved',
-        (err) => err,
+        (err: unknown) => err,
       );
       await waitFor(async () => (await onMaster.get('w:dropped')) === '1', 5000, 'the master to run the write');
       await onMaster.client('KILL', 'ID', String(id));
@@ -120,7 +120,7 @@ describe('redis.waitReplicas', function () {
       await patient.set('w:next', '1'); // a new connection, a new WAIT: confirmed
       const err = await first;
       expect(err).to.be.instanceOf(UnconfirmedWriteError);
-      expect(err.message).to.match(/the connection dropped/); // not a command timeout, 10 s later
+      expect((err as Error).message).to.match(/the connection dropped/); // not a command timeout, 10 s later
     } finally {
       patient.disconnect();
     }
@@ -137,7 +137,7 @@ describe('redis.waitReplicas', function () {
       replica.freeze(true);
       const refused = await nexq.enqueue('default', 'Record', [t.url, out, 'unconfirmed']).then(
         () => 'resolved',
-        (err) => err,
+        (err: unknown) => err,
       );
       expect(refused).to.be.instanceOf(UnconfirmedWriteError);
       replica.freeze(false);

@@ -129,7 +129,7 @@ describe('failed jobs (sidekiq dialect, namespace "")', () => {
     server = await RedisServer.start();
   });
   after(async () => {
-    await server?.stop();
+    await (server as RedisServer | undefined)?.stop(); // unset when before failed
   });
   const t = useNodes({ url: () => server.url, namespace: '', flushFirst: true });
 

@@ -7,7 +7,12 @@ import { logFormat } from '../../src/logger';
 
 export function captureLogs(format?: LogFormat): { logger: winston.Logger; text: () => string } {
   const lines: string[] = [];
-  const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+  const sink = new Writable({
+    write: (chunk, _enc, done) => {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   return {
     logger: winston.createLogger({
       level: 'debug',

@@ -2,12 +2,13 @@
 import { expect } from 'chai';
 import { Enqueuer } from '../../src/actors/enqueuer';
 import type { NodeContext } from '../../src/node/context';
+import { Clock } from '../../src/job/time';
 import { createTestNexq, InvalidJobError, TestNexq } from '../../src/testing';
 import { jobsDir, rejection } from './support';
 
 /** The real Enqueuer, with no Redis: its checks run before it writes anything. */
 function realEnqueuer(): Enqueuer {
-  return new Enqueuer({ config: { timestamps: 'seconds' } } as unknown as NodeContext);
+  return new Enqueuer({ config: { timestamps: 'seconds' }, clock: new Clock() } as unknown as NodeContext);
 }
 
 describe('nexq/testing fake mode: invalid input', () => {

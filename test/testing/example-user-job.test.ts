@@ -7,7 +7,9 @@ import { repoRoot } from '../support/paths';
 
 const app = path.join(repoRoot, 'test', 'fixtures', 'user-app');
 const jobsDir = path.join(app, 'jobs');
-// The app's mail service keeps what it sent (the same module instance the jobs use).
+// The app's mail service keeps what it sent; require (CommonJS, a path known at run time) gives
+// the very module instance the jobs use.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 const mailer: { sent: Array<{ to: string; subject: string }> } = require(path.join(app, 'mailer.js'));
 
 describe('example: testing a user app with nexq/testing', () => {

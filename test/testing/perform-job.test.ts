@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { createTestNexq, InvalidJobError, JobArgsError, TestNexq, UnknownJobClassError } from '../../src/testing';
-import { brokenJobs, fixture } from '../support/paths';
+import { brokenJobs } from '../support/paths';
 import { jobsDir, rejection, resetRuns, runs } from './support';
 
 class Money {
@@ -100,6 +100,7 @@ describe('nexq/testing performJob', () => {
     ['Infinity', [Infinity], /args\[0\] is Infinity \(JSON writes null\)/],
     ['a Map', [new Map([[1, 2]])], /args\[0\] is a Map \(JSON writes \{\}\)/],
     ['a class instance', [new Money(5)], /args\[0\] is a Money \(JSON writes \{"cents":5\}\)/],
+    // eslint-disable-next-line no-sparse-arrays -- the empty slot is the case under test
     ['an empty array slot', [[1, , 3]], /args\[0\]\[1\] is an empty slot \(JSON writes null\)/],
     ['a symbol', [Symbol('s')], /args\[0\] is a symbol/],
     ['a key that is not an identifier', [{ 'a b': () => 1 }], /args\[0\]\["a b"\] is a function \(JSON drops it\)/],

@@ -28,7 +28,7 @@ describe('web dashboard over HTTP', () => {
     while (queue.length > 0) {
       const text = queue.pop()!;
       for (const m of text.matchAll(/(?:src|href)="([^"#][^"]*)"|from '([^']+)'/g)) {
-        const ref = m[1] ?? m[2];
+        const ref = m.at(1) ?? m[2]; // the group that did not match is undefined
         if (ref.startsWith('data:')) continue;
         expect(ref, `asset reference ${ref}`).to.match(/^\.?\/[\w.-]+$/);
         const name = ref.replace(/^\.?\//, '/');
@@ -70,7 +70,12 @@ describe('web dashboard over HTTP', () => {
     const logger = winston.createLogger({
       transports: [
         new winston.transports.Stream({
-          stream: new Writable({ write: (chunk, _, done) => ((logged += chunk), done()) }),
+          stream: new Writable({
+            write: (chunk, _, done) => {
+              logged += String(chunk);
+              done();
+            },
+          }),
         }),
       ],
     });
@@ -80,7 +85,7 @@ describe('web dashboard over HTTP', () => {
     >) {
       for (const p of ['/', '/app.js', '/api/stats']) {
         const answer = await call(url, p, { auth });
-        expect(answer.status, `${p} with ${auth}`).to.equal(401);
+        expect(answer.status, `${p} with ${String(auth)}`).to.equal(401);
         expect(answer.headers.get('www-authenticate')).to.match(/^Basic realm="nexq"/);
       }
     }
@@ -233,7 +238,7 @@ describe('web dashboard over HTTP', () => {
     expect((await call(url, '/api/stats')).status).to.equal(200);
     await t.stop(nexq);
     let error: unknown;
-    await call(url, '/api/stats').catch((err) => (error = err));
+    await call(url, '/api/stats').catch((err: unknown) => (error = err));
     expect(error).to.be.instanceOf(Error);
   });
 
@@ -241,7 +246,7 @@ describe('web dashboard over HTTP', () => {
     const { nexq } = await startWebNode(t);
     const port = nexq.node.web!.port;
     let error: Error | undefined;
-    await t.start({ web: { port } }).catch((err) => (error = err));
+    await t.start({ web: { port } }).catch((err: unknown) => (error = err as Error));
     expect(error?.message).to.match(new RegExp(`web dashboard on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
   });
 
@@ -270,7 +275,7 @@ describe('web dashboard over HTTP', () => {
       },
     );
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const url = (

@@ -106,7 +106,7 @@ export async function withNexq<T>(args: ParsedArgs, body: (s: Session) => Promis
 
 export interface Output {
   json: boolean;
-  write(text: string): void;
+  write: (text: string) => void;
 }
 
 export function outputFor(args: ParsedArgs): Output {

@@ -28,8 +28,8 @@ ${CONNECTION_HELP}`,
     const moved = await withNexq(args, async (session) => {
       if (all) return retryAll(session, 'retry');
       const result = await retryJob(session, jid, ['retry', 'dead']);
-      if (result.error) throw new Error(result.error);
-      return [{ jid, queue: result.queue!, from: result.from }];
+      if (result.error !== undefined) throw new Error(result.error);
+      return [{ jid, queue: result.queue, from: result.from }];
     });
     if (out.json) printJson(out, moved);
     else if (all) out.write(`${moved.length} job(s) moved to their queues\n`);

@@ -39,7 +39,8 @@ ${CONNECTION_HELP}`,
   async run(args, out) {
     const [queue] = positionals(args, 'resume', ['queue']);
     const { was, paused } = await withNexq(args, async (session) => {
-      const was = (await pausedQueues(session))[queue];
+      const before: Partial<Record<string, PauseMode>> = await pausedQueues(session);
+      const was = before[queue];
       await resumeQueue(session, queue);
       return { was, paused: await pausedQueues(session) };
     });

@@ -1,6 +1,7 @@
 -- recover-node: claim a node that stopped beating and put its unsettled jobs back in their queues.
 -- Claim and move are one atomic step, so of several survivors exactly one recovers a dead node,
--- and a node that beat again since it was found late is left alone.
+-- and a node that beat again since it was found late is left alone. Dead means silent for the node
+-- timeout by Redis' clock (TIME), the one beats are scored with (beat.lua), never the caller's.
 -- KEYS[1]      node beats, sorted set <ns>:nexq:nodes (node id -> epoch seconds of its last beat)
 -- KEYS[2]      node identities, hash <ns>:nexq:node-identities (node id -> process identity)
 -- KEYS[3]      process set <ns>:processes
@@ -14,13 +15,15 @@
 --              layout, where each backup list is requeued apart: see node-reaper.ts)
 -- KEYS[7+4b..] running hashes of limited classes <ns>:nexq:running-class:<c> (its class slots)
 -- ARGV[1]      the dead node's id
--- ARGV[2]      cutoff: the node is dead only if its last beat is at or before this
+-- ARGV[2]      node timeout, seconds: the node is dead only if its last beat is at or before TIME minus this
 -- ARGV[3]      its process identity ('' when unknown)
 -- ARGV[4]      b, the number of backup lists
 -- ARGV[4+i]    queue name of pair i
 -- Returns the number of jobs moved back, or -1 when the node is not (or no longer) dead.
+local time = redis.call('TIME')
+local cutoff = tonumber(time[1]) + tonumber(time[2]) / 1000000 - tonumber(ARGV[2])
 local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not beat or tonumber(beat) > tonumber(ARGV[2]) then
+if not beat or tonumber(beat) > cutoff then
   return -1
 end
 local b = tonumber(ARGV[4])

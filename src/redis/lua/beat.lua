@@ -1,0 +1,31 @@
+-- beat: one heartbeat of a node, scored by Redis' clock (TIME), never the node's: its beat in the
+-- node list (read by every node's reaper, which compares it with TIME too), its process entry in
+-- Sidekiq's format with `beat` at the same time, its running jobs, and the signal Sidekiq's API
+-- left for it. Every key is node-wide (one slot in the per-queue key layout).
+-- KEYS[1]  the node's running-jobs hash <ns>:<identity>:workers
+-- KEYS[2]  node beats, sorted set <ns>:nexq:nodes (node id -> epoch seconds of its last beat)
+-- KEYS[3]  node identities, hash <ns>:nexq:node-identities (node id -> process identity)
+-- KEYS[4]  process set <ns>:processes
+-- KEYS[5]  the node's process entry, hash <ns>:<identity>
+-- KEYS[6]  the node's signals, list <ns>:<identity>-signals
+-- ARGV[1]  node id
+-- ARGV[2]  process identity
+-- ARGV[3]  seconds the process entry and running-jobs hash live without another beat
+-- ARGV[4]  info (JSON), ARGV[5] busy, ARGV[6] quiet, ARGV[7] rss (KB): the entry's fields
+-- ARGV[8..] the running-jobs hash: field, value, field, value...
+-- Returns { the signal taken (nil when none), the beat's time in epoch seconds }.
+local time = redis.call('TIME')
+local now = time[1] .. '.' .. string.format('%06d', tonumber(time[2]))
+redis.call('DEL', KEYS[1])
+if #ARGV > 7 then
+  for first = 8, #ARGV, 1000 do
+    redis.call('HSET', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
+  end
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[4], ARGV[2])
+redis.call('HSET', KEYS[5], 'info', ARGV[4], 'busy', ARGV[5], 'beat', now, 'quiet', ARGV[6], 'rss', ARGV[7], 'rtt_us', '0')
+redis.call('EXPIRE', KEYS[5], ARGV[3])
+return { redis.call('RPOP', KEYS[6]), now }

@@ -1,0 +1,65 @@
+// Redis' clock, the one nexq keeps time by (docs/time.md): liveness is decided inside the scripts
+// with TIME (beat.lua, dead-nodes.lua, recover-node.lua), and due times a node computes come from
+// a Clock (src/job/time.ts) anchored here on the master of the node-wide keys, the same master.
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../job/time';
+import type { RedisClient } from './client';
+import type { Keys } from './keys';
+import { runScript } from './scripts';
+
+/** Reads Redis' TIME into `clock`; returns Redis' time minus this machine's wall clock, in seconds. */
+export async function sampleRedisClock(client: RedisClient, keys: Keys, clock: Clock): Promise<number> {
+  const wallBefore = Date.now();
+  const sent = performance.now();
+  const [seconds, micros] = (await runScript(client, 'redis-time', [keys.nodes], [])) as [string, string];
+  const received = performance.now();
+  const wall = (wallBefore + Date.now()) / 2000;
+  return clock.sample(Number(seconds) + Number(micros) / 1e6, sent, received, wall);
+}
+
+/** The nodes silent for `timeoutSeconds` by Redis' clock, at most `limit`. */
+export async function deadNodes(
+  client: RedisClient,
+  keys: Keys,
+  timeoutSeconds: number,
+  limit: number,
+): Promise<string[]> {
+  return (await runScript(client, 'dead-nodes', [keys.nodes], [timeoutSeconds, limit])) as string[];
+}
+
+/** One heartbeat's fields (beat.lua): the process entry's and the running-jobs hash's. */
+export interface Beat {
+  nodeId: string;
+  identity: string;
+  ttlSeconds: number;
+  info: string;
+  busy: number;
+  quiet: boolean;
+  rssKb: number;
+  /** The running-jobs hash, field -> value. */
+  workers: Record<string, string>;
+}
+
+/** Writes one beat scored by Redis' clock; the signal Sidekiq's API left for the process, if any. */
+export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Promise<string | undefined> {
+  const argv: Array<string | number> = [
+    beat.nodeId,
+    beat.identity,
+    beat.ttlSeconds,
+    beat.info,
+    beat.busy,
+    String(beat.quiet),
+    beat.rssKb,
+  ];
+  for (const [field, value] of Object.entries(beat.workers)) argv.push(field, value);
+  const scriptKeys = [
+    keys.processWorkers(beat.identity),
+    keys.nodes,
+    keys.nodeIdentities,
+    keys.processes,
+    keys.process(beat.identity),
+    keys.processSignals(beat.identity),
+  ];
+  const [signal] = (await runScript(client, 'beat', scriptKeys, argv)) as [string | null, string];
+  return signal ?? undefined;
+}
