@@ -126,7 +126,6 @@ export class NexqNode {
     if (resolved.web) {
       // Served once the tree is up. A port that cannot be bound fails the start: the node stops again.
       const { web } = resolved;
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when configured
       const { WebServer } = require('../web/server') as typeof import('../web/server');
       node.web = await WebServer.start({ ...web, ctx, logger, metricsHandler: node.metrics.handler }).catch(
         async (err: unknown) => {
@@ -148,7 +147,6 @@ export class NexqNode {
 
   private startCounting(): NodeMetrics {
     if (this.metricsInstance) return this.metricsInstance;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a getter loads prom-client on first use
     const { NodeMetrics } = require('../metrics/prometheus') as typeof import('../metrics/prometheus');
     return (this.metricsInstance = new NodeMetrics(this.ctx));
   }
@@ -162,12 +160,11 @@ export class NexqNode {
   private async startMetrics(): Promise<void> {
     const option = this.ctx.config.metrics;
     if (!option) return;
-    const { handler } = this.startCounting();
+    this.startCounting();
     if (typeof option !== 'object') return;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when configured
       const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
-      this.metricsServer = await serveMetrics(handler, option.port, option.host);
+      this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host);
     } catch (err) {
       await this.stop().catch(() => {});
       throw err;
