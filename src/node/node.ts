@@ -207,7 +207,10 @@ export class NexqNode {
       await leaveNodeList(this.ctx).catch((err: unknown) =>
         logger.error(`leaving the node list failed: ${(err as Error).message}`, { actor: 'node' }),
       );
-      await redis.quit().catch(() => redis.disconnect());
+      await redis.quit().catch(() => {});
+      // Also after QUIT: only disconnect() ends a Sentinel client's failover detector, whose
+      // sentinel connections would otherwise go on retrying (and erring) after the node stopped.
+      redis.disconnect();
       logger.info('node stopped', { actor: 'node' });
       this.resolveStopped();
     })();
