@@ -38,6 +38,15 @@ describe('redis.waitReplicas with two replicas', function () {
     onMaster = new Redis(master.url);
     await waitFor(async () => (await online()) === '2', 10_000, 'two replicas');
     await attach(replicas[1]);
+    // Online on the master's side can come before a replica has loaded the sync and acks.
+    await waitFor(
+      async () => {
+        await onMaster.set('m:warm', '1');
+        return Number(await onMaster.call('WAIT', '2', '100')) === 2;
+      },
+      10_000,
+      'both replicas acknowledging',
+    );
   });
 
   after(async () => {
@@ -63,8 +72,14 @@ describe('redis.waitReplicas with two replicas', function () {
         );
       }
       await attach(replicas[1]);
-      await client.set('m:after', '1');
-      await fresh.set('m:after', '2');
+      // Online on the master's side can come before the replica has loaded the sync and acks.
+      const confirms = (c: typeof client, value: string) => () =>
+        c.set('m:after', value).then(
+          () => true,
+          () => false,
+        );
+      await waitFor(confirms(client, '1'), 10_000, 'writes confirmed again');
+      await waitFor(confirms(fresh, '2'), 10_000, 'writes confirmed again on the other connection');
       expect(await askRedis(replicas[1].port, (c) => c.get('m:after'))).to.equal('2');
     } finally {
       client.disconnect();

@@ -164,6 +164,7 @@ export class RedisServer {
 
   async stop(): Promise<void> {
     await this.kill9();
-    rmSync(this.dir, { recursive: true, force: true });
+    // Retried: a fork of the killed server (a save for a replica's sync) may still be writing there.
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }
