@@ -10,7 +10,7 @@ const LAYERS = [
   ['node parts', '^src/(fetch|run|pool|handlers|events|actors)/|^src/node/context\\.ts$'],
   ['supervisors', '^supervisors/'],
   ['operations', '^src/(admin|metrics|web)/'],
-  ['node', '^src/node/node\\.ts$|^src/(nexq|index)\\.ts$'],
+  ['node', '^src/node/node\\.ts$|^src/(nexq|index|errors)\\.ts$'],
   ['entry points', '^src/(cli|testing)/'],
 ];
 

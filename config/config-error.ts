@@ -1,7 +1,9 @@
 // The one error a bad option raises: which key, what it expects, what it got, and where it came from.
+import { NexqError, type NexqErrorCode } from './nexq-error';
 import { closestName } from './closest-name';
 
-export class ConfigError extends Error {
+export class ConfigError extends NexqError {
+  static override readonly code: NexqErrorCode = 'CONFIG_INVALID';
   override readonly name = 'ConfigError';
   constructor(
     readonly key: string,
@@ -20,6 +22,7 @@ export class ConfigError extends Error {
 
 /** An option nexq does not have: says which one was probably meant, or lists them. */
 export class UnknownOptionError extends ConfigError {
+  static override readonly code = 'CONFIG_UNKNOWN_OPTION';
   constructor(
     key: string,
     readonly known: readonly string[],

@@ -14,8 +14,10 @@
 //
 // No dependencies: it is the syntax of the `periodic` option's cron field, which config/validate.ts
 // checks with it at start; src/periodic/ runs the schedules.
+import { NexqError } from './nexq-error';
 
-export class CronError extends Error {
+export class CronError extends NexqError {
+  static override readonly code = 'CRON_INVALID';
   override readonly name = 'CronError';
 }
 

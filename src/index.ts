@@ -2,16 +2,13 @@
 export { Nexq } from './nexq';
 export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
 export type { EnqueueResult } from './actors/enqueuer';
-export { PartialEnqueueError, QueueFullError, QueuePausedError } from './redis/enqueue-scripts';
-export { UnconfirmedWriteError } from './redis/wait-replicas';
+// Every error class, each with its stable `code` (docs/errors.md).
+export * from './errors';
 export type { MetricsServerSpec, NexqConfig, NexqOptions, QueueSpec } from '../config/defaults';
 export type { HostPort, NexqRedisOptions, RedisTarget } from '../config/redis-options';
-export { ConfigError } from '../config/validate';
 export type { JobOptions, JobPayload, UniqueOptions } from './job/job';
-export { InvalidJobError, MalformedJobError } from './job/job';
 export type { Middleware, JobEvent } from './run/middleware';
 export type { JobContext } from '../workers/handler-loader';
-export { CallTimeoutError, ActorExitedError } from './runtime';
 export { JobEvents } from './events/job-events';
 export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';
 export { NodeMetrics } from './metrics/prometheus';

@@ -1,6 +1,7 @@
 // Restart intensity: a supervisor may restart at most `maxRestarts` times within `maxSeconds`.
 // Past that, restarting is not helping (a dependency is down, or the bug is deterministic), so the
 // supervisor gives up and lets its parent decide: OTP's rule, which stops crash loops spreading.
+import { NexqError } from '../config/nexq-error';
 import { describeReason, ExitReason } from '../src/runtime';
 
 export class RestartIntensity {
@@ -20,7 +21,8 @@ export class RestartIntensity {
   }
 }
 
-export class RestartIntensityError extends Error {
+export class RestartIntensityError extends NexqError {
+  static override readonly code = 'RESTART_INTENSITY';
   override readonly name = 'RestartIntensityError';
   constructor(
     readonly supervisor: string,

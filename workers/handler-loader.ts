@@ -1,7 +1,10 @@
 // Loads handler modules inside a worker thread and finds their `perform`. The module path always
 // comes from the main thread's registry; a class name never becomes a path here.
+import { NexqError } from '../config/nexq-error';
 import { pathToFileURL } from 'node:url';
 import { firstLocation, handlerFrames } from './backtrace';
+
+import type { QueueSlots } from './work-table-layout';
 
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
 
@@ -18,11 +21,17 @@ export interface JobContext {
   nacks: number;
   /** Asks for the job to go back to its queue and run again later, once `perform` returns (Disque's NACK). */
   nack(): void;
+  /**
+   * This node's slots of the job's queue now, read lock-free from the shared work table: e.g. to
+   * size a batch by how busy the node is. In nexq/testing a job runs alone: 1 slot, 1 busy.
+   */
+  slots(): QueueSlots;
 }
 
 const loaded = new Map<string, Promise<Perform>>();
 
-export class HandlerLoadError extends Error {
+export class HandlerLoadError extends NexqError {
+  static override readonly code = 'HANDLER_LOAD';
   override readonly name = 'HandlerLoadError';
 }
 

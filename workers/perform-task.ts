@@ -6,8 +6,9 @@ import type { JobPayload } from '../src/job/job';
 import { countOf } from '../src/job/json-object';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
-import { JobContext, loadPerform } from './handler-loader';
+import { HandlerLoadError, JobContext, loadPerform } from './handler-loader';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
+import type { QueueSlots } from './work-table-layout';
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
 export interface PerformObserver {
@@ -25,13 +26,25 @@ export function toThrownError(value: unknown): ThrownError {
       class: value.name || (value.constructor as { name?: string } | undefined)?.name || 'Error',
       message: value.message,
       backtrace: handlerFrames(value.stack),
+      // Its handler failed to load (HANDLER_LOAD): nexq's error, not one the handler threw.
+      ...(value instanceof HandlerLoadError ? { code: value.code } : {}),
     };
   }
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
 }
 
-/** Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. */
-export async function performTask(task: JobTask, observer: PerformObserver = {}): Promise<JobOutcome> {
+/** A job run outside a node (nexq/testing) runs alone. */
+const ALONE: QueueSlots = { concurrency: 1, busy: 1, free: 0 };
+
+/**
+ * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. `slots` reads the
+ * job's queue's row of the work table (a thread's; in-process, a job runs alone).
+ */
+export async function performTask(
+  task: JobTask,
+  observer: PerformObserver = {},
+  slots: (row: number | undefined) => QueueSlots = () => ALONE,
+): Promise<JobOutcome> {
   try {
     // Decoded (checked) on the main thread before it came here.
     const job = JSON.parse(task.raw) as JobPayload;
@@ -52,6 +65,7 @@ export async function performTask(task: JobTask, observer: PerformObserver = {})
       enqueuedAt: readSeconds(job.enqueued_at),
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
+      slots: () => slots(task.slotsRow),
     };
     observer.starting?.(args, context);
     const value = await perform.apply(context, args);

@@ -1,4 +1,5 @@
 // What the main thread and a worker thread say to each other: plain, structured-clonable records.
+import type { NexqErrorCode } from '../config/nexq-error';
 
 /** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
 export interface JobTask {
@@ -9,6 +10,8 @@ export interface JobTask {
   activeJob?: boolean;
   /** Set when the job has a timeout: the thread says `{ type: STARTED, id }` as it starts the job. */
   id?: number;
+  /** Its queue's row in the work table (ThreadData), for the handler's `this.slots()`. */
+  slotsRow?: number;
 }
 
 /** The message a thread posts when it starts a job that has an id (its timeout starts then). */
@@ -30,6 +33,8 @@ export interface ThrownError {
   class: string;
   message: string;
   backtrace?: string[];
+  /** A nexq error's code (docs/errors.md): set when nexq, not the handler, ended the run. */
+  code?: NexqErrorCode;
 }
 
 /**

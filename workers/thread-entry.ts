@@ -1,12 +1,19 @@
 // The piscina entry: runs one job's handler on this worker thread (workers/perform-task.ts) and
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
-import { parentPort, threadId } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { performTask } from './perform-task';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED } from './protocol';
+import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from './protocol';
+import { QueueSlots, readSlots } from './work-table-layout';
+
+// The node's work table, shared with the main thread: read, never written, here.
+const table = (workerData as Partial<ThreadData> | undefined)?.workTable;
+const cells = table ? new Int32Array(table) : undefined;
+const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
+const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return performTask(task);
+  return performTask(task, {}, slotsOf);
 }
 
 /**
@@ -21,7 +28,7 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task);
+      const outcome = await performTask(task, {}, slotsOf);
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {

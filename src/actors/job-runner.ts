@@ -13,6 +13,7 @@
 import { Actor, ExitReason } from '../runtime';
 import { hasExpired } from '../job/job';
 import type { FetchedJob } from '../job/job';
+import { jobErrorOf } from '../job/run-errors';
 import { jobLogFields } from '../run/logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
 import type { JobsContext } from '../node/context';
@@ -110,7 +111,9 @@ export class JobRunner extends Actor<never, Cast> {
       await pipeline.before(event);
       if (this.cancelWasRequested()) return { kind: 'cancelled' };
       const { file, activeJob } = ctx.jobs.handlers.resolve(job.class, job.wrapped);
-      const result = await ctx.jobs.pool.run({ raw, file, activeJob }, ctx.config.jobTimeout, this.running);
+      const slotsRow = ctx.jobs.running.slots.row(queue);
+      const task = { raw, file, activeJob, slotsRow };
+      const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return { kind: result.nack ? 'nack' : 'success', durationMs };
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
@@ -122,13 +125,8 @@ export class JobRunner extends Actor<never, Cast> {
       if (result.stopped === 'interrupted' && !atMostOnce) return { kind: 'interrupted' };
       return { kind: 'failure', error: result.error, durationMs };
     } catch (err) {
-      // Whatever was thrown: an Error, another object, or a bare value (null and undefined too).
-      const e = err as Partial<Error> | null | undefined;
-      return {
-        kind: 'failure',
-        error: { class: e?.name ?? 'Error', message: e?.message ?? String(err) },
-        durationMs: Date.now() - event.startedAt,
-      };
+      // A before hook threw, or no handler is registered for the class (UnknownJobClassError, HANDLER_MISSING).
+      return { kind: 'failure', error: jobErrorOf(err), durationMs: Date.now() - event.startedAt };
     }
   }
 

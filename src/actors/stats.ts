@@ -8,6 +8,7 @@
 // jobs running on this node are in src/run/running-jobs.ts.
 import { TickingActor } from '../runtime';
 import { statDay } from '../redis/keys';
+import { fromReply } from '../redis/errors';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 
@@ -36,7 +37,7 @@ export class Stats extends TickingActor {
   protected override async terminate(): Promise<void> {
     await super.terminate();
     await this.flush().catch((err: unknown) =>
-      this.ctx.logger.warn(`stats not flushed at stop: ${(err as Error).message}`, { actor: this.name }),
+      this.ctx.logger.warn(`stats not flushed at stop: ${fromReply(err).message}`, { actor: this.name }),
     );
   }
 
@@ -61,7 +62,7 @@ export class Stats extends TickingActor {
       await tx.exec();
     } catch (err) {
       counters.restore(counts);
-      throw err;
+      throw fromReply(err, 'the stats flush');
     }
   }
 }

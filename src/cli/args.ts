@@ -1,5 +1,7 @@
 // A small flag parser: `--name value`, `--name=value`, `--flag`; anything else is positional.
-export class UsageError extends Error {
+import { NexqError } from '../../config/nexq-error';
+export class UsageError extends NexqError {
+  static override readonly code = 'CLI_USAGE';
   override readonly name = 'UsageError';
 }
 

@@ -3,6 +3,7 @@
 // outcome is settled in Redis. Listeners are observers: one that throws or rejects is logged and
 // never reaches the job or the actor. The JobRunner asks `has` before building a payload, so a node
 // nobody listens to pays nothing per job.
+import type { NexqErrorCode } from '../../config/nexq-error';
 import type { Logger } from '../logger';
 
 export interface JobEventBase {
@@ -18,6 +19,8 @@ export interface JobEventBase {
 export interface JobErrorInfo {
   class: string;
   message: string;
+  /** Set when nexq ended the run: JOB_TIMEOUT, JOB_EXPIRED, HANDLER_MISSING, ... (docs/errors.md). */
+  code?: NexqErrorCode;
 }
 
 export interface JobEventMap {

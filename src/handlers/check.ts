@@ -2,12 +2,14 @@
 // exports a perform function, by the very code a worker thread uses (workers/handler-loader.ts).
 // A wrong path, a module without `perform` or a syntax error then stops the start, naming the
 // file, instead of failing every job of that class later.
+import { NexqError } from '../../config/nexq-error';
 import path from 'node:path';
 import { loadPerform } from '../../workers/handler-loader';
 import type { HandlerRegistry } from './registry';
 
 /** A registered handler that does not load or has no perform function. */
-export class HandlerCheckError extends Error {
+export class HandlerCheckError extends NexqError {
+  static override readonly code = 'HANDLER_CHECK';
   override readonly name = 'HandlerCheckError';
 }
 

@@ -1,5 +1,6 @@
 // Which module handles which job class. Built once at start from `jobs` and `jobsDir`; at run time
 // a class name only selects an entry of this map, so it can never name a file of its own choosing.
+import { NexqError } from '../../config/nexq-error';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../config/config-error';
@@ -10,7 +11,8 @@ const CLASS_NAME = /^[A-Za-z_$][\w$]*(?:(?:::|\.)[A-Za-z_$][\w$]*)*$/;
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 const ACTIVE_JOB_WRAPPER = 'ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper';
 
-export class UnknownJobClassError extends Error {
+export class UnknownJobClassError extends NexqError {
+  static override readonly code = 'HANDLER_MISSING';
   override readonly name = 'UnknownJobClassError';
 }
 

@@ -2,6 +2,7 @@
 // fields written on it. Sidekiq's rules, with Exq's retry_count convention in the 'exq' dialect.
 import { deflateSync, inflateSync } from 'node:zlib';
 import type { Dialect, TimestampFormat } from '../../config/defaults';
+import type { NexqErrorCode } from '../../config/nexq-error';
 import type { JobPayload } from './job';
 import { rewriteMembers } from './json-members';
 import { jsonSeconds, jsonTimestamp } from './time';
@@ -10,6 +11,8 @@ export interface JobError {
   class: string;
   message: string;
   backtrace?: string[];
+  /** Set when nexq ended the run (JOB_TIMEOUT, HANDLER_MISSING, ...; docs/errors.md). Not written to Redis. */
+  code?: NexqErrorCode;
 }
 
 export interface FailurePolicy {

@@ -1,5 +1,6 @@
 // The job as it travels through Redis: Sidekiq's / Exq's JSON. Decoding checks the fields nexq
 // relies on and keeps the raw text, which is what goes back to Redis (LREM needs it byte-exact).
+import { NexqError, type NexqErrorCode } from '../../config/nexq-error';
 import { createHash } from 'node:crypto';
 import { v4 as uuidv4 } from 'uuid';
 import type { TimestampFormat } from '../../config/defaults';
@@ -47,7 +48,8 @@ export interface FetchedJob {
   queue: string;
 }
 
-export class MalformedJobError extends Error {
+export class MalformedJobError extends NexqError {
+  static override readonly code = 'JOB_MALFORMED';
   override readonly name = 'MalformedJobError';
 }
 
@@ -151,7 +153,8 @@ function checkDisqueOptions(options: JobOptions): void {
   }
 }
 
-export class InvalidJobError extends Error {
+export class InvalidJobError extends NexqError {
+  static override readonly code: NexqErrorCode = 'JOB_INVALID';
   override readonly name: string = 'InvalidJobError';
 }
 

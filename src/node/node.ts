@@ -18,6 +18,7 @@ import type { Middleware } from '../run/middleware';
 import { connectTarget, describeTarget } from '../redis/connection';
 import { replicationWarnings } from '../redis/replication-check';
 import { AckBatcher } from '../redis/ack-batcher';
+import { evictionPolicies, evictionWarnings } from '../redis/eviction-policy';
 import { backupQueuesOf } from '../redis/backups';
 import { Keys } from '../redis/keys';
 import { checkSlotsOn, ScriptedRedis } from '../redis/scripts';
@@ -86,6 +87,7 @@ export class NexqNode {
     let node: NexqNode | undefined;
     try {
       await waitForRedis(ctx, redisStartTimeout);
+      await warnOfEviction(ctx);
       if (handlers) {
         const running = new RunningJobs(() => ctx.clock.now());
         const counters = new JobCounters();
@@ -286,6 +288,16 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
   }
   for (const warning of await replicationWarnings(ctx.redis, config.redis, ctx.keys.queues))
     logger.warn(warning, { actor: 'node' });
+}
+
+/** Says loudly, once at start, when Redis may evict jobs (its maxmemory-policy is not noeviction). */
+async function warnOfEviction({ redis, logger }: NodeContext): Promise<void> {
+  try {
+    for (const warning of evictionWarnings(await evictionPolicies(redis))) logger.warn(warning, { actor: 'node' });
+  } catch (err) {
+    // INFO may be refused (an ACL, a renamed command): the check is advice, not a condition to start.
+    logger.debug(`could not read Redis' maxmemory-policy: ${(err as Error).message}`, { actor: 'node' });
+  }
 }
 
 /**

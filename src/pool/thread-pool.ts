@@ -4,6 +4,15 @@
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
+import type { JobError } from '../job/failure';
+import {
+  JobCancelledError,
+  jobErrorOf,
+  JobInterruptedError,
+  JobTimeoutError,
+  WorkerOutOfMemory,
+  WorkerThreadExited,
+} from '../job/run-errors';
 import { capYoungGeneration, recheckYoungGeneration, sizeThreadYoungGeneration } from './young-generation-cap';
 
 /** Filled in by `run` while the job is in the pool's hands: stops that job (its thread is terminated). */
@@ -11,16 +20,8 @@ export interface CancelHandle {
   cancel?: () => void;
 }
 
-const CANCELLED: JobOutcome = {
-  ok: false,
-  stopped: 'cancelled',
-  error: { class: 'JobCancelledError', message: 'cancelled' },
-};
-const INTERRUPTED: JobOutcome = {
-  ok: false,
-  stopped: 'interrupted',
-  error: { class: 'JobInterruptedError', message: 'its thread was stopped to cancel another job' },
-};
+const CANCELLED: JobOutcome = { ok: false, stopped: 'cancelled', error: jobErrorOf(new JobCancelledError()) };
+const INTERRUPTED: JobOutcome = { ok: false, stopped: 'interrupted', error: jobErrorOf(new JobInterruptedError()) };
 
 export interface ThreadPoolOptions {
   threads: number;
@@ -117,15 +118,7 @@ export class ThreadPool {
       return (await this.pool.run({ ...task, id }, { signal: controller.signal })) as JobOutcome;
     } catch (err) {
       if (cancelled) return CANCELLED;
-      if (controller.signal.aborted) {
-        return {
-          ok: false,
-          error: {
-            class: 'JobTimeoutError',
-            message: `job ran longer than ${timeoutMs} ms; its thread was terminated`,
-          },
-        };
-      }
+      if (controller.signal.aborted) return { ok: false, error: jobErrorOf(new JobTimeoutError(timeoutMs)) };
       return { ok: false, error: threadFailure(err) };
     } finally {
       this.starting.delete(id);
@@ -226,10 +219,9 @@ export class ThreadPool {
   }
 }
 
-function threadFailure(err: unknown): { class: string; message: string } {
-  const e = err as NodeJS.ErrnoException | null | undefined;
-  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY')
-    return { class: 'WorkerOutOfMemory', message: `the job's thread ran out of memory: ${e.message}` };
-  const message = e instanceof Error ? e.message : String(err);
-  return { class: 'WorkerThreadExited', message: `the job's thread died: ${message}` };
+function threadFailure(err: unknown): JobError {
+  if (!(err instanceof Error)) return jobErrorOf(new WorkerThreadExited(String(err)));
+  if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return jobErrorOf(new WorkerOutOfMemory(err.message));
+  return jobErrorOf(new WorkerThreadExited(err.message));
 }

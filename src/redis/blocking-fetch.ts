@@ -11,11 +11,16 @@
 // One that ioredis ended without a close (src/redis/ended.ts) is dropped too, and `onEnded` tells
 // the owner, whose restart starts afresh.
 import { duplicateClient, RedisClient } from './client';
+import { COMMAND_TIMEOUT_MS } from './connection';
 import { ConnectionEndedError, watchEnd } from './ended';
 import { defineScriptsLike, ScriptedRedis } from './scripts';
 
-/** A wait not answered this long after its own timeout is given up (its connection went silent). */
-const ANSWER_GRACE_MS = 3000;
+/**
+ * A wait not answered this long after its own timeout is given up (its connection went silent):
+ * the silence every other command is allowed, so a Redis that stalls for less than the command
+ * timeout costs no connection and logs nothing, waiting or not (issue 24).
+ */
+const ANSWER_GRACE_MS = COMMAND_TIMEOUT_MS;
 
 export class BlockingFetch {
   private connection?: ScriptedRedis;

@@ -1,7 +1,11 @@
 // Writing new jobs: enqueue.lua for jobs now and later, enqueue-periodic.lua for a periodic job's tick.
+import { fromReply, PartialEnqueueError, QueuePausedError } from './errors';
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
 import { formatScore, groupIndexes, queueSet, runScript } from './scripts';
+
+// Their home is ./errors.ts; still exported here for the modules that import them from here.
+export { PartialEnqueueError, QueueFullError, QueuePausedError } from './errors';
 
 export interface NewJob {
   queue: string;
@@ -12,14 +16,6 @@ export interface NewJob {
   runAt?: number;
   maxlen?: number;
   unique?: { lockKey: string; ttl: number };
-}
-
-export class QueuePausedError extends Error {
-  override readonly name = 'QueuePausedError';
-}
-
-export class QueueFullError extends Error {
-  override readonly name = 'QueueFullError';
 }
 
 /**
@@ -35,7 +31,7 @@ export function enqueueJobs(
   // The shared key layout: one call, with the queue set among its keys (its promise as it is: each
   // async layer between the reply and the caller costs turns of the microtask queue).
   if (!keys.perQueue) return enqueueCall(client, keys, jobs, [keys.queues]);
-  return enqueueByQueue(client, keys, jobs);
+  return enqueueByQueue(client, keys, jobs).catch((err: unknown) => Promise.reject(fromReply(err, 'enqueue')));
 }
 
 /** The per-queue key layout: one call per queue. */
@@ -71,24 +67,6 @@ async function enqueueByQueue(
   throw new PartialEnqueueError(failed.reason as Error, results);
 }
 
-/**
- * Per-queue key layout: some queues' jobs of one enqueueAll were written and others were not
- * (one call per queue). `written` holds, per job, its result or undefined when it was not written,
- * so a caller can retry the rest without writing the others twice.
- */
-export class PartialEnqueueError extends Error {
-  override readonly name = 'PartialEnqueueError';
-
-  constructor(
-    override readonly cause: Error,
-    readonly written: Array<{ jid: string; conflict: boolean } | undefined>,
-  ) {
-    super(
-      `enqueue partly written: ${written.filter(Boolean).length} of ${written.length} job(s); the others failed: ${cause.message}`,
-    );
-  }
-}
-
 async function enqueueCall(
   client: RedisClient,
   keys: Keys,
@@ -104,15 +82,9 @@ async function enqueueCall(
   }
   for (const key of tail) scriptKeys.push(key);
   for (const j of jobs) argv.push(j.jid);
-  try {
-    const result = (await runScript(client, 'enqueue', scriptKeys, argv)) as Array<[string, number]>;
-    return result.map(([jid, conflict]) => ({ jid, conflict: conflict === 1 }));
-  } catch (err) {
-    const message = (err as Error).message;
-    if (message.startsWith('NEXQ_PAUSED ')) throw new QueuePausedError(`enqueue refused: ${message.slice(12)}`);
-    if (message.startsWith('NEXQ_FULL ')) throw new QueueFullError(`enqueue refused: ${message.slice(10)}`);
-    throw err;
-  }
+  // A refusal (paused, full, out of memory) comes back as its NexqError (./errors.ts).
+  const result = (await runScript(client, 'enqueue', scriptKeys, argv)) as Array<[string, number]>;
+  return result.map(([jid, conflict]) => ({ jid, conflict: conflict === 1 }));
 }
 
 /** What one call of enqueue-periodic.lua did. */

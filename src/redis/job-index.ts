@@ -8,6 +8,8 @@
 // when a nexq node fetches them; until then `locateJob` does not know them. In the per-queue key
 // layout each queue has its own index, holding the jobs of that queue's keys, and a lookup asks
 // every known queue's index.
+import { JobRunningError } from './errors';
+export { JobRunningError };
 import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
@@ -140,10 +142,6 @@ async function locateIn(
     entry = now;
   }
   return undefined;
-}
-
-export class JobRunningError extends Error {
-  override readonly name = 'JobRunningError';
 }
 
 /**

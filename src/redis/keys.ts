@@ -29,15 +29,13 @@
 // and every other key is prefixed {<ns>}: (one slot for the node-wide keys: processes, stats, node
 // beats). A script then touches the keys of one queue (or the node-wide ones) only. Sidekiq and Exq
 // cannot read this layout (docs/compatibility.md).
+import { KeyLayoutError } from './errors';
+export { KeyLayoutError };
 
 import type { KeyLayout } from '../../config/defaults';
 
 export type { KeyLayout };
 export type JobSet = 'schedule' | 'retry' | 'dead';
-
-export class KeyLayoutError extends Error {
-  override readonly name = 'KeyLayoutError';
-}
 
 export class Keys {
   private readonly prefix: string;

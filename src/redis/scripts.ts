@@ -1,9 +1,12 @@
 // Loads the Lua scripts of ./lua once per client and gives each a typed wrapper.
 // Every key a script touches is passed in KEYS, so a cluster mode can route it.
+import { CrossSlotError, fromReply } from './errors';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keySlot, RedisClient } from './client';
 import type { Keys } from './keys';
+
+export { CrossSlotError } from './errors';
 
 const SCRIPTS = [
   'fetch',
@@ -69,10 +72,6 @@ export function defineScriptsLike<C extends RedisClient>(source: RedisClient, co
   return defineScripts(copy);
 }
 
-export class CrossSlotError extends Error {
-  override readonly name = 'CrossSlotError';
-}
-
 /** Each script's command name on a client, worked out once rather than per call. */
 const COMMAND_NAMES = Object.fromEntries(SCRIPTS.map((script) => [script, commandName(script)])) as Record<
   ScriptName,
@@ -101,7 +100,10 @@ export function runScript(
   const args: Array<string | number> = [keys.length];
   for (const key of keys) args.push(key);
   for (const arg of argv) args.push(arg);
-  return (runner as (...args: Array<string | number>) => Promise<unknown>).apply(client, args);
+  // Every refusal of every script becomes its NexqError here, in one place (./errors.ts).
+  return (runner as (...args: Array<string | number>) => Promise<unknown>)
+    .apply(client, args)
+    .catch((err: unknown) => Promise.reject(fromReply(err, `nexq's ${script} script`)));
 }
 
 export interface Fetched {
@@ -287,7 +289,7 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
     [...groups.values()].map(async (members) => {
       // A call that fails (its master away) fails its own acks only: their job runners try them again.
       const acked = await call(members.map((i) => acks[i])).catch((err: unknown) =>
-        members.map(() => (err as Error).message),
+        members.map(() => fromReply(err).message),
       );
       acked.forEach((result, k) => (results[members[k]] = result));
     }),

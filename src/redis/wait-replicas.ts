@@ -1,14 +1,13 @@
 // Writes that count only once replicas hold them. Redis replicates asynchronously: a write the
 // master acknowledged but had not yet sent to its replica is gone when that replica is promoted.
-// With `waitReplicas`, a client holds back the reply of every write until a `WAIT n timeout` sent
-// after it, on the same connection, says n replicas have it; otherwise the write fails with
+// With `waitReplicas`, a client holds back the reply of every write until a `WAIT` sent after it,
+// on the same connection, says enough replicas have it (at least n, and every replica the master
+// has had online: ./replica-mark.ts); otherwise the write fails with
 // UnconfirmedWriteError, which callers already treat as an unknown outcome (retry or reclaim).
+import { UnconfirmedWriteError } from './errors';
+export { UnconfirmedWriteError };
 import Redis, { Command } from 'ioredis';
 import { knownNeed, parseReplication, replicasNeeded } from './replica-mark';
-
-export class UnconfirmedWriteError extends Error {
-  override readonly name = 'UnconfirmedWriteError';
-}
 
 /**
  * The commands that change data. Anything else (reads, AUTH, SELECT, CLIENT, INFO, ROLE, the

@@ -7,6 +7,7 @@ import { decideFailure, JobError } from '../job/failure';
 import type { FetchedJob } from '../job/job';
 import { countOf } from '../job/json-object';
 import { rewriteMembers } from '../job/json-members';
+import { JobCancelledError, jobErrorOf, JobExpiredError, JobInterruptedError } from '../job/run-errors';
 import { jsonTimestamp } from '../job/time';
 
 export type Outcome =
@@ -40,8 +41,10 @@ export type Fate =
 
 export type FatePolicy = Pick<ResolvedConfig, 'dialect' | 'maxRetries' | 'timestamps' | 'backtrace'>;
 
-const CANCELLED: JobError = { class: 'JobCancelledError', message: 'cancelled' };
-const INTERRUPTED: JobError = { class: 'JobInterruptedError', message: 'its thread was stopped to cancel another job' };
+const CANCELLED: JobError = jobErrorOf(new JobCancelledError());
+const INTERRUPTED: JobError = jobErrorOf(new JobInterruptedError());
+/** The error an expired job is filed in dead with (and its job:dead event says). */
+export const EXPIRED: JobError = jobErrorOf(new JobExpiredError());
 
 /**
  * Where `outcome` sends the job. An at-most-once job left its backup list as it started: it is
@@ -70,7 +73,7 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
     case 'expired':
       return {
         to: 'dead',
-        json: buried(raw, 'JobExpiredError', 'expired', now, policy),
+        json: buried(raw, EXPIRED.class, EXPIRED.message, now, policy),
         retryCount: previousCount,
         description: 'expired before it started; moved to dead',
       };

@@ -14,13 +14,13 @@
 //   superseded   stay                      -      -                       -
 //   abandoned    stay                      -      -                       -
 // (At most once, a job that does not succeed is filed in dead or dropped, never put back.)
-import type { JobEventBase } from '../events/job-events';
+import type { JobErrorInfo, JobEventBase } from '../events/job-events';
 import type { FetchedJob } from '../job/job';
 import { errorLogFields, jobLogFields } from './logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from './middleware';
 import type { NodeContext } from '../node/context';
 import type { JobSteps } from './job-steps';
-import { Fate, fateOf, Outcome } from './outcome';
+import { EXPIRED, Fate, fateOf, Outcome } from './outcome';
 
 const SETTLE_RETRY_MIN_MS = 100;
 const SETTLE_RETRY_MAX_MS = 2000;
@@ -88,7 +88,11 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<v
         durationMs,
         error: errorLogFields(error),
       });
-      const info = { class: error.class, message: error.message };
+      const info: JobErrorInfo = {
+        class: error.class,
+        message: error.message,
+        ...(error.code === undefined ? {} : { code: error.code }),
+      };
       if (events.has('job:failure')) events.emit('job:failure', { ...base(), durationMs, error: info });
       if (fate.to === 'retry' && events.has('job:retry'))
         events.emit('job:retry', {
@@ -108,7 +112,10 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<v
     case 'expired':
       logger.warn(`${fields.class} expired before it started; moved to dead`, fields);
       if (events.has('job:dead'))
-        events.emit('job:dead', { ...base(), error: { class: 'JobExpiredError', message: 'expired' } });
+        events.emit('job:dead', {
+          ...base(),
+          error: { class: EXPIRED.class, message: EXPIRED.message, code: EXPIRED.code },
+        });
       return;
     case 'interrupted':
     case 'superseded':

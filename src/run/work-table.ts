@@ -1,12 +1,10 @@
 // The shared table of per-queue concurrency and busy counts: the only source of truth for free
-// slots. It lives in a SharedArrayBuffer so worker threads can read it too (Atomics keep reads
-// and writes whole); names map to rows on the main thread, which alone subscribes queues.
+// slots. It lives in a SharedArrayBuffer (layout: workers/work-table-layout.ts) so worker threads
+// read it too: a handler's `this.slots()` reads its queue's row there. Names map to rows on the main
+// thread, which alone subscribes queues and writes the table; each job's task carries its row.
+import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES } from '../../workers/work-table-layout';
 
-const FIELDS = 3; // concurrency, busy, active (1 while subscribed)
-const CONCURRENCY = 0;
-const BUSY = 1;
-const ACTIVE = 2;
-export const MAX_QUEUES = 1024;
+export { MAX_QUEUES };
 
 export class WorkTable {
   readonly buffer: SharedArrayBuffer;

@@ -1,7 +1,9 @@
 // Errors of the actor runtime. Each is its own class so callers can tell them apart with instanceof.
+import { NexqError } from '../../config/nexq-error';
 
 /** A `call` got no reply within its timeout. The message may still be handled later. */
-export class CallTimeoutError extends Error {
+export class CallTimeoutError extends NexqError {
+  static override readonly code = 'CALL_TIMEOUT';
   override readonly name = 'CallTimeoutError';
   constructor(
     readonly actor: string,
@@ -12,7 +14,8 @@ export class CallTimeoutError extends Error {
 }
 
 /** The actor exited (or was never started) before it could answer. */
-export class ActorExitedError extends Error {
+export class ActorExitedError extends NexqError {
+  static override readonly code = 'ACTOR_EXITED';
   override readonly name = 'ActorExitedError';
   constructor(
     readonly actor: string,

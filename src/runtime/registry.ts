@@ -1,11 +1,13 @@
 // A name registry, one per node, so actors find each other by name (OTP's `name: {:via, ...}`).
+import { NexqError } from '../../config/nexq-error';
 
 /** What the registry needs of an actor: whether it still runs (the runtime's Actor has it). */
 export interface Registered {
   readonly alive: boolean;
 }
 
-export class NameTakenError extends Error {
+export class NameTakenError extends NexqError {
+  static override readonly code = 'ACTOR_NAME_TAKEN';
   override readonly name = 'NameTakenError';
   constructor(readonly actorName: string) {
     super(`an actor named ${actorName} is already running`);

@@ -1,9 +1,11 @@
 // The errors nexq/testing throws besides the real enqueuer's (InvalidJobError, ConfigError).
+import { NexqError } from '../../config/nexq-error';
 import { InvalidJobError, JobPayload } from '../job/job';
 import type { ThrownError } from '../../workers/protocol';
 
 /** A job run by `drain` or by an inline enqueue failed; `error` is the outcome a node would record. */
-export class JobFailedError extends Error {
+export class JobFailedError extends NexqError {
+  static override readonly code = 'JOB_FAILED';
   override readonly name = 'JobFailedError';
 
   constructor(
@@ -23,6 +25,7 @@ export class JobFailedError extends Error {
  * (as enqueue throws for them) listing every problem on its own line.
  */
 export class JobArgsError extends InvalidJobError {
+  static override readonly code = 'JOB_ARGS_NOT_JSON';
   override readonly name = 'JobArgsError';
 
   constructor(

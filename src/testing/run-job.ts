@@ -3,6 +3,7 @@
 // performTask parses the JSON, loads the module and calls perform with the job context as `this`.
 import type { HandlerRegistry, Resolved } from '../handlers/registry';
 import { decodeJob } from '../job/job';
+import { jobErrorOf } from '../job/run-errors';
 import { performTask } from '../../workers/perform-task';
 import type { JobOutcome } from '../../workers/protocol';
 import { jsonProblems } from '../job/json-safety';
@@ -31,8 +32,7 @@ export async function runPayload(nexq: ScopeOwner, registry: HandlerRegistry, ra
   try {
     resolved = registry.resolve(job.class, job.wrapped);
   } catch (err) {
-    const e = err as Error;
-    return { outcome: { ok: false, error: { class: e.name, message: e.message } }, warnings: [], thrown: err };
+    return { outcome: { ok: false, error: jobErrorOf(err) }, warnings: [], thrown: err };
   }
 
   const warnings: string[] = [];

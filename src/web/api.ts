@@ -1,5 +1,6 @@
 // The dashboard's JSON API: reads and actions on the node's Redis, all through src/admin (the same
 // functions the CLI's admin commands use). GET reads; POST acts (server.ts enforces the CSRF header).
+import { NexqError } from '../../config/nexq-error';
 import { deleteAll, deleteJob, retryAll, retryJob } from '../admin/actions';
 import { AdminContext, isJobSet, JobSet } from '../admin/context';
 import { findJob } from '../admin/find';
@@ -12,7 +13,8 @@ import { queueInfo, readHistory, readStats } from '../admin/stats';
 import { isQueueName } from '../../config/validate';
 import { jobSetSize } from '../redis/known-queues';
 
-export class ApiError extends Error {
+export class ApiError extends NexqError {
+  static override readonly code = 'API_REQUEST';
   constructor(
     readonly status: number,
     message: string,

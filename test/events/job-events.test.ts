@@ -70,7 +70,7 @@ describe('job events', () => {
     expect(heard[0].name).to.equal('job:dead');
     expect(heard[0].payload).to.deep.include({
       class: 'Record',
-      error: { class: 'JobExpiredError', message: 'expired' },
+      error: { class: 'JobExpiredError', message: 'expired', code: 'JOB_EXPIRED' },
     });
   });
 

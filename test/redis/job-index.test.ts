@@ -185,6 +185,7 @@ describe('jobs by jid (the job index)', () => {
     await waitFor(async () => (await node.show(running))?.state === 'running', 5000, 'the job running');
     const err = await node.deleteJob(running).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(JobRunningError);
+    expect((err as JobRunningError).code).to.equal('JOB_RUNNING');
 
     const dead = await node.enqueue('default', 'Fail', [], { retry: 0 });
     await waitFor(async () => (await node.show(dead))?.state === 'dead', 5000, 'the job dead');

@@ -87,6 +87,7 @@ describe('redis.waitReplicas', function () {
       (err: unknown) => err,
     );
     expect(write).to.be.instanceOf(UnconfirmedWriteError);
+    expect((write as UnconfirmedWriteError).code).to.equal('WRITE_UNCONFIRMED');
     expect((write as Error).message).to.match(/confirmed by 0 of 1 replica/);
     const transaction = await client
       .multi()

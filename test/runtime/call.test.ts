@@ -41,6 +41,7 @@ describe('Actor call', function () {
     const probe = await Actor.start(new Probe({ name: 'slowpoke' }));
     const err = await rejectionOf(probe.call({ type: 'echo', value: 1, delayMs: 50 }, 20));
     expect(err).to.be.instanceOf(CallTimeoutError);
+    expect((err as CallTimeoutError).code).to.equal('CALL_TIMEOUT');
     expect((err as CallTimeoutError).timeoutMs).to.equal(20);
     expect((err as CallTimeoutError).actor).to.equal('slowpoke');
     expect(probe.alive, 'a timed-out call does not crash the actor').to.equal(true);

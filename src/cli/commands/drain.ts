@@ -1,6 +1,7 @@
 // `nexq drain`: waits, from outside, until the running nodes have emptied the given queues and no
 // process runs a job of them (gocraft's Drain, watched over Redis). A live bar on a terminal; a
 // summary at the end (JSON with --json); exit 1 with one line on timeout.
+import { NexqError } from '../../../config/nexq-error';
 import { UsageError } from '../args';
 import { LiveLine, renderProgress } from '../progress-bar';
 import { isQueueName } from '../../../config/validate';
@@ -11,7 +12,8 @@ import { DrainState, isDrained, readDrainState, remainingOf, totalQueued } from 
 /** How often the state is read again. */
 export const DRAIN_POLL_MS = 250;
 
-export class DrainTimeoutError extends Error {
+export class DrainTimeoutError extends NexqError {
+  static override readonly code = 'DRAIN_TIMEOUT';
   override readonly name = 'DrainTimeoutError';
 }
 

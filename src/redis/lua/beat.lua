@@ -16,6 +16,9 @@
 -- Returns { the signal taken (nil when none), the beat's time in epoch seconds }.
 local time = redis.call('TIME')
 local now = time[1] .. '.' .. string.format('%06d', tonumber(time[2]))
+-- The DEL is the first write, and must stay first: Redis at maxmemory (noeviction) refuses a
+-- script's writes that add only until its first write, so a full Redis still takes the beat and
+-- no other node reaps this one (docs/errors.md, "A full Redis").
 redis.call('DEL', KEYS[1])
 if #ARGV > 7 then
   for first = 8, #ARGV, 1000 do

@@ -26,7 +26,7 @@ if n == 1 and ARGV[4] == '' and ARGV[5] == '' and ARGV[6] == '' then
   local queue, queueKey, jid = ARGV[2], KEYS[4], ARGV[7]
   local paused = redis.call('HGET', KEYS[2], queue)
   if paused == 'in' or paused == 'all' then
-    return redis.error_reply('NEXQ_PAUSED queue ' .. queue .. ' is paused for input')
+    return redis.error_reply('NEXQ_QUEUE_PAUSED queue ' .. queue .. ' is paused for input')
   end
   if queueSet then nexq_expect_type(queueSet, 'set') end
   local pushed = redis.pcall('LPUSH', queueKey, ARGV[3])
@@ -49,7 +49,7 @@ for i = 1, n do
   if pausedOf[queue] == nil then pausedOf[queue] = redis.call('HGET', KEYS[2], queue) or false end
   local paused = pausedOf[queue]
   if paused == 'in' or paused == 'all' then
-    return redis.error_reply('NEXQ_PAUSED queue ' .. queue .. ' is paused for input')
+    return redis.error_reply('NEXQ_QUEUE_PAUSED queue ' .. queue .. ' is paused for input')
   end
   if ARGV[base + 2] == '' then
     if added[queueKey] == nil then
@@ -58,7 +58,7 @@ for i = 1, n do
     end
     added[queueKey] = added[queueKey] + 1
     if maxlen ~= '' and redis.call('LLEN', queueKey) + added[queueKey] > tonumber(maxlen) then
-      return redis.error_reply('NEXQ_FULL queue ' .. queue .. ' already holds ' .. maxlen .. ' job(s) (maxlen)')
+      return redis.error_reply('NEXQ_QUEUE_FULL queue ' .. queue .. ' already holds ' .. maxlen .. ' job(s) (maxlen)')
     end
   end
 end
