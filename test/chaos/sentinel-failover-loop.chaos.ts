@@ -113,7 +113,7 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
       const start = Date.now();
       await act();
       switches.push({ round, kind, start, end: Date.now() });
-      if (process.env.NEXQ_TEST_PROGRESS) console.log(`      round ${round} ${kind} done in ${Date.now() - start} ms`);
+      console.log(`      round ${round} ${kind} done in ${Date.now() - start} ms`);
     };
     for (let round = 1; round <= ROUNDS; round++) {
       await at(round, 'forced', () => setup.failover());

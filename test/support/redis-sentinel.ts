@@ -154,13 +154,17 @@ export class SentinelSetup {
     const from = await this.masterPort();
     const killed = this.servers.find((s) => s.port === from)!;
     await killed.kill9();
-    // It was a master: Sentinel's CONFIG REWRITE would have dropped its replicaof, but these
-    // servers have no config file, so it is dropped here (else it would come back a replica of
-    // whichever server it first replicated, which may be a replica now).
-    return this.switched(from, () => killed.launch(['--replicaof', 'no', 'one']));
+    // These servers have no config file for Sentinel's CONFIG REWRITE: it comes back as a replica
+    // of the new master, as Sentinel would make it (not of whichever server it first replicated,
+    // which may be a replica now, nor as a master with its old data, which Sentinel once answered
+    // by following it instead, on this loaded machine).
+    return this.switched(from, (to) => killed.launch(['--replicaof', '127.0.0.1', String(to)]));
   }
 
-  private async switched(from: number, beforeRejoin?: () => Promise<void>): Promise<{ from: number; to: number }> {
+  private async switched(
+    from: number,
+    beforeRejoin?: (to: number) => Promise<void>,
+  ): Promise<{ from: number; to: number }> {
     let to = 0;
     await waitFor(
       async () => {
@@ -180,7 +184,7 @@ export class SentinelSetup {
       30_000,
       `the sentinels to promote a replica of port ${from}`,
     );
-    await beforeRejoin?.();
+    await beforeRejoin?.(to);
     // Sentinel turns a restarted old master into a replica only after it has seen it report its
     // old role for a while (INFO rounds); on a loaded 2-core machine that took over 30 s once.
     await waitFor(
