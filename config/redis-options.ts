@@ -15,9 +15,10 @@ export interface NexqRedisOptions extends RedisOptions {
   /** Seed nodes of a Redis Cluster. The other fields (password, tls, ...) apply to every node. */
   cluster?: HostPort[];
   /**
-   * After each write, `WAIT waitReplicas waitTimeout` on the same connection: a write fewer
-   * replicas acknowledged fails with UnconfirmedWriteError instead of succeeding. With one replica
-   * per master, a failover then cannot drop a write nexq counted as done. Default 0 (off).
+   * After each write, `WAIT` on the same connection: a write that fewer than `waitReplicas`
+   * replicas, or not every replica its master has had online, acknowledged within `waitTimeout`
+   * fails with UnconfirmedWriteError instead of succeeding, so a failover (forced or a crash)
+   * cannot drop a write nexq counted as done (docs/reliability.md). Default 0 (off).
    */
   waitReplicas?: number;
   /** Milliseconds WAIT blocks before a write counts as unconfirmed (default 1000). */

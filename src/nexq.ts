@@ -133,10 +133,10 @@ export class Nexq {
    * one lost with a dropped connection is sent again.
    */
   async cancel(jid: string, timeoutMs = 10_000): Promise<boolean> {
-    const { redis, keys } = this.node.ctx;
     const deadline = Date.now() + timeoutMs;
     let lastRequest = 0;
     for (;;) {
+      const { redis, keys } = this.node.ctx; // the client of the moment (one ioredis ended is replaced)
       const found = await locateJob(redis, keys, jid);
       if (found?.state === 'dead') return jsonObject(found.raw)?.error_class === 'JobCancelledError';
       // An at-most-once job runs off its backup list: the index alone says it runs, and where.

@@ -2,6 +2,7 @@
 // bottom to top, so the manager stops fetching before the job runners drain.
 //
 //   nexq.root (rest_for_one: a child's restart restarts every child after it, which depends on it)
+//   ├─ redis        (one_for_one) redis-connection: owns the main client, replaced when ioredis ends it
 //   ├─ clock-watch  keeps the node's clock on Redis' time, warns when this machine's is off
 //   ├─ stats        flushes the processed/failed counters
 //   ├─ heartbeat    process entry in Redis
@@ -9,11 +10,15 @@
 //   ├─ scheduler    schedule/retry -> queues
 //   ├─ periodic     cron jobs of the `periodic` option, each tick once across nodes (only when any)
 //   ├─ node-reaper  re-enqueues the unfinished jobs of nodes that stopped beating
-//   ├─ canceller    hears cancel requests and stops the jobs of this node they name
 //   ├─ job-runners  dynamic supervisor of one ephemeral JobRunner per running job
-//   └─ manager      fetches jobs into backup lists and starts their runners
+//   ├─ manager      fetches jobs into backup lists and starts their runners
+//   └─ canceller    hears cancel requests and stops the jobs of this node they name
 //
-// In 'enqueuer' mode the root holds the clock watch and the enqueuer alone.
+// Every actor reads the main client from the context at each use, so replacing it restarts nothing
+// else: the redis-connection actor sits under a supervisor of its own. The canceller and the
+// manager own connections of their own and crash when ioredis ends one; they come last, so their
+// restart never restarts the job runners (which would cut running jobs off).
+// In 'enqueuer' mode the root holds the redis connection, the clock watch and the enqueuer.
 import { Actor } from '../src/runtime';
 import { Canceller } from '../src/actors/canceller';
 import { ClockWatch } from '../src/actors/clock-watch';
@@ -22,6 +27,7 @@ import { Heartbeat } from '../src/actors/heartbeat';
 import { Manager, MANAGER_SHUTDOWN_MS } from '../src/actors/manager';
 import { NodeReaper } from '../src/actors/node-reaper';
 import { Periodic } from '../src/actors/periodic';
+import { RedisConnection } from '../src/actors/redis-connection';
 import { Scheduler } from '../src/actors/scheduler';
 import { Stats } from '../src/actors/stats';
 import { ActorNames, NodeContext, runsJobs } from '../src/node/context';
@@ -31,10 +37,26 @@ import { ChildSpec, Supervisor, SupervisorEvent } from './supervisor';
 export function nodeTree(ctx: NodeContext): Supervisor {
   const { registry } = ctx;
   const enqueuer: ChildSpec = { id: ActorNames.enqueuer, start: () => Actor.start(new Enqueuer(ctx)) };
+  const redis: ChildSpec = {
+    id: ActorNames.redis,
+    start: () =>
+      Actor.start(
+        new Supervisor({
+          name: ActorNames.redis,
+          registry,
+          strategy: 'one_for_one',
+          maxRestarts: 5,
+          maxSeconds: 10,
+          children: [{ id: ActorNames.redisConnection, start: () => Actor.start(new RedisConnection(ctx)) }],
+          onEvent: (event) => logEvent(ctx, ActorNames.redis, event),
+        }),
+      ),
+  };
   const clockWatch: ChildSpec = { id: ActorNames.clockWatch, start: () => Actor.start(new ClockWatch(ctx)) };
   const children: ChildSpec[] = !runsJobs(ctx)
-    ? [clockWatch, enqueuer]
+    ? [redis, clockWatch, enqueuer]
     : [
+        redis,
         clockWatch,
         { id: ActorNames.stats, start: () => Actor.start(new Stats(ctx)) },
         { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
@@ -44,7 +66,6 @@ export function nodeTree(ctx: NodeContext): Supervisor {
           ? [{ id: ActorNames.periodic, start: () => Actor.start(new Periodic(ctx)) }]
           : []),
         { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
-        { id: ActorNames.canceller, start: () => Actor.start(new Canceller(ctx)) },
         {
           id: ActorNames.jobRunners,
           start: () => Actor.start(new DynamicSupervisor({ name: ActorNames.jobRunners, registry })),
@@ -56,6 +77,7 @@ export function nodeTree(ctx: NodeContext): Supervisor {
           start: () => Actor.start(new Manager(ctx)),
           shutdownMs: MANAGER_SHUTDOWN_MS,
         },
+        { id: ActorNames.canceller, start: () => Actor.start(new Canceller(ctx)) },
       ];
   return new Supervisor({
     name: 'nexq.root',
@@ -64,12 +86,12 @@ export function nodeTree(ctx: NodeContext): Supervisor {
     maxRestarts: 5,
     maxSeconds: 10,
     children,
-    onEvent: (event) => logEvent(ctx, event),
+    onEvent: (event) => logEvent(ctx, 'nexq.root', event),
   });
 }
 
-function logEvent(ctx: NodeContext, event: SupervisorEvent): void {
-  const meta = { actor: 'nexq.root' };
+function logEvent(ctx: NodeContext, supervisor: string, event: SupervisorEvent): void {
+  const meta = { actor: supervisor };
   if (event.type === 'child_exited')
     ctx.logger.warn(`${event.id} exited: ${String(messageOf(event.reason) ?? event.reason)}`, meta);
   else if (event.type === 'child_restarted') ctx.logger.info(`${event.id} restarted`, meta);

@@ -5,16 +5,20 @@
 //     hears every request, and ioredis subscribes again after a reconnect.
 //  2. For each jid heard, cancel its job if a worker of this node runs it (its thread is
 //     terminated and the job filed in the dead set as cancelled); ignore it otherwise.
+//  3. Crash when ioredis ends the subscriber for good (src/redis/ended.ts): the restart subscribes
+//     on a fresh connection.
 // A request lost while the connection was down is sent again by `Nexq#cancel` until it takes.
 import { Actor } from '../runtime';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import { duplicateClient, RedisClient } from '../redis/client';
+import { watchEnd } from '../redis/ended';
 
-type Info = { type: 'cancel'; jid: string };
+type Info = { type: 'cancel'; jid: string } | { type: 'ended'; error: Error };
 
 export class Canceller extends Actor<never, never, Info> {
   private subscriber?: RedisClient;
+  private unwatch?: () => void;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.canceller, registry: ctx.registry });
@@ -27,6 +31,9 @@ export class Canceller extends Actor<never, never, Info> {
       if (channel === this.ctx.keys.cancelChannel) this.send({ type: 'cancel', jid });
     });
     this.subscriber = subscriber;
+    this.unwatch = watchEnd(subscriber, 'the cancel subscriber connection', (error) =>
+      this.send({ type: 'ended', error }),
+    );
     // Not awaited: a node starts while Redis is away too; the subscription is made once it answers.
     subscriber.subscribe(this.ctx.keys.cancelChannel).catch((err: unknown) => {
       this.ctx.logger.warn(`cannot subscribe to cancel requests yet: ${(err as Error).message}`, { actor: this.name });
@@ -34,10 +41,12 @@ export class Canceller extends Actor<never, never, Info> {
   }
 
   protected override handleInfo(msg: Info): void {
+    if (msg.type === 'ended') throw msg.error;
     if (this.ctx.jobs?.running.cancel(msg.jid)) this.ctx.logger.info(`cancelling job ${msg.jid}`, { actor: this.name });
   }
 
   protected override terminate(): void {
+    this.unwatch?.();
     this.subscriber?.disconnect();
     this.subscriber = undefined;
   }

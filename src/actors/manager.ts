@@ -13,6 +13,8 @@
 //  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
 //  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no runner holds.
 //  6. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
+//  7. Crash when ioredis ends one of its idle-wait connections for good (src/redis/ended.ts): the
+//     restarted manager opens fresh ones and reclaims what the old waits may have moved.
 import { Actor } from '../runtime';
 import { resolveQueue } from '../../config/validate';
 import { COMMAND_TIMEOUT_MS } from '../redis/connection';
@@ -49,7 +51,8 @@ type Info =
   | PollInfo
   | { type: 'slot_freed'; queue: string }
   | { type: 'reclaim'; queue: string }
-  | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error };
+  | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error }
+  | { type: 'connection_ended'; error: Error };
 
 export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly queues: ServedQueues;
@@ -73,9 +76,11 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, reservedChanged);
     const confirmsWrites = typeof config.redis !== 'string' && (config.redis.waitReplicas ?? 0) > 0;
     this.waits = new IdleWaits(
-      ctx.redis,
+      () => ctx.redis,
       (connection, queue) => fetchJobs(connection, keys, config.nodeId, [queue], this.classes),
       confirmsWrites,
+      // An idle-wait connection ioredis ended by itself: crash, the restart starts afresh.
+      (error) => this.send({ type: 'connection_ended', error }),
     );
     this.schedule = new PollSchedule({
       send: (msg) => this.send(msg),
@@ -138,6 +143,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       this.schedule.now();
       return;
     }
+    if (msg.type === 'connection_ended') throw msg.error;
     try {
       if (msg.type === 'woken') await this.woken(msg.queue, msg.fetched, msg.error);
       else await this.poll(msg);

@@ -17,7 +17,8 @@ export const REDIS_FLAGS_HELP = `  --redis URL                 Redis to use (def
   --redis-sentinel-name NAME  the master group the sentinels monitor
   --redis-cluster LIST        Redis Cluster seed nodes: host:port or redis:// URLs, comma-separated
                               (needs a namespace with a hash tag, like --namespace '{exq}')
-  --redis-wait-replicas N     a write counts once N replicas hold it (WAIT; see docs/reliability.md)`;
+  --redis-wait-replicas N     a write counts once N replicas, and every replica its master has had
+                              online, hold it (WAIT; see docs/reliability.md)`;
 
 /** Lays the Redis flags over `config.redis` (a URL flag replaces, WAIT completes). */
 export function layRedisFlags(config: NexqConfig, flag: (name: string) => string | undefined): void {

@@ -5,6 +5,7 @@
 // may hold jobs not dispatched yet. After a failed wait the node only polls for a while.
 import { BlockingFetch } from '../redis/blocking-fetch';
 import type { RedisClient } from '../redis/client';
+import type { ConnectionEndedError } from '../redis/ended';
 import type { Fetched, FetchQueue, ScriptedRedis } from '../redis/scripts';
 
 /** How long one blocking wait of an idle queue lasts before it is sent again. */
@@ -22,13 +23,16 @@ export class IdleWaits {
   private retryAt = 0;
 
   /**
-   * `fetch` is what a wait sends behind it; `onlyWake` (with waitReplicas, where a fetch counts
-   * once replicas confirm it) makes every wait only wake, and a poll fetch.
+   * `redis`: the node's main client, asked for at each new connection (the node replaces one
+   * ioredis ended). `fetch` is what a wait sends behind it; `onlyWake` (with waitReplicas, where a
+   * fetch counts once replicas confirm it) makes every wait only wake, and a poll fetch.
+   * `onEnded`: a connection ioredis ended by itself (the owner crashes; its restart starts afresh).
    */
   constructor(
-    private readonly redis: RedisClient,
+    private readonly redis: () => RedisClient,
     private readonly fetch: WaitFetch,
     private readonly onlyWake: boolean,
+    private readonly onEnded: (err: ConnectionEndedError) => void,
   ) {}
 
   /** An idle wait is out on `queue`. */
@@ -48,7 +52,11 @@ export class IdleWaits {
    */
   start(queue: FetchQueue, wakeOnly: boolean): Promise<Fetched | undefined> {
     let connection = this.connections.get(queue.name);
-    if (!connection) this.connections.set(queue.name, (connection = new BlockingFetch(this.redis)));
+    if (!connection)
+      this.connections.set(
+        queue.name,
+        (connection = new BlockingFetch(this.redis, this.onEnded, `the idle-wait connection of queue ${queue.name}`)),
+      );
     this.out.set(queue.name, queue);
     const fetch =
       wakeOnly || this.onlyWake ? undefined : (on: ScriptedRedis): Promise<Fetched> => this.fetch(on, queue);

@@ -16,7 +16,10 @@ import type { NodeLifecycle } from './lifecycle';
 
 export interface NodeContext {
   config: ResolvedConfig;
+  /** The main client; replaced by the redis-connection actor when ioredis ends it: read it at each use. */
   redis: ScriptedRedis;
+  /** Opens a fresh main client with the node's target and policy (not connected yet). */
+  openRedis: () => ScriptedRedis;
   keys: Keys;
   logger: Logger;
   registry: Registry;
@@ -57,6 +60,8 @@ export function runsJobs(ctx: NodeContext): ctx is JobsContext {
 
 /** Registered names of the node's actors. */
 export const ActorNames = {
+  redis: 'redis',
+  redisConnection: 'redis-connection',
   clockWatch: 'clock-watch',
   stats: 'stats',
   heartbeat: 'heartbeat',

@@ -4,7 +4,7 @@ import { Cluster, ReplyError } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from '../runtime';
-import { resolveConfig } from '../../config/validate';
+import { resolveConfig, ResolvedConfig } from '../../config/validate';
 import type { NexqConfig } from '../../config/defaults';
 import { JobEvents } from '../events/job-events';
 import { HandlerRegistry } from '../handlers/registry';
@@ -15,12 +15,13 @@ import { loggingMiddleware } from '../run/logging-middleware';
 import type { NodeMetrics } from '../metrics/prometheus';
 import type { MetricsServer } from '../metrics/server';
 import type { Middleware } from '../run/middleware';
-import { connectTarget, describeTarget, missingReplicas } from '../redis/connection';
+import { connectTarget, describeTarget } from '../redis/connection';
+import { replicationWarnings } from '../redis/replication-check';
 import { AckBatcher } from '../redis/ack-batcher';
 import { evictionPolicies, evictionWarnings } from '../redis/eviction-policy';
 import { backupQueuesOf } from '../redis/backups';
 import { Keys } from '../redis/keys';
-import { checkSlotsOn } from '../redis/scripts';
+import { checkSlotsOn, ScriptedRedis } from '../redis/scripts';
 import { requeueBackup } from '../redis/move-scripts';
 import { dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from './context';
@@ -31,6 +32,7 @@ import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
+import { replaceEndedClient } from '../actors/redis-connection';
 import type { Supervisor } from '../../supervisors/supervisor';
 
 export interface NodeStartOptions extends NexqConfig {
@@ -66,22 +68,12 @@ export class NexqNode {
     // Every handler loads before anything connects: a bad one stops the start, naming its file.
     const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
     if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
-    const redis = connectTarget(resolved.redis);
-    // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
-    if (resolved.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
-    // ioredis reconnects by itself; say why the link dropped, once per outage (its messages hold
-    // no credentials), and when it is back.
-    let outage: string | undefined;
-    redis.on('error', (err: Error) => {
-      if (err.message !== outage) logger.warn(`redis: ${(outage = err.message)}`, { actor: 'redis' });
-    });
-    redis.on('ready', () => {
-      if (outage !== undefined) logger.info('redis: connected again', { actor: 'redis' });
-      outage = undefined;
-    });
+    const openRedis = () => openMainClient(resolved, logger);
+    const redis = openRedis();
     const ctx: NodeContext = {
       config: resolved,
       redis,
+      openRedis,
       keys: new Keys(resolved.namespace, resolved.keyLayout),
       logger,
       registry: new Registry(),
@@ -113,7 +105,7 @@ export class NexqNode {
           }),
           middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
           counters,
-          acks: new AckBatcher(redis, ctx.keys),
+          acks: new AckBatcher(() => ctx.redis, ctx.keys),
         };
       }
       const tree = await Actor.start(nodeTree(ctx));
@@ -130,7 +122,7 @@ export class NexqNode {
       await node.startMetrics();
     } catch (err) {
       await ctx.jobs?.pool.destroy().catch(() => {});
-      redis.disconnect();
+      ctx.redis.disconnect();
       throw err;
     }
     if (resolved.web) {
@@ -217,12 +209,34 @@ export class NexqNode {
       await leaveNodeList(this.ctx).catch((err: unknown) =>
         logger.error(`leaving the node list failed: ${(err as Error).message}`, { actor: 'node' }),
       );
-      await redis.quit().catch(() => redis.disconnect());
+      await redis.quit().catch(() => {});
+      // Also after QUIT: only disconnect() ends a Sentinel client's failover detector, whose
+      // sentinel connections would otherwise go on retrying (and erring) after the node stopped.
+      redis.disconnect();
       logger.info('node stopped', { actor: 'node' });
       this.resolveStopped();
     })();
     return this.stopping;
   }
+}
+
+/**
+ * The node's main client. ioredis reconnects by itself; the log says why the link dropped, once
+ * per outage (its messages hold no credentials), and when it is back.
+ */
+function openMainClient(config: ResolvedConfig, logger: Logger): ScriptedRedis {
+  const redis = connectTarget(config.redis);
+  // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
+  if (config.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
+  let outage: string | undefined;
+  redis.on('error', (err: Error) => {
+    if (err.message !== outage) logger.warn(`redis: ${(outage = err.message)}`, { actor: 'redis' });
+  });
+  redis.on('ready', () => {
+    if (outage !== undefined) logger.info('redis: connected again', { actor: 'redis' });
+    outage = undefined;
+  });
+  return redis;
 }
 
 /**
@@ -272,8 +286,8 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
     clearTimeout(timer);
     redis.off('error', noteReason);
   }
-  const missing = await missingReplicas(redis, config.redis, ctx.keys.queues);
-  if (missing) logger.warn(missing, { actor: 'node' });
+  for (const warning of await replicationWarnings(ctx.redis, config.redis, ctx.keys.queues))
+    logger.warn(warning, { actor: 'node' });
 }
 
 /** Says loudly, once at start, when Redis may evict jobs (its maxmemory-policy is not noeviction). */
@@ -290,15 +304,17 @@ async function warnOfEviction({ redis, logger }: NodeContext): Promise<void> {
  * PING until Redis answers. A ping that times out while ioredis reconnects is sent again (the
  * command timeout must not end a node's wait); an error reply (NOAUTH, ...) fails the start.
  */
-async function pingUntilAnswered({ redis, config }: NodeContext, pinging: { stop: boolean }): Promise<void> {
+async function pingUntilAnswered(ctx: NodeContext, pinging: { stop: boolean }): Promise<void> {
   for (;;) {
     try {
-      await redis.ping();
+      await ctx.redis.ping();
       return;
     } catch (err) {
       if (err instanceof ReplyError)
-        throw new Error(`Redis at ${describeTarget(config.redis)} refused: ${(err as Error).message}`);
-      if (pinging.stop || redis.status === 'end') throw err;
+        throw new Error(`Redis at ${describeTarget(ctx.config.redis)} refused: ${(err as Error).message}`);
+      if (pinging.stop) throw err;
+      // ioredis gave up on it (src/redis/ended.ts): the start goes on with a fresh one.
+      if (ctx.redis.status === 'end') replaceEndedClient(ctx);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

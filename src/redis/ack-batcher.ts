@@ -21,8 +21,9 @@ export class AckBatcher {
   private pending: PendingAck[] = [];
   private flushScheduled = false;
 
+  /** `redis` is asked at each call: the node replaces a client ioredis ended (src/redis/ended.ts). */
   constructor(
-    private readonly redis: RedisClient,
+    private readonly redis: () => RedisClient,
     private readonly keys: Keys,
   ) {}
 
@@ -45,7 +46,7 @@ export class AckBatcher {
 
   private async send(batch: PendingAck[]): Promise<void> {
     try {
-      const results = await ackBatch(this.redis, this.keys, batch);
+      const results = await ackBatch(this.redis(), this.keys, batch);
       batch.forEach((ack, i) => {
         const result = results[i];
         if (typeof result === 'number') ack.resolve(result === 1);

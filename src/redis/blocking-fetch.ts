@@ -8,8 +8,11 @@
 // A wait cut off (a stop, a lost or silent connection) may have moved jobs whose reply never came:
 // they sit in the node's backup list with no worker, and the caller must reclaim them. A connection
 // that closed is dropped, never reconnected, so nothing queued on it can run after it was given up.
+// One that ioredis ended without a close (src/redis/ended.ts) is dropped too, and `onEnded` tells
+// the owner, whose restart starts afresh.
 import { duplicateClient, RedisClient } from './client';
 import { COMMAND_TIMEOUT_MS } from './connection';
+import { ConnectionEndedError, watchEnd } from './ended';
 import { defineScriptsLike, ScriptedRedis } from './scripts';
 
 /**
@@ -21,8 +24,17 @@ const ANSWER_GRACE_MS = COMMAND_TIMEOUT_MS;
 
 export class BlockingFetch {
   private connection?: ScriptedRedis;
+  private unwatch?: () => void;
 
-  constructor(private readonly redis: RedisClient) {}
+  /**
+   * `redis` (asked at each new connection) is the client to copy; `onEnded` hears of a connection
+   * ioredis ended by itself.
+   */
+  constructor(
+    private readonly redis: () => RedisClient,
+    private readonly onEnded: (err: ConnectionEndedError) => void = () => {},
+    private readonly what = 'an idle-wait connection',
+  ) {}
 
   /**
    * Blocks until `queueKey` holds a job or `seconds` pass, then runs `fetch` on the same connection
@@ -77,15 +89,25 @@ export class BlockingFetch {
 
   private open(): ScriptedRedis {
     if (!this.connection) {
-      const connection = duplicateClient(this.redis, { commandTimeout: undefined, enableAutoPipelining: false });
+      const main = this.redis();
+      const connection = duplicateClient(main, { commandTimeout: undefined, enableAutoPipelining: false });
       connection.on('error', () => {}); // the shared connection's errors are logged already
-      this.connection = defineScriptsLike(this.redis, connection);
+      const scripted = defineScriptsLike(main, connection);
+      this.connection = scripted;
+      this.unwatch = watchEnd(connection, this.what, (err) => {
+        this.drop(scripted);
+        this.onEnded(err);
+      });
     }
     return this.connection;
   }
 
   private drop(connection: ScriptedRedis): void {
-    if (this.connection === connection) this.connection = undefined;
+    if (this.connection === connection) {
+      this.connection = undefined;
+      this.unwatch?.();
+      this.unwatch = undefined;
+    }
     connection.disconnect();
   }
 }

@@ -4,7 +4,6 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { DEFAULT_WAIT_TIMEOUT_MS, HostPort, NexqRedisOptions, RedisTarget } from '../../config/redis-options';
 import { redactRedisUrl } from '../logger';
-import { RedisClient, serverOf } from './client';
 import { defineScripts, Scripted, ScriptedRedis } from './scripts';
 import { confirmWrites } from './wait-replicas';
 import { failUnansweredOnClose } from './unanswered';
@@ -111,20 +110,4 @@ export function describeTarget(target: RedisTarget): string {
   if (target.sentinels) return `sentinel master "${target.name}" via ${list(target.sentinels)}, db ${target.db ?? 0}`;
   if (target.cluster) return `cluster via ${list(target.cluster)}`;
   return `redis://${target.host ?? '127.0.0.1'}:${target.port ?? 6379}/${target.db ?? 0}`;
-}
-
-/**
- * With `waitReplicas`, a warning when the master (in a cluster: the one that owns `key`'s slot)
- * has fewer replicas attached: every write fails then.
- */
-export async function missingReplicas(
-  client: RedisClient,
-  target: RedisTarget,
-  key: string,
-): Promise<string | undefined> {
-  const wanted = typeof target === 'string' ? 0 : (target.waitReplicas ?? 0);
-  if (wanted === 0) return undefined;
-  const attached = Number(/connected_slaves:(\d+)/.exec(await serverOf(client, key).info('replication'))?.[1] ?? 0);
-  if (attached >= wanted) return undefined;
-  return `redis.waitReplicas is ${wanted} but the master has ${attached} replica(s) attached: every write fails until enough are`;
 }

@@ -1,11 +1,13 @@
 // Writes that count only once replicas hold them. Redis replicates asynchronously: a write the
 // master acknowledged but had not yet sent to its replica is gone when that replica is promoted.
-// With `waitReplicas`, a client holds back the reply of every write until a `WAIT n timeout` sent
-// after it, on the same connection, says n replicas have it; otherwise the write fails with
+// With `waitReplicas`, a client holds back the reply of every write until a `WAIT` sent after it,
+// on the same connection, says enough replicas have it (at least n, and every replica the master
+// has had online: ./replica-mark.ts); otherwise the write fails with
 // UnconfirmedWriteError, which callers already treat as an unknown outcome (retry or reclaim).
 import { UnconfirmedWriteError } from './errors';
 export { UnconfirmedWriteError };
 import Redis, { Command } from 'ioredis';
+import { knownNeed, parseReplication, replicasNeeded } from './replica-mark';
 
 /**
  * The commands that change data. Anything else (reads, AUTH, SELECT, CLIENT, INFO, ROLE, the
@@ -93,10 +95,11 @@ interface HeldReply {
 type SendCommand = (command: Command, stream?: unknown) => unknown;
 
 /**
- * From now on, `client`'s writes resolve only once `replicas` replicas acknowledged them within
- * `timeoutMs`. WAIT counts the writes of its own connection, so a write is vouched for only by a
- * WAIT sent on the socket that carried it; one whose socket is gone fails. One WAIT at a time per
- * socket: replies that arrive meanwhile wait for the next, which covers them all.
+ * From now on, `client`'s writes resolve only once at least `replicas` replicas, and every replica
+ * the master has had online (./replica-mark.ts), acknowledged them within `timeoutMs`. WAIT counts
+ * the writes of its own connection, so a write is vouched for only by a WAIT sent on the socket
+ * that carried it; one whose socket is gone fails.
+ * One WAIT at a time per socket: replies that arrive meanwhile wait for the next, which covers them.
  */
 export function confirmWrites(client: Redis, replicas: number, timeoutMs: number): void {
   const send = (client.sendCommand as SendCommand).bind(client);
@@ -104,6 +107,24 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
   let held: HeldReply[] = [];
   let waitingOn: unknown; // the socket a WAIT is in flight on
   let scheduled = false;
+  let replid: string | undefined; // of the master this client last confirmed on
+
+  /** INFO replication then WAIT, pipelined on one socket; a second WAIT when INFO asks for more. */
+  const confirm = async (): Promise<Error | undefined> => {
+    const info = send(new Command('info', ['replication'], { replyEncoding: 'utf8' })) as Promise<string>;
+    const asked = knownNeed(replid, replicas);
+    let acked = Number(await send(new Command('wait', [asked, timeoutMs])));
+    // (A demoted master refuses WAIT itself: "WAIT cannot be used with replica instances".)
+    const state = parseReplication(await info);
+    replid = state.replid;
+    const needed = replicasNeeded(state, replicas);
+    if (acked < needed && asked < needed) acked = Number(await send(new Command('wait', [needed, timeoutMs])));
+    if (acked >= needed) return undefined;
+    const every = needed > replicas ? ` (every replica this master has had online, ${needed}, must hold it)` : '';
+    return new UnconfirmedWriteError(
+      `write confirmed by ${acked} of ${needed} replica(s) within ${timeoutMs} ms${every}; it may be lost in a failover`,
+    );
+  };
 
   const flush = () => {
     scheduled = false;
@@ -130,20 +151,9 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
     // ioredis drops, without an answer, what was in flight on a closed connection: fail at once.
     const onClose = () => settle(dropped);
     client.once('close', onClose);
-    (send(new Command('wait', [replicas, timeoutMs])) as Promise<unknown>)
-      .then(
-        (reply) => {
-          const acked = Number(reply); // WAIT answers the number of replicas that confirmed
-          settle(
-            acked >= replicas
-              ? undefined
-              : new UnconfirmedWriteError(
-                  `write confirmed by ${acked} of ${replicas} replica(s) within ${timeoutMs} ms; it may be lost in a failover`,
-                ),
-          );
-        },
-        (err: unknown) =>
-          settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${(err as Error).message}`)),
+    confirm()
+      .then(settle, (err: unknown) =>
+        settle(new UnconfirmedWriteError(`write not confirmed on replicas: ${(err as Error).message}`)),
       )
       .finally(() => client.off('close', onClose));
   };

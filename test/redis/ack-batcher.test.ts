@@ -38,7 +38,7 @@ describe('AckBatcher', () => {
     const hdelCalls = () => calls(/cmdstat_hdel:calls=(\d+)/g);
     const before = await scriptCalls();
     const hdelsBefore = await hdelCalls();
-    const batcher = new AckBatcher(redis, keys);
+    const batcher = new AckBatcher(() => redis, keys);
     const results = await Promise.all([
       batcher.ack('default', backup, job(1), 'j1'),
       batcher.ack('default', backup, job(2), 'j2'),
@@ -58,7 +58,7 @@ describe('AckBatcher', () => {
     const broken = keys.backup('n1', 'broken');
     await redis.rpush(good, '{"jid":"a"}');
     await redis.set(broken, 'not a list');
-    const batcher = new AckBatcher(redis, keys);
+    const batcher = new AckBatcher(() => redis, keys);
     const [ok, failed] = await Promise.allSettled([
       batcher.ack('good', good, '{"jid":"a"}', 'a'),
       batcher.ack('broken', broken, '{"jid":"b"}', 'b'),
@@ -78,7 +78,7 @@ describe('AckBatcher', () => {
       for (let n = 1; n <= count; n++) await redis.hset(keys.jobIndex('default'), `j${n}`, '1\trunning\tdefault\tn1');
     };
     const ackAll = (numbers: number[]) => {
-      const batcher = new AckBatcher(redis, keys);
+      const batcher = new AckBatcher(() => redis, keys);
       return Promise.all(numbers.map((n) => batcher.ack('default', backup(), job(n), `j${n}`)));
     };
     const commands = async () =>
@@ -126,7 +126,7 @@ describe('AckBatcher', () => {
       await redis.set(backup(), 'not a list');
       const good = keys.backup('n1', 'good');
       await redis.rpush(good, job(5));
-      const batcher = new AckBatcher(redis, keys);
+      const batcher = new AckBatcher(() => redis, keys);
       const settled = await Promise.allSettled(
         [1, 2, 3]
           .map((n) => batcher.ack('default', backup(), job(n), `j${n}`))

@@ -10,7 +10,8 @@ import { Nexq } from '../../src/nexq';
 import { backupQueuesOf } from '../../src/redis/backups';
 import { BlockingFetch } from '../../src/redis/blocking-fetch';
 import { keySlot, serverOf } from '../../src/redis/client';
-import { connectCluster, missingReplicas } from '../../src/redis/connection';
+import { connectCluster } from '../../src/redis/connection';
+import { missingReplicas } from '../../src/redis/replication-check';
 import { fetchJobs } from '../../src/redis/scripts';
 import { Keys } from '../../src/redis/keys';
 import { readStats } from '../../src/admin/stats';
@@ -152,7 +153,7 @@ describe('a nexq node on a Redis Cluster', function () {
       runningKey: keys.running('idle'),
       count: 5,
     };
-    const wait = new BlockingFetch(client);
+    const wait = new BlockingFetch(() => client);
     try {
       const woken = wait.waitThenFetch(queue.queueKey, 10, (connection) =>
         fetchJobs(connection, keys, 'waiter', [queue]),

@@ -1,11 +1,13 @@
 // Sentinel from the command line: `nexq enqueue --redis-sentinels ... --redis-sentinel-name ...`
 // with the passwords in the environment reaches the master the sentinels name, and a node given
-// the same set-up as options runs the job. (Failover: test/chaos/sentinel-failover.chaos.ts.)
+// the same set-up as options runs the job; a client ioredis ends when its failover detector hears
+// +switch-master while it connects is replaced. (Failover: test/chaos/sentinel-failover.chaos.ts.)
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../support/paths';
-import { useNodes } from '../support/node';
+import { useNodes, waitFor } from '../support/node';
+import { captureLogs } from '../support/capture-logs';
 import { SentinelSetup } from '../support/redis-sentinel';
 
 const CLI = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -61,5 +63,31 @@ describe('Sentinel', function () {
     await t.start({ redis: setup.redisOption() });
     const [record] = await t.waitForRecords(out);
     expect(record).to.include({ value: 'via sentinel', jid });
+  });
+
+  it('+switch-master heard while the client connects ends it (ioredis 5): the node replaces it and goes on', async () => {
+    const logs = captureLogs();
+    const node = await t.start({ redis: setup.redisOption(), logger: logs.logger });
+    const main = node.node.ctx.redis as unknown as {
+      status: string;
+      stream: { destroy(): void };
+      once(event: string, fn: () => void): void;
+      connector: { failoverDetector?: { sentinels: Array<{ client: { emit(...args: unknown[]): void } }> } };
+    };
+    // The failover detector subscribed on the sentinels for this connection...
+    const detector = await waitFor(() => main.connector.failoverDetector, 5000, 'the failover detector');
+    // ...hears +switch-master just as the client reconnects: ioredis' connect() then fails and the
+    // client ends for good (what issue #25 saw after a kill -9 of the master).
+    main.once('connecting', () =>
+      detector.sentinels[0].client.emit('message', '+switch-master', `${setup.name} 127.0.0.1 1 127.0.0.1 2`),
+    );
+    main.stream.destroy();
+    await waitFor(() => main.status === 'end', 5000, 'the client to end');
+    await waitFor(() => (node.node.ctx.redis as unknown) !== main, 5000, 'a fresh client');
+    const out = t.out('after');
+    const jid = await node.enqueue('default', 'Record', [t.url, out, 'after the end']);
+    const [record] = await t.waitForRecords(out);
+    expect(record).to.include({ jid });
+    expect(logs.text()).to.include('redis-connection exited: the main Redis connection ended');
   });
 });

@@ -1,5 +1,5 @@
-// A Sentinel set-up for tests, on loopback ports in temp dirs: one master, one replica and three
-// sentinels (`redis-server <conf> --sentinel`) with short timeouts, and a forced failover.
+// A Sentinel set-up for tests, on loopback ports in temp dirs: one master, one replica (or more)
+// and three sentinels (`redis-server <conf> --sentinel`) with short timeouts, and a forced failover.
 // Optionally the servers and the sentinels each require a password.
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,16 +82,19 @@ export class SentinelSetup {
     readonly auth: SentinelPasswords,
   ) {}
 
-  static async start(auth: SentinelPasswords = {}): Promise<SentinelSetup> {
+  static async start(auth: SentinelPasswords = {}, replicaCount = 1): Promise<SentinelSetup> {
     const args = [
       ...QUICK_SYNC,
       ...(auth.password ? ['--requirepass', auth.password, '--masterauth', auth.password] : []),
     ];
     const master = await RedisServer.start({ args });
-    const replica = await RedisServer.start({ args: [...args, '--replicaof', '127.0.0.1', String(master.port)] });
-    const setup = new SentinelSetup([master, replica], [], auth);
+    const replicas: RedisServer[] = [];
+    for (let i = 0; i < replicaCount; i++)
+      replicas.push(await RedisServer.start({ args: [...args, '--replicaof', '127.0.0.1', String(master.port)] }));
+    const setup = new SentinelSetup([master, ...replicas], [], auth);
     try {
-      await waitFor(() => setup.replicaInSync(replica.port), 15_000, 'the replica to sync');
+      for (const replica of replicas)
+        await waitFor(() => setup.replicaInSync(replica.port), 15_000, 'the replica to sync');
       for (let i = 0; i < 3; i++) setup.sentinels.push(await SentinelProcess.start(master.port, auth));
       // Sentinels find the replica in the master's INFO and each other through its hello channel.
       await waitFor(() => setup.sentinelsReady(), 30_000, 'the sentinels to see the replica and each other');
@@ -134,7 +137,7 @@ export class SentinelSetup {
 
   /**
    * SENTINEL FAILOVER, then waits until every sentinel names the promoted replica, it answers as
-   * master, and the old master has become its replica in sync.
+   * master, and every other server (the old master too) has become its replica in sync.
    */
   async failover(): Promise<{ from: number; to: number }> {
     const from = await this.masterPort();
@@ -151,44 +154,69 @@ export class SentinelSetup {
     const from = await this.masterPort();
     const killed = this.servers.find((s) => s.port === from)!;
     await killed.kill9();
-    return this.switched(from, () => killed.launch());
+    // These servers have no config file for Sentinel's CONFIG REWRITE: it comes back as a replica
+    // of the new master, as Sentinel would make it (not of whichever server it first replicated,
+    // which may be a replica now, nor as a master with its old data, which Sentinel once answered
+    // by following it instead, on this loaded machine).
+    return this.switched(from, (to) => killed.launch(['--replicaof', '127.0.0.1', String(to)]));
   }
 
-  private async switched(from: number, beforeRejoin?: () => Promise<void>): Promise<{ from: number; to: number }> {
-    const to = this.servers.find((s) => s.port !== from)!.port;
+  private async switched(
+    from: number,
+    beforeRejoin?: (to: number) => Promise<void>,
+  ): Promise<{ from: number; to: number }> {
+    let to = 0;
     await waitFor(
       async () => {
         await sleep(50);
+        const named = new Set<number>();
         for (const s of this.sentinels) {
           const [, port] = (await this.askSentinel(s.port, (c) =>
             c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name),
           )) as string[];
-          if (Number(port) !== to) return false;
+          named.add(Number(port));
         }
-        return (await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0])) === 'master';
+        if (named.size !== 1 || named.has(from)) return false;
+        to = [...named][0];
+        const role = await this.askServer(to, async (c) => ((await c.call('ROLE')) as unknown[])[0]).catch(() => '');
+        return role === 'master';
       },
       30_000,
-      `the sentinels to promote port ${to}`,
+      `the sentinels to promote a replica of port ${from}`,
     );
-    await beforeRejoin?.();
+    await beforeRejoin?.(to);
     // Sentinel turns a restarted old master into a replica only after it has seen it report its
     // old role for a while (INFO rounds); on a loaded 2-core machine that took over 30 s once.
     await waitFor(
       async () => {
         await sleep(50);
-        return this.replicaInSync(from);
+        for (const s of this.servers) if (s.port !== to && !(await this.replicaInSync(s.port, to))) return false;
+        return true;
       },
       90_000,
-      `port ${from} to rejoin as a replica of ${to}`,
-    );
+      `port ${from} (and every other replica) to rejoin as a replica of ${to}`,
+    ).catch(async (err: unknown) => {
+      const states = await Promise.all(
+        this.servers.map(async (s) => {
+          const info = await this.askServer(s.port, (c) => c.info('replication')).catch(() => '');
+          return `${s.port}: ${/role:(\w+)/.exec(info)?.[1] ?? '?'} of ${/master_port:(\d+)/.exec(info)?.[1] ?? '-'}`;
+        }),
+      );
+      throw new Error(`${(err as Error).message} (${states.join('; ')})`);
+    });
     return { from, to };
   }
 
-  private async replicaInSync(port: number): Promise<boolean> {
+  private async replicaInSync(port: number, of?: number): Promise<boolean> {
     // Sentinel drops the clients of a master it turns into a replica (CLIENT KILL): a question
     // cut off that way is only "not yet".
     const info = await this.askServer(port, (c) => c.info('replication')).catch(() => '');
-    return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
+    return (
+      /role:slave/.test(info) &&
+      (of === undefined || new RegExp(`master_port:${of}\\b`).test(info)) &&
+      /master_link_status:up/.test(info) &&
+      !/master_sync_in_progress:1/.test(info)
+    );
   }
 
   private async sentinelsReady(): Promise<boolean> {
@@ -198,7 +226,11 @@ export class SentinelSetup {
         const replicas = (await c.call('SENTINEL', 'REPLICAS', this.name)) as string[][];
         const others = (await c.call('SENTINEL', 'SENTINELS', this.name)) as string[][];
         const flags = (entry: string[]) => entry[entry.indexOf('flags') + 1];
-        return replicas.length === 1 && flags(replicas[0]) === 'slave' && others.length === 2;
+        return (
+          replicas.length === this.servers.length - 1 &&
+          replicas.every((r) => flags(r) === 'slave') &&
+          others.length === 2
+        );
       });
       if (!ready) return false;
     }

@@ -89,8 +89,11 @@ export class RedisServer {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Starts redis-server (again) on the same port and data dir, and waits until it answers. */
-  async launch(): Promise<void> {
+  /**
+   * Starts redis-server (again) on the same port and data dir, and waits until it answers.
+   * `extraArgs` go after the options' own (a later argument wins).
+   */
+  async launch(extraArgs: string[] = []): Promise<void> {
     if (this.running) return;
     const child = spawn(
       'redis-server',
@@ -126,6 +129,7 @@ export class RedisServer {
         '--logfile',
         path.join(this.dir, 'redis.log'),
         ...(this.options.args ?? []),
+        ...extraArgs,
       ],
       { stdio: 'ignore' },
     );
@@ -160,6 +164,7 @@ export class RedisServer {
 
   async stop(): Promise<void> {
     await this.kill9();
-    rmSync(this.dir, { recursive: true, force: true });
+    // Retried: a fork of the killed server (a save for a replica's sync) may still be writing there.
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }
