@@ -83,12 +83,14 @@ export interface NexqOptions {
    */
   classConcurrency: Record<string, number>;
   /**
-   * Jobs a node keeps fetched ahead per queue, beyond its free slots, so a freed slot starts the
-   * next job without a round trip to Redis. They wait in the node's backup list (recovered like
-   * running jobs after a crash), are not shown as busy, go back to the head of their queue when the
-   * node goes quiet, stops or leaves the queue, and are only taken from a queue the last fetch left
-   * jobs in. 0 turns it off. Never for queues with `globalConcurrency`, on a node with
-   * `classConcurrency` or a `totalConcurrency` cap.
+   * Jobs a node keeps fetched ahead per queue, beyond its free slots, as a share of the queue's
+   * concurrency (1: as many as it runs at once; 0: none), so a freed slot starts the next job
+   * without a round trip to Redis. They wait in the node's backup list (recovered like running
+   * jobs after a crash), are shown as reserved, not busy, go back to the head of their queue when
+   * the node goes quiet, stops or leaves the queue, and are taken only while 100 more jobs wait, so
+   * a short queue is shared. Not for queues with `globalConcurrency`, on a node with
+   * `classConcurrency` or a `totalConcurrency` cap. Set 0 for long jobs: a job fetched ahead waits
+   * for a slot of its node even when another node is free.
    */
   prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
@@ -195,7 +197,7 @@ export function defaults(): NexqOptions {
     concurrency: 10,
     totalConcurrency: 0,
     classConcurrency: {},
-    prefetch: 2,
+    prefetch: 1,
     jobs: {},
     jobsDir: undefined,
     nodeId: undefined,

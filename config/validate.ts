@@ -102,7 +102,8 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   }
   integer(merged, 'concurrency', 1);
   integer(merged, 'totalConcurrency', 0);
-  integer(merged, 'prefetch', 0);
+  if (typeof merged.prefetch !== 'number' || !Number.isFinite(merged.prefetch) || merged.prefetch < 0)
+    throw new ConfigError('prefetch', "a number >= 0 (a share of each queue's concurrency)", merged.prefetch);
   if (!Array.isArray(merged.queues))
     throw new ConfigError('queues', 'an array of queue names or { name, concurrency }', merged.queues);
   const queues = merged.queues.map((q, i) => resolveQueue(q, merged.concurrency, `queues[${i}]`));

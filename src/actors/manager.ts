@@ -67,9 +67,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const { config, keys } = ctx;
     this.classes = classLimits(config, keys);
     // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused.
-    const prefetchOf = (q: { globalConcurrency?: number }) =>
+    const prefetchOf = (q: { concurrency: number; globalConcurrency?: number }) =>
       q.globalConcurrency === undefined && this.classes.length === 0 && config.totalConcurrency === 0
-        ? config.prefetch
+        ? Math.round(config.prefetch * q.concurrency)
         : 0;
     const table = ctx.jobs.running.slots;
     const reservedChanged = (queue: string, count: number) => table.setReserved(queue, count);

@@ -37,6 +37,11 @@ describe('config validation', () => {
     expect(err.message).to.contain('queues[1].concurrency');
   });
 
+  it('rejects a negative prefetch, naming it and what it is a share of', async () => {
+    const err = await startError({ prefetch: -1 });
+    expect(err.message).to.include('prefetch').and.include("share of each queue's concurrency");
+  });
+
   it('rejects a negative maxYoungGenerationMb, naming it', async () => {
     const err = await startError({ maxYoungGenerationMb: -1 });
     expect(err.key).to.equal('maxYoungGenerationMb');

@@ -15,8 +15,8 @@ describe('jobs fetched ahead (prefetch)', () => {
 
   const backupOf = (node: Nexq) => t.keys.backup(node.node.ctx.config.nodeId, 'q');
 
-  it('keeps `prefetch` jobs of a backlog in the backup list, not busy, and runs every job once', async () => {
-    const node = await t.start({ queues: [{ name: 'q', concurrency: 2 }], prefetch: 2 });
+  it('keeps prefetch × concurrency jobs of a backlog in the backup list, not busy, and runs every job once', async () => {
+    const node = await t.start({ queues: [{ name: 'q', concurrency: 2 }], prefetch: 1 });
     const out = t.out('ran');
     const jids = await enqueueTallies(node, 150, 20, out);
     await waitFor(async () => (await t.redis.llen(backupOf(node))) === 4, 10_000, '2 running and 2 fetched ahead');
@@ -27,8 +27,9 @@ describe('jobs fetched ahead (prefetch)', () => {
   });
 
   it('takes none ahead from a short queue: two nodes share 20 jobs without holding any back', async () => {
-    const a = await t.start({ queues: [{ name: 'q', concurrency: 10 }], prefetch: 2 });
-    const b = await t.start({ queues: [{ name: 'q', concurrency: 10 }], prefetch: 2 });
+    // The default prefetch: as many jobs ahead as the queue's concurrency.
+    const a = await t.start({ queues: [{ name: 'q', concurrency: 10 }] });
+    const b = await t.start({ queues: [{ name: 'q', concurrency: 10 }] });
     const out = t.out('ran');
     const jids = await enqueueTallies(a, 20, 300, out);
     let most = 0;
