@@ -25,6 +25,7 @@ export {
   RedisWrongTypeError,
   UnconfirmedWriteError,
 } from './redis/errors';
+export { ConnectionEndedError } from './redis/ended';
 
 // A job's run that nexq ended (the `error` of job events, and the job's error_class)
 export {

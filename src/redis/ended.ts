@@ -5,9 +5,12 @@
 // "Connection is closed." for good. nexq watches each connection it opens: the actor that owns one
 // crashes when it ends, and its supervisor's restart opens a fresh one. Closing a connection on
 // purpose unwatches it first.
+import { NexqError } from '../../config/nexq-error';
 import type { RedisClient } from './client';
 
-export class ConnectionEndedError extends Error {
+/** A connection ioredis will never reconnect: the actor owning it crashes, and its restart opens a fresh one. */
+export class ConnectionEndedError extends NexqError {
+  static override readonly code = 'REDIS_CONNECTION_ENDED';
   override readonly name = 'ConnectionEndedError';
 }
 
