@@ -87,8 +87,9 @@ export interface NexqOptions {
    * concurrency (1: as many as it runs at once; 0: none), so a freed slot starts the next job
    * without a round trip to Redis. They wait in the node's backup list (recovered like running
    * jobs after a crash), are shown as reserved, not busy, go back to the head of their queue when
-   * the node goes quiet, stops or leaves the queue, and are taken only while 100 more jobs wait, so
-   * a short queue is shared. Not for queues with `globalConcurrency`, on a node with
+   * the node goes quiet, stops or leaves the queue, or at the next refill after a pause for output
+   * (until then, up to half of them may still start), and are taken only while 100 more jobs wait,
+   * so a short queue is shared. Not for queues with `globalConcurrency`, on a node with
    * `classConcurrency` or a `totalConcurrency` cap. Set 0 for long jobs: a job fetched ahead waits
    * for a slot of its node even when another node is free.
    */

@@ -29,6 +29,8 @@ export async function handOver(parts: HandOverParts, fetchQueues: FetchQueue[], 
     parts.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: parts.actor });
   for (const [i, { name, backupKey }] of fetchQueues.entries()) {
     queues.record(name, fetched.states[i]);
+    // Paused for output: what it holds fetched ahead goes back rather than start.
+    if (fetched.states[i] === 'paused') for (const q of queues.dropReserves(name)) reclaimer.queue(q);
     for (const raw of fetched.jobs[i]) {
       if (table.free(name) <= 0) {
         // Taken ahead of a free slot (prefetch): it starts when one frees; beyond that, back it goes.

@@ -93,9 +93,12 @@ export class ServedQueues {
     return raw;
   }
 
-  /** Forgets every job held fetched ahead (they go back to their queues); the queues that held any. */
-  dropReserves(): string[] {
-    const held = this.queues.filter((q) => q.reserved.length > 0);
+  /**
+   * Forgets every job held fetched ahead, or those of `name` (they go back to their queues); the
+   * queues that held any.
+   */
+  dropReserves(name?: string): string[] {
+    const held = this.queues.filter((q) => q.reserved.length > 0 && (name === undefined || q.name === name));
     for (const q of held) {
       q.reserved = [];
       this.reservedChanged(q.name, 0);

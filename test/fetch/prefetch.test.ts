@@ -64,6 +64,22 @@ describe('jobs fetched ahead (prefetch)', () => {
     expect(head.reverse()).to.deep.equal(jids.slice(ran.length, ran.length + 2));
   });
 
+  it('gives back the jobs fetched ahead of a queue paused for output, at its next refill', async () => {
+    const node = await t.start({ queues: [{ name: 'q', concurrency: 1 }], prefetch: 2 });
+    const out = t.out('ran');
+    const jids = await enqueueTallies(node, 150, 300, out);
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) === 3, 10_000, '1 running and 2 fetched ahead');
+    const ranBefore = await t.redis.llen(out);
+    await node.pause('q', 'out');
+    // The job running finishes; one fetched ahead starts before the refill finds the pause; the
+    // other goes back to the queue.
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) === 0, 10_000, 'the backup list to empty');
+    await sleep(400);
+    const ran = await t.redis.llen(out);
+    expect(ran - ranBefore, 'jobs that ended after the pause').to.be.at.most(2);
+    expect(await t.redis.llen(t.keys.queue('q'))).to.equal(jids.length - ran);
+  });
+
   it('gives back the jobs fetched ahead when the node goes quiet', async () => {
     const node = await t.start({ queues: [{ name: 'q', concurrency: 1 }], prefetch: 2 });
     const out = t.out('ran');
