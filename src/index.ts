@@ -13,3 +13,6 @@ export { JobEvents } from './events/job-events';
 export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';
 export { NodeMetrics } from './metrics/prometheus';
 export type { MetricsHandler } from './metrics/prometheus';
+export { nexqDashboard } from './web/mount';
+export type { DashboardMountOptions, NexqDashboard } from './web/mount';
+export { nexqFastify } from './web/fastify';
