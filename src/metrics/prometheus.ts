@@ -13,7 +13,8 @@ import { jobSetSize } from '../redis/known-queues';
 /** Seconds; from 5 ms to 5 minutes. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 /** The class label of jobs no handler is registered for, so payloads cannot make up label values. */
-export const UNKNOWN_CLASS = '(unknown)';
+export { UNKNOWN_CLASS } from '../run/class-timings';
+import { UNKNOWN_CLASS } from '../run/class-timings';
 
 interface Snapshot {
   queues: QueueInfo[];

@@ -28,6 +28,7 @@ import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
+import { ClassTimings } from '../run/class-timings';
 import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { NodeLifecycle } from './lifecycle';
@@ -91,6 +92,7 @@ export class NexqNode {
       if (handlers) {
         const running = new RunningJobs(() => ctx.clock.now());
         const counters = new JobCounters();
+        const timings = new ClassTimings((name) => handlers.has(name));
         // The configured queues are subscribed from the start, so every reader of the table sees them.
         for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);
         ctx.jobs = {
@@ -103,8 +105,9 @@ export class NexqNode {
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
             data: { workTable: running.slots.buffer },
           }),
-          middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
+          middleware: [statsMiddleware(counters, timings), loggingMiddleware(logger), ...middleware],
           counters,
+          timings,
           acks: new AckBatcher(() => ctx.redis, ctx.keys),
         };
       }

@@ -18,6 +18,8 @@
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
+//   <ns>:nexq:metrics:<YYYY-MM-DDTHH:MM> hash: per-class counts and durations of one UTC minute
+//                                      (src/redis/class-metrics.ts), expiring after a few hours
 // With an empty namespace there is no prefix at all: Sidekiq's exact key names. On a Redis Cluster
 // a namespace that carries a hash tag ({exq}) puts every key in the one slot of that tag.
 //
@@ -141,6 +143,11 @@ export class Keys {
   jobSets(set: JobSet, queues: Iterable<string>): Array<{ key: string; queue?: string }> {
     if (!this.perQueue) return [{ key: this.key(set) }];
     return [...new Set(queues)].sort().map((queue) => ({ key: this.jobSet(set, queue), queue }));
+  }
+
+  /** Per-class metrics of one UTC minute (`YYYY-MM-DDTHH:MM`), a node-wide key. */
+  classMetrics(minute: string): string {
+    return this.key(`nexq:metrics:${minute}`);
   }
 
   stat(name: 'processed' | 'failed', day?: string): string {
