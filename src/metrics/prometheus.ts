@@ -3,6 +3,10 @@
 // when scraped: queue sizes and latency, the retry/dead/schedule set sizes (one Redis round trip
 // per scrape, shared by every gauge), this node's busy slots (from its work table) and how far its
 // wall clock is off Redis' (its Clock's last sample, src/actors/clock-watch.ts).
+//
+// What this node did or holds carries a `node` label; the queue and set gauges describe the whole
+// cluster (every node reads the same keys), so they carry none: `max by (queue) (nexq_queue_size)`
+// over a fleet is the backlog, where a node label would make `sum` count it once per node.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobEventMap } from '../events/job-events';
@@ -28,16 +32,16 @@ export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 export class NodeMetrics {
   readonly registry = new Registry();
   private pending?: Promise<Snapshot | undefined>;
-  private readonly processed: Counter<'queue' | 'class'>;
-  private readonly failed: Counter<'queue' | 'class'>;
-  private readonly retried: Counter<'queue' | 'class'>;
-  private readonly died: Counter<'queue' | 'class'>;
-  private readonly duration: Histogram<'queue' | 'class'>;
+  private readonly processed: Counter<'queue' | 'class' | 'node'>;
+  private readonly failed: Counter<'queue' | 'class' | 'node'>;
+  private readonly retried: Counter<'queue' | 'class' | 'node'>;
+  private readonly died: Counter<'queue' | 'class' | 'node'>;
+  private readonly duration: Histogram<'queue' | 'class' | 'node'>;
 
   constructor(private readonly ctx: NodeContext) {
     const registers = [this.registry];
-    this.registry.setDefaultLabels({ node: ctx.config.nodeId });
-    const labelNames = ['queue', 'class'] as const;
+    const node = ctx.config.nodeId;
+    const labelNames = ['queue', 'class', 'node'] as const;
     this.processed = new Counter({
       name: 'nexq_jobs_processed_total',
       help: 'Jobs finished on this node, failed or not.',
@@ -83,7 +87,7 @@ export class NodeMetrics {
           for (const q of s?.queues ?? []) this.set({ queue: q.queue }, pick(q));
         },
       });
-    queueGauge('nexq_queue_size', 'Jobs waiting in each queue.', (q) => q.size);
+    queueGauge('nexq_queue_size', 'Jobs waiting in each queue (cluster-wide: the same on every node).', (q) => q.size);
     queueGauge(
       'nexq_queue_latency_seconds',
       'Seconds since the oldest waiting job of each queue was enqueued.',
@@ -106,37 +110,39 @@ export class NodeMetrics {
     new Gauge({
       name: 'nexq_redis_up',
       help: '1 when the last scrape could read Redis, else 0.',
+      labelNames: ['node'],
       registers,
       async collect() {
-        this.set((await read()) ? 1 : 0);
+        this.set({ node }, (await read()) ? 1 : 0);
       },
     });
     new Gauge({
       name: 'nexq_clock_offset_seconds',
       help: "Redis' clock minus this machine's wall clock at the last sample (nexq keeps time by Redis').",
+      labelNames: ['node'],
       registers,
       collect() {
-        this.set(ctx.clock.offsetSeconds);
+        this.set({ node }, ctx.clock.offsetSeconds);
       },
     });
     const slots = (pick: 'busy' | 'concurrency') =>
-      function (this: Gauge<'queue'>) {
+      function (this: Gauge<'queue' | 'node'>) {
         this.reset();
         const table = ctx.jobs?.running.slots;
         if (!table) return;
-        for (const q of subscribedQueues(ctx)) this.set({ queue: q }, table[pick](q));
+        for (const q of subscribedQueues(ctx)) this.set({ queue: q, node }, table[pick](q));
       };
     new Gauge({
       name: 'nexq_busy_slots',
       help: 'Jobs running on this node, per queue.',
-      labelNames: ['queue'],
+      labelNames: ['queue', 'node'],
       registers,
       collect: slots('busy'),
     });
     new Gauge({
       name: 'nexq_slots',
       help: 'Concurrency of this node, per queue.',
-      labelNames: ['queue'],
+      labelNames: ['queue', 'node'],
       registers,
       collect: slots('concurrency'),
     });
@@ -169,9 +175,9 @@ export class NodeMetrics {
       .off('job:dead', this.onDead);
   }
 
-  private labels(e: { queue: string; class: string }): { queue: string; class: string } {
+  private labels(e: { queue: string; class: string }): { queue: string; class: string; node: string } {
     const known = this.ctx.jobs?.handlers.has(e.class) ?? false;
-    return { queue: e.queue, class: known ? e.class : UNKNOWN_CLASS };
+    return { queue: e.queue, class: known ? e.class : UNKNOWN_CLASS, node: this.ctx.config.nodeId };
   }
 
   private readonly onSuccess = (e: JobEventMap['job:success']) => {
@@ -214,7 +220,6 @@ export class NodeMetrics {
   }
 }
 
-/** The queues this node serves now (the manager's subscriptions), or as configured. */
 /** The queues this node serves now, read from the shared work table (none in enqueuer mode). */
 function subscribedQueues(ctx: NodeContext): string[] {
   return (ctx.jobs?.running.slots.subscribed() ?? []).map((q) => q.name);
