@@ -52,7 +52,9 @@ function locate(
   const original = (req as { originalUrl?: unknown }).originalUrl;
   if (url.pathname === '/' && typeof original === 'string') {
     const whole = new URL(original, 'http://dashboard');
-    if (!whole.pathname.endsWith('/')) return { redirect: `${whole.pathname}/${whole.search}` };
+    // One leading slash: `//host/...` would send the browser to another site.
+    const at = whole.pathname.replace(/^\/+/, '/');
+    if (!at.endsWith('/')) return { redirect: `${at}/${whole.search}` };
   }
   return { path: url.pathname };
 }
