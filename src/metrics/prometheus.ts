@@ -5,14 +5,13 @@
 // wall clock is off Redis' (its Clock's last sample, src/actors/clock-watch.ts).
 //
 // What this node did or holds carries a `node` label; the queue and set gauges describe the whole
-// cluster (every node reads the same keys), so they carry none: `max by (queue) (nexq_queue_size)`
-// over a fleet is the backlog, where a node label would make `sum` count it once per node.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// cluster (every node reads the same keys, ./cluster-gauges.ts), so they carry none:
+// `max by (queue) (nexq_queue_size)` over a fleet is the backlog, where a node label would make
+// `sum` count it once per node.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobEventMap } from '../events/job-events';
 import type { NodeContext } from '../node/context';
-import { queueInfo, QueueInfo } from '../redis/queue-info';
-import { jobSetSize } from '../redis/known-queues';
+import { ClusterGauges, MetricsHandler, registryHandler } from './cluster-gauges';
 
 /** Seconds; from 5 ms to 5 minutes. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -20,18 +19,10 @@ export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 export { UNKNOWN_CLASS } from '../run/class-timings';
 import { UNKNOWN_CLASS } from '../run/class-timings';
 
-interface Snapshot {
-  queues: QueueInfo[];
-  retry: number;
-  dead: number;
-  scheduled: number;
-}
-
-export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+export type { MetricsHandler };
 
 export class NodeMetrics {
   readonly registry = new Registry();
-  private pending?: Promise<Snapshot | undefined>;
   private readonly processed: Counter<'queue' | 'class' | 'node'>;
   private readonly failed: Counter<'queue' | 'class' | 'node'>;
   private readonly retried: Counter<'queue' | 'class' | 'node'>;
@@ -74,39 +65,14 @@ export class NodeMetrics {
       registers,
     });
 
-    const read = () => this.snapshot();
-    const queueGauge = (name: string, help: string, pick: (q: QueueInfo) => number) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['queue'],
-        registers,
-        async collect() {
-          const s = await read();
-          this.reset();
-          for (const q of s?.queues ?? []) this.set({ queue: q.queue }, pick(q));
-        },
-      });
-    queueGauge('nexq_queue_size', 'Jobs waiting in each queue (cluster-wide: the same on every node).', (q) => q.size);
-    queueGauge(
-      'nexq_queue_latency_seconds',
-      'Seconds since the oldest waiting job of each queue was enqueued.',
-      (q) => q.latency,
-    );
-    const setGauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        async collect() {
-          const s = await read();
-          this.reset();
-          if (s) this.set(pick(s));
-        },
-      });
-    setGauge('nexq_retry_set_size', 'Jobs waiting in the retry set.', (s) => s.retry);
-    setGauge('nexq_dead_set_size', 'Jobs in the dead set.', (s) => s.dead);
-    setGauge('nexq_scheduled_set_size', 'Jobs waiting in the schedule set.', (s) => s.scheduled);
+    const cluster = new ClusterGauges(this.registry, {
+      redis: () => ctx.redis,
+      keys: ctx.keys,
+      clock: ctx.clock,
+      queues: () => subscribedQueues(ctx),
+      onError: (err) => ctx.logger.warn(`metrics: cannot read Redis: ${err.message}`, { actor: 'metrics' }),
+    });
+    const read = () => cluster.snapshot();
     new Gauge({
       name: 'nexq_redis_up',
       help: '1 when the last scrape could read Redis, else 0.',
@@ -155,16 +121,7 @@ export class NodeMetrics {
   }
 
   /** Serves the registry in Prometheus' text format; for any HTTP server's `/metrics` route. */
-  readonly handler: MetricsHandler = async (_req, res) => {
-    try {
-      const body = await this.registry.metrics();
-      res.writeHead(200, { 'Content-Type': this.registry.contentType });
-      res.end(body);
-    } catch (err) {
-      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(`metrics failed: ${(err as Error).message}\n`);
-    }
-  };
+  readonly handler: MetricsHandler = registryHandler(this.registry);
 
   /** Stops counting (the node stopped). */
   detach(): void {
@@ -195,29 +152,6 @@ export class NodeMetrics {
 
   private readonly onRetry = (e: JobEventMap['job:retry']) => this.retried.inc(this.labels(e));
   private readonly onDead = (e: JobEventMap['job:dead']) => this.died.inc(this.labels(e));
-
-  /** One Redis read per scrape, shared by the gauges collected together; undefined when Redis fails. */
-  private snapshot(): Promise<Snapshot | undefined> {
-    this.pending ??= this.readRedis().finally(() => (this.pending = undefined));
-    return this.pending;
-  }
-
-  private async readRedis(): Promise<Snapshot | undefined> {
-    const { redis, keys, logger } = this.ctx;
-    try {
-      const subscribed = subscribedQueues(this.ctx);
-      const [queues, retry, dead, scheduled] = await Promise.all([
-        queueInfo({ redis, keys, clock: this.ctx.clock }, subscribed),
-        jobSetSize(redis, keys, 'retry', subscribed),
-        jobSetSize(redis, keys, 'dead', subscribed),
-        jobSetSize(redis, keys, 'schedule', subscribed),
-      ]);
-      return { queues, retry, dead, scheduled };
-    } catch (err) {
-      logger.warn(`metrics: cannot read Redis: ${(err as Error).message}`, { actor: 'metrics' });
-      return undefined;
-    }
-  }
 }
 
 /** The queues this node serves now, read from the shared work table (none in enqueuer mode). */

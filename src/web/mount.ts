@@ -15,6 +15,7 @@ import { connectTarget } from '../redis/connection';
 import { Keys } from '../redis/keys';
 import { checkSlotsOn, defineScripts, ScriptedRedis } from '../redis/scripts';
 import { Registry } from '../runtime';
+import { clusterMetrics } from '../metrics/cluster-gauges';
 import { createDashboard, DashboardHandler, MetricsHandler } from './dashboard';
 import { sendJson } from './respond';
 
@@ -29,7 +30,12 @@ export interface DashboardMountOptions extends Pick<NexqConfig, 'namespace' | 'q
   mountPath?: string;
   /** Where a request that failed with a server error is logged (nothing by default). */
   logger?: Logger;
-  /** Answers GET <mount>/metrics, e.g. a node's `metrics.handler`; 404 without. */
+  /**
+   * true: GET <mount>/metrics serves the cluster-wide Prometheus gauges (queue sizes and latency,
+   * set sizes, no `node` label) and `nexq_redis_up`: one scrape target for them across a fleet.
+   */
+  metrics?: boolean;
+  /** Answers GET <mount>/metrics instead, e.g. a node's `metrics.handler`; 404 without either. */
   metricsHandler?: MetricsHandler;
 }
 
@@ -47,7 +53,7 @@ function isClient(redis: RedisTarget | RedisClient): redis is RedisClient {
 
 /** What the admin functions need of a node, made from a Redis client or target and a namespace. */
 export function dashboardContext(options: DashboardMountOptions): AdminContext {
-  const { redis: target, mountPath: _m, logger: _l, metricsHandler: _h, ...fields } = options;
+  const { redis: target, mountPath: _m, logger: _l, metrics: _x, metricsHandler: _h, ...fields } = options;
   const given = isClient(target) ? target : undefined;
   const config = resolveConfig({ ...fields, mode: 'enqueuer', ...(isClient(target) ? {} : { redis: target }) });
   if (given instanceof Cluster) {
@@ -69,7 +75,17 @@ export function dashboardContext(options: DashboardMountOptions): AdminContext {
  */
 export function nexqDashboard(options: DashboardMountOptions): NexqDashboard {
   const ctx = dashboardContext(options);
-  const serve = createDashboard({ ctx, logger: options.logger, metricsHandler: options.metricsHandler });
+  const metricsHandler =
+    options.metricsHandler ??
+    (options.metrics
+      ? clusterMetrics({
+          redis: () => ctx.redis,
+          keys: ctx.keys,
+          queues: () => ctx.config.queues.map((q) => q.name),
+          onError: (err) => options.logger?.warn(`metrics: cannot read Redis: ${err.message}`, { actor: 'web' }),
+        }).handler
+      : undefined);
+  const serve = createDashboard({ ctx, logger: options.logger, metricsHandler });
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void => {
     serve(req, res, options.mountPath).then(
       (answered) => {

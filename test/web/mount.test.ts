@@ -83,14 +83,22 @@ describe('web dashboard mounted in an app', () => {
     await exercise(t, await listen(server), '/admin/jobs');
   });
 
-  it("Node's http: a (req, res, next) handler with mountPath", async () => {
-    dashboard = nexqDashboard({ ...options(t), mountPath: '/jobs' });
+  it("Node's http: a (req, res, next) handler with mountPath, serving the cluster-wide gauges", async () => {
+    dashboard = nexqDashboard({ ...options(t), mountPath: '/jobs', metrics: true });
     const mounted = dashboard;
     server = http.createServer((req, res) => {
       if (!authorized(req)) return void res.writeHead(401).end('no');
       mounted(req, res, () => res.end('app'));
     });
-    await exercise(t, await listen(server), '/jobs');
+    const base = await listen(server);
+    await exercise(t, base, '/jobs');
+    // The retried job waits in default: one scrape target for the fleet's backlog, no node label.
+    const metrics = await call(base, '/jobs/metrics', { headers: TOKEN });
+    expect(metrics.status).to.equal(200);
+    expect(metrics.text).to.match(/^nexq_queue_size\{queue="default"\} 1$/m);
+    expect(metrics.text).to.match(/^nexq_dead_set_size 0$/m);
+    expect(metrics.text).to.match(/^nexq_redis_up 1$/m);
+    expect(metrics.text).not.to.include('node=');
   });
 
   it('Fastify: register(nexqFastify(...), { prefix }), given an ioredis client to copy', async () => {
