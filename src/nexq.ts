@@ -3,7 +3,7 @@ import { resolveQueue, ResolvedQueue } from '../config/validate';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
-import { Batch, BatchOptions } from './admin/batch';
+import { Batch, BatchOptions, newBatch } from './admin/batch';
 import { batchStatus, BatchStatus, listBatches } from './admin/batch-status';
 import { readBacktrace } from './job/failure';
 import type { JobOptions } from './job/job';
@@ -94,7 +94,7 @@ export class Nexq {
    * (`onComplete`), every job succeeded (`onSuccess`) and the first job died (`onDeath`).
    */
   batch(options: BatchOptions = {}): Batch {
-    return new Batch(this.node.ctx, (requests) => this.enqueuer.enqueueAllResults(requests), options);
+    return newBatch(this.node.ctx, options);
   }
 
   /** Batch `bid`'s counts and failures; undefined once its data expired. */

@@ -8,7 +8,8 @@ import type { EnqueueRequest } from '../job/new-jobs';
 import { encodeNewJob, InvalidJobError, JobOptions } from '../job/job';
 import { isQueueName } from '../../config/validate';
 import { addToBatch, BATCH_TTL_SECONDS, BatchEvent, childMember } from '../redis/batch-scripts';
-import type { EnqueueResult } from '../actors/enqueuer';
+import type { Enqueuer, EnqueueResult } from '../actors/enqueuer';
+import { ActorNames, NodeContext } from '../node/context';
 import { BatchContext, settleInBatch } from '../run/batch-step';
 import { batchStatus, BatchStatus } from './batch-status';
 
@@ -42,9 +43,21 @@ const EVENTS: Array<[BatchEvent, keyof BatchOptions]> = [
   ['death', 'onDeath'],
 ];
 
+/** A new batch on the node of `ctx`, its jobs written by the node's Enqueuer. */
+export function newBatch(ctx: NodeContext, options: BatchOptions = {}): Batch {
+  return new Batch(ctx, enqueuerOf(ctx), options);
+}
+
+/** Batch `bid`, which exists already: what a handler's `this.batch` adds to. */
+export function joinBatch(ctx: NodeContext, bid: string): Batch {
+  return new Batch(ctx, enqueuerOf(ctx), {}, undefined, bid, true);
+}
+
+function enqueuerOf(ctx: NodeContext): Enqueue {
+  return (requests) => ctx.registry.lookup<Enqueuer>(ActorNames.enqueuer).enqueueAllResults(requests);
+}
+
 export class Batch {
-  /** Set once the batch exists in Redis (and its parent holds it). */
-  private created = false;
   private readonly fields: Record<string, string>;
 
   constructor(
@@ -54,6 +67,8 @@ export class Batch {
     /** The bid of the batch this one is a child of. */
     readonly parent?: string,
     readonly bid: string = uuidv4(),
+    /** Set once the batch exists in Redis (and its parent holds it). */
+    private created = false,
   ) {
     this.fields = fieldsOf(this.bid, options, parent, ctx.clock.now());
   }

@@ -119,6 +119,19 @@ describe('batches', function () {
     expect(await batch.status()).to.include({ total: 2, pending: 0 });
   });
 
+  it('counts the jobs a handler adds to its own batch with this.batch before the batch can complete', async () => {
+    const node = await t.start();
+    const cb = t.out('cb');
+    const out = t.out('jobs');
+    const batch = node.batch(callbacks(t, cb));
+    await batch.enqueue('default', 'FanOut', [t.url, out, 3, 300]);
+    await t.waitForRecords(cb, 2);
+    // The callbacks ran after the three jobs the handler added, each counted in the batch.
+    expect(await t.redis.llen(out)).to.equal(3);
+    expect((await fired(t, cb)).map((e) => e.event).sort()).to.deep.equal(['complete', 'success']);
+    expect(await batch.status()).to.include({ total: 4, pending: 0 });
+  });
+
   it('completes a parent only after its child batch, and succeeds it only once the child succeeds', async () => {
     const node: Nexq = await t.start();
     const parentCb = t.out('parent-cb');
