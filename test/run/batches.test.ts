@@ -2,6 +2,9 @@
 // run twice counted once. In both key layouts (NEXQ_TEST_KEY_LAYOUT=per-queue).
 import { expect } from 'chai';
 import type { Nexq } from '../../src/nexq';
+import { deliverCallback, settleMember } from '../../src/redis/batch-scripts';
+import { checkSlotsOn, defineScripts } from '../../src/redis/scripts';
+import { nowSeconds } from '../../src/job/time';
 import { NodeTest, sleep, useNodes, waitFor } from '../support/node';
 
 /** Callbacks that record their args (the last one is `{ bid, event }`) into `key`. */
@@ -101,6 +104,31 @@ describe('batches', function () {
     await sleep(300);
     expect((await fired(t, cb)).map((e) => e.event).sort()).to.deep.equal(['complete', 'success']);
     expect(await batch.status()).to.include({ total: 4, pending: 0 });
+  });
+
+  it('pushes callbacks a settle step left undelivered (a crash between) when the job re-runs, once', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    const cb = t.out('cb');
+    const batch = producer.batch(callbacks(t, cb));
+    const [jid] = await batch.enqueueAll([{ queue: 'default', class: 'Record', args: [t.url, t.out('jobs'), 1] }]);
+    // A first run counted the job and made the callbacks due, then its node died before pushing them.
+    const scripted = defineScripts(t.redis.duplicate());
+    if (t.keys.perQueue) checkSlotsOn(scripted);
+    const first = await settleMember(scripted, t.keys, batch.bid, jid, 'success', nowSeconds());
+    expect(first?.outbox.map((o) => o.event)).to.deep.equal(['complete', 'success']);
+    // It even pushed onComplete, but died before dropping it from the outbox.
+    const complete = first?.outbox[0].json as string;
+    const parsed = JSON.parse(complete);
+    const d = { bid: batch.bid, event: 'complete' as const, queue: 'default', jid: parsed.jid, json: complete, ttl: 60 };
+    expect(await deliverCallback(scripted, t.keys, d)).to.equal(true);
+    await t.redis.hset(t.keys.batch(batch.bid) as string, 'out:complete', complete);
+    scripted.disconnect();
+    // The job, still in the dead node's backup list, runs again (here: from its queue) on two nodes.
+    await Promise.all([t.start(), t.start()]);
+    await t.waitForRecords(cb, 2);
+    await sleep(300);
+    expect((await fired(t, cb)).map((e) => e.event).sort()).to.deep.equal(['complete', 'success']);
+    expect(await t.redis.hget(t.keys.batch(batch.bid) as string, 'out:success')).to.equal(null);
   });
 
   it('does not complete while its producer still adds jobs in jobs()', async () => {
