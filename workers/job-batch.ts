@@ -2,7 +2,7 @@
 // touches Redis, so each call posts its jobs to the main thread (ENQUEUE, with a port of its own
 // for the answer) and the node enqueues them there. Await it before `perform` returns: the job,
 // pending in its batch until it settles, is what keeps the batch from completing meanwhile.
-import { MessageChannel, type TransferListItem } from 'node:worker_threads';
+import { MessageChannel, type Transferable } from 'node:worker_threads';
 import { ENQUEUE, EnqueueReply } from './protocol';
 
 /** A job for `this.batch.enqueueAll`: as for `nexq.enqueueAll`. */
@@ -23,7 +23,7 @@ export interface JobBatch {
 }
 
 /** Posts a message to the main thread; absent where handlers run in-process (nexq/testing). */
-export type PostToMain = (message: unknown, transfer: TransferListItem[]) => void;
+export type PostToMain = (message: unknown, transfer: Transferable[]) => void;
 
 export function jobBatch(bid: string, post: PostToMain | undefined): JobBatch {
   const enqueueAll = (jobs: BatchJobRequest[]): Promise<string[]> => {

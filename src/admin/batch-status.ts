@@ -30,14 +30,17 @@ export interface BatchStatus {
 const seconds = (value: string | undefined) => (value ? Number(value) : undefined);
 
 /** Batch `bid`'s status, or undefined when it does not exist (expired). */
-export async function batchStatus(ctx: Pick<AdminContext, 'redis' | 'keys'>, bid: string): Promise<BatchStatus | undefined> {
+export async function batchStatus(
+  ctx: Pick<AdminContext, 'redis' | 'keys'>,
+  bid: string,
+): Promise<BatchStatus | undefined> {
   const keys = batchKeys(ctx.keys, bid);
   if (!keys) return undefined;
   const [hash, pending, failed, dead] = keys;
   const replies = (await ctx.redis.multi().hgetall(hash).scard(pending).smembers(failed).scard(dead).exec()) ?? [];
   for (const [err] of replies) if (err) throw err;
-  const h = replies[0][1] as Record<string, string>;
-  if (!h || Object.keys(h).length === 0) return undefined;
+  const h = replies[0][1] as Partial<Record<string, string>>;
+  if (Object.keys(h).length === 0) return undefined;
   const failures = replies[2][1] as string[];
   return {
     bid,

@@ -153,7 +153,8 @@ function fieldsOf(bid: string, options: BatchOptions, parent: string | undefined
   const given: unknown = options;
   if (typeof given !== 'object' || given === null) throw new InvalidJobError('batch options must be an object');
   const ttl = options.expiresIn ?? BATCH_TTL_SECONDS;
-  if (!Number.isInteger(ttl) || ttl <= 0) throw new InvalidJobError('batch expiresIn must be a whole number of seconds > 0');
+  if (!Number.isInteger(ttl) || ttl <= 0)
+    throw new InvalidJobError('batch expiresIn must be a whole number of seconds > 0');
   const fields: Record<string, string> = {
     created_at: String(now),
     description: options.description ?? '',
@@ -161,13 +162,19 @@ function fieldsOf(bid: string, options: BatchOptions, parent: string | undefined
     parent: parent ?? '',
   };
   for (const [event, option] of EVENTS) {
-    const callback = options[option] as BatchCallback | undefined;
+    const callback = options[option] as unknown as BatchCallback | null | undefined;
     if (callback === undefined) continue;
     if (typeof callback !== 'object' || callback === null || !isQueueName(callback.queue))
       throw new InvalidJobError(`batch ${option} needs { queue, class, args? } with a valid queue name`);
-    fields[`cb:${event}`] = encodeNewJob(callback.queue, callback.class, [...(callback.args ?? []), { bid, event }], {}, {
-      now,
-    }).json;
+    fields[`cb:${event}`] = encodeNewJob(
+      callback.queue,
+      callback.class,
+      [...(callback.args ?? []), { bid, event }],
+      {},
+      {
+        now,
+      },
+    ).json;
   }
   return fields;
 }

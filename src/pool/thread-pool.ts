@@ -249,8 +249,9 @@ async function answerEnqueue(port: MessagePort, enqueue: () => Promise<string[]>
   try {
     reply = { ok: true, jids: await enqueue() };
   } catch (err) {
-    const e = err as Error;
-    reply = { ok: false, error: { class: String(e?.name ?? 'Error'), message: String(e?.message ?? err) } };
+    const error =
+      err instanceof Error ? { class: err.name, message: err.message } : { class: 'Error', message: String(err) };
+    reply = { ok: false, error };
   }
   try {
     port.postMessage(reply);

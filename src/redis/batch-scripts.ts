@@ -81,13 +81,10 @@ export async function settleMember(
 ): Promise<BatchSettled | undefined> {
   const found = batchKeys(keys, bid);
   if (!found) return undefined;
-  const reply = (await runScript(client, 'batch-settle', found, [member, kind, String(now)])) as Array<
-    number | string
-  >;
+  const reply = (await runScript(client, 'batch-settle', found, [member, kind, String(now)])) as Array<number | string>;
   if (reply.length === 0) return undefined;
   const outbox: BatchSettled['outbox'] = [];
-  for (let i = 5; i < reply.length; i += 2)
-    outbox.push({ event: reply[i] as BatchEvent, json: String(reply[i + 1]) });
+  for (let i = 5; i < reply.length; i += 2) outbox.push({ event: reply[i] as BatchEvent, json: String(reply[i + 1]) });
   return {
     complete: reply[0] === 1,
     success: reply[1] === 1,

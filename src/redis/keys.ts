@@ -19,7 +19,8 @@
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:batch:<bid>              hash: a batch's description, counts, callbacks (src/redis/batch-scripts.ts)
-//   <ns>:nexq:batch:<bid>:pending      set: members (jids, `batch:<child bid>`) not succeeded yet; :failed, :dead likewise
+//   <ns>:nexq:batch:<bid>:pending      set: members (jids, `batch:<bid>` of children) not succeeded yet
+//   <ns>:nexq:batch:<bid>:failed, :dead  sets: members that failed (not succeeded since), that died
 //   <ns>:nexq:batches                  sorted set: bid -> created at, for listings
 //   <ns>:nexq:batch-fired:<bid>:<ev>   string: callback <ev> of batch <bid> was pushed (once, across nodes)
 // With an empty namespace there is no prefix at all: Sidekiq's exact key names. On a Redis Cluster

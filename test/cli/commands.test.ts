@@ -336,7 +336,9 @@ describe('nexq admin commands', () => {
     await waitFor(async () => (await batch.status())?.completeAt, 10_000, 'the batch to complete');
     const [listed] = await json(['batches']);
     expect(listed).to.include({ bid: batch.bid, description: 'nightly', total: 2, pending: 1, failed: 1, dead: 1 });
-    expect(await ok(['batches'])).to.include(batch.bid).and.to.include('nightly');
+    expect(await ok(['batches']))
+      .to.include(batch.bid)
+      .and.to.include('nightly');
     expect(await ok(['batches', batch.bid])).to.include(`failures: ${dying}`);
     expect((await json(['batches', batch.bid])).failures).to.deep.equal([dying]);
     expectUsage(await cli(['batches', 'no-such-bid']), /^nexq: no batch "no-such-bid"/);

@@ -119,7 +119,14 @@ describe('batches', function () {
     // It even pushed onComplete, but died before dropping it from the outbox.
     const complete = first?.outbox[0].json as string;
     const parsed = JSON.parse(complete);
-    const d = { bid: batch.bid, event: 'complete' as const, queue: 'default', jid: parsed.jid, json: complete, ttl: 60 };
+    const d = {
+      bid: batch.bid,
+      event: 'complete' as const,
+      queue: 'default',
+      jid: parsed.jid,
+      json: complete,
+      ttl: 60,
+    };
     expect(await deliverCallback(scripted, t.keys, d)).to.equal(true);
     await t.redis.hset(t.keys.batch(batch.bid) as string, 'out:complete', complete);
     scripted.disconnect();

@@ -18,7 +18,8 @@ Options:
   --limit N     how many batches to list (default 50)
 ${CONNECTION_HELP}`,
   async run(args, out) {
-    const [bid] = positionals(args, 'batches', ['bid'], 1);
+    const given = positionals(args, 'batches', ['bid'], 1);
+    const bid = given.length > 0 ? given[0] : undefined;
     const limit = wholeNumber(args, 'limit', 50);
     const found: BatchStatus[] = await withNexq(args, async (s) => {
       if (bid === undefined) return listBatches(s, limit);
@@ -42,8 +43,7 @@ ${CONNECTION_HELP}`,
           at(b.successAt),
         ]),
       );
-      if (bid !== undefined && found[0].failures.length > 0)
-        out.write(`failures: ${found[0].failures.join(' ')}\n`);
+      if (bid !== undefined && found[0].failures.length > 0) out.write(`failures: ${found[0].failures.join(' ')}\n`);
     }
     return 0;
   },
