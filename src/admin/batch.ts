@@ -114,7 +114,7 @@ export class Batch {
   private async add(jobs: BatchJob[]): Promise<string[]> {
     if (!Array.isArray(jobs)) throw new InvalidJobError('enqueueAll takes an array of jobs');
     const requests: EnqueueRequest[] = jobs.map((job) => ({
-      ...job,
+      ...checkedJob(job),
       options: { ...job.options, jid: job.options?.jid ?? uuidv4() },
       bid: this.bid,
     }));
@@ -146,6 +146,14 @@ export class Batch {
     if (!this.created) await this.ctx.redis.zadd(this.ctx.keys.batches, this.fields.created_at, this.bid);
     this.created = true;
   }
+}
+
+/** A job of enqueueAll as JavaScript callers may pass it: an object, or InvalidJobError. */
+function checkedJob(job: BatchJob): BatchJob {
+  const given: unknown = job;
+  if (typeof given !== 'object' || given === null)
+    throw new InvalidJobError('each job must be an object { queue, class, args }');
+  return job;
 }
 
 /** The hash fields a batch is created with: description, parent, ttl and each callback's job. */
