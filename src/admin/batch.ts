@@ -35,6 +35,8 @@ export interface BatchOptions {
 /** A job of `enqueueAll`: at most one of `at` and `in`. */
 export type BatchJob = Omit<EnqueueRequest, 'bid'>;
 
+const RELEASE_ATTEMPTS = 5;
+
 type Enqueue = (requests: EnqueueRequest[]) => Promise<EnqueueResult[]>;
 
 const EVENTS: Array<[BatchEvent, keyof BatchOptions]> = [
@@ -97,7 +99,20 @@ export class Batch {
     try {
       return await fill();
     } finally {
-      await settleInBatch(this.ctx, this.bid, hold, 'release');
+      await this.release(hold);
+    }
+  }
+
+  /** Lets go of a hold, retried a few times: a hold never released keeps the batch open for ever. */
+  private async release(hold: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await settleInBatch(this.ctx, this.bid, hold, 'release');
+        return;
+      } catch (err) {
+        if (attempt >= RELEASE_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
     }
   }
 
