@@ -21,12 +21,12 @@ async function fired(t: NodeTest, key: string): Promise<Array<{ event: string; b
 /** Makes every entry of the retry set due now, so the scheduler runs it at once. */
 async function retriesDueNow(t: NodeTest): Promise<void> {
   const key = t.keys.retry('default');
-  await waitFor(async () => (await t.redis.zcard(key)) > 0, 5000, 'a retry entry');
+  await waitFor(async () => (await t.redis.zcard(key)) > 0, 15_000, 'a retry entry');
   for (const member of await t.redis.zrange(key, 0, -1)) await t.redis.zadd(key, 'XX', 0, member);
 }
 
 describe('batches', function () {
-  this.timeout(20_000);
+  this.timeout(60_000);
   const t = useNodes();
 
   it('fires onComplete and onSuccess once when every job succeeded, and counts them', async () => {
@@ -37,7 +37,7 @@ describe('batches', function () {
     const jids = await batch.enqueueAll(
       [1, 2, 3, 4, 5].map((n) => ({ queue: 'default', class: 'Record', args: [t.url, out, n] })),
     );
-    await t.waitForRecords(cb, 2);
+    await t.waitForRecords(cb, 2, 15_000);
     await sleep(200); // time for a wrong third callback to show
     const events = await fired(t, cb);
     expect(events.map((e) => e.event).sort()).to.deep.equal(['complete', 'success']);
@@ -58,15 +58,15 @@ describe('batches', function () {
     const batch = node.batch(callbacks(t, cb));
     const jobs = [1, 2, 3].map(() => ({ queue: 'default', class: 'FailOnce', args: [t.url, out] }));
     const jids = await batch.enqueueAll(jobs);
-    await t.waitForRecords(cb, 1);
+    await t.waitForRecords(cb, 1, 15_000);
     expect((await fired(t, cb)).map((e) => e.event)).to.deep.equal(['complete']);
-    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 3, 5000, 'three retries');
+    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 3, 15_000, 'three retries');
     const failing = await batch.status();
     expect(failing).to.include({ total: 3, pending: 3, failed: 3, dead: 0 });
     expect([...(failing?.failures ?? [])].sort()).to.deep.equal([...jids].sort());
     await retriesDueNow(t);
-    await t.waitForRecords(out, 3);
-    await t.waitForRecords(cb, 2);
+    await t.waitForRecords(out, 3, 15_000);
+    await t.waitForRecords(cb, 2, 15_000);
     await sleep(200);
     expect((await fired(t, cb)).map((e) => e.event)).to.deep.equal(['complete', 'success']);
     expect(await batch.status()).to.include({ pending: 0, failed: 0 });
@@ -81,7 +81,7 @@ describe('batches', function () {
       { queue: 'default', class: 'Fail', args: ['no again'], options: { retry: 0 } },
       { queue: 'default', class: 'Record', args: [t.url, t.out('jobs'), 1] },
     ]);
-    await t.waitForRecords(cb, 2);
+    await t.waitForRecords(cb, 2, 15_000);
     await sleep(300);
     expect((await fired(t, cb)).map((e) => e.event).sort()).to.deep.equal(['complete', 'death']);
     const status = await batch.status();
@@ -99,8 +99,8 @@ describe('batches', function () {
     for (const raw of await t.redis.lrange(t.keys.queue('default'), 0, -1))
       await t.redis.lpush(t.keys.queue('default'), raw);
     await t.start();
-    await t.waitForRecords(out, 8);
-    await t.waitForRecords(cb, 2);
+    await t.waitForRecords(out, 8, 15_000);
+    await t.waitForRecords(cb, 2, 15_000);
     await sleep(300);
     expect((await fired(t, cb)).map((e) => e.event).sort()).to.deep.equal(['complete', 'success']);
     expect(await batch.status()).to.include({ total: 4, pending: 0 });
@@ -132,7 +132,7 @@ describe('batches', function () {
     scripted.disconnect();
     // The job, still in the dead node's backup list, runs again (here: from its queue) on two nodes.
     await Promise.all([t.start(), t.start()]);
-    await t.waitForRecords(cb, 2);
+    await t.waitForRecords(cb, 2, 15_000);
     await sleep(300);
     expect((await fired(t, cb)).map((e) => e.event).sort()).to.deep.equal(['complete', 'success']);
     expect(await t.redis.hget(t.keys.batch(batch.bid) as string, 'out:success')).to.equal(null);
@@ -145,12 +145,12 @@ describe('batches', function () {
     const batch = node.batch(callbacks(t, cb));
     await batch.jobs(async () => {
       await batch.enqueue('default', 'Record', [t.url, out, 1]);
-      await t.waitForRecords(out, 1); // the first job ran before the second was added
+      await t.waitForRecords(out, 1, 15_000); // the first job ran before the second was added
       await sleep(100);
       expect(await t.redis.llen(cb)).to.equal(0);
       await batch.enqueue('default', 'Record', [t.url, out, 2]);
     });
-    await t.waitForRecords(cb, 2);
+    await t.waitForRecords(cb, 2, 15_000);
     expect(await batch.status()).to.include({ total: 2, pending: 0 });
   });
 
@@ -160,7 +160,7 @@ describe('batches', function () {
     const out = t.out('jobs');
     const batch = node.batch(callbacks(t, cb));
     await batch.enqueue('default', 'FanOut', [t.url, out, 3, 300]);
-    await t.waitForRecords(cb, 2);
+    await t.waitForRecords(cb, 2, 15_000);
     // The callbacks ran after the three jobs the handler added, each counted in the batch.
     expect(await t.redis.llen(out)).to.equal(3);
     expect((await fired(t, cb)).map((e) => e.event).sort()).to.deep.equal(['complete', 'success']);
@@ -179,12 +179,12 @@ describe('batches', function () {
       await child.enqueueAll([{ queue: 'default', class: 'FailOnce', args: [t.url, out] }]);
     });
     // The child's job failed once: the child and then the parent are complete, neither succeeded.
-    await t.waitForRecords(parentCb, 1);
+    await t.waitForRecords(parentCb, 1, 15_000);
     expect((await fired(t, childCb)).map((e) => e.event)).to.deep.equal(['complete']);
     expect((await fired(t, parentCb)).map((e) => e.event)).to.deep.equal(['complete']);
     expect(await parent.status()).to.include({ total: 1, children: 1, pending: 1, failed: 1 });
     await retriesDueNow(t);
-    await t.waitForRecords(parentCb, 2);
+    await t.waitForRecords(parentCb, 2, 15_000);
     await sleep(200);
     expect((await fired(t, childCb)).map((e) => e.event)).to.deep.equal(['complete', 'success']);
     expect((await fired(t, parentCb)).map((e) => e.event)).to.deep.equal(['complete', 'success']);
