@@ -6,8 +6,9 @@ import type { JobPayload } from '../src/job/job';
 import { countOf } from '../src/job/json-object';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
-import { HandlerLoadError, JobContext, loadPerform } from './handler-loader';
-import { JobOutcome, JobTask, ThrownError } from './protocol';
+import { HandlerLoadError, JobContext, LoadedHandler, loadHandler } from './handler-loader';
+import { JobOutcome, JobTask, RetrySettings, ThrownError } from './protocol';
+import { DEFAULT_RETRY_SETTINGS, runExhausted, verdictOnThread } from './retry-on-thread';
 import type { QueueSlots } from './work-table-layout';
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
@@ -37,17 +38,21 @@ export function toThrownError(value: unknown): ThrownError {
 const ALONE: QueueSlots = { concurrency: 1, busy: 1, free: 0 };
 
 /**
- * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. `slots` reads the
- * job's queue's row of the work table (a thread's; in-process, a job runs alone).
+ * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`, with the verdict
+ * of the handler's backoff function if it has one. `slots` reads the job's queue's row of the work
+ * table (a thread's; in-process, a job runs alone). A task with `exhausted` runs that hook instead.
  */
 export async function performTask(
   task: JobTask,
   observer: PerformObserver = {},
   slots: (row: number | undefined) => QueueSlots = () => ALONE,
+  retry: RetrySettings = DEFAULT_RETRY_SETTINGS,
 ): Promise<JobOutcome> {
+  let job: JobPayload | undefined;
+  let handler: LoadedHandler | undefined;
   try {
     // Decoded (checked) on the main thread before it came here.
-    const job = JSON.parse(task.raw) as JobPayload;
+    job = JSON.parse(task.raw) as JobPayload;
     let args: unknown[] = job.args;
     if (task.activeJob) {
       const wrapped = args[0] as { arguments?: unknown } | undefined;
@@ -55,7 +60,7 @@ export async function performTask(
         throw new TypeError('ActiveJob payload has no arguments array');
       args = wrapped.arguments;
     }
-    const perform = await loadPerform(task.file);
+    handler = await loadHandler(task.file);
     let nacked = false as boolean; // set by the handler's this.nack()
     const context: JobContext = {
       jid: job.jid,
@@ -67,12 +72,17 @@ export async function performTask(
       nack: () => void (nacked = true),
       slots: () => slots(task.slotsRow),
     };
+    if (task.exhausted) {
+      await runExhausted(handler, args, context, task.exhausted);
+      return { ok: true };
+    }
     observer.starting?.(args, context);
-    const value = await perform.apply(context, args);
+    const value = await handler.perform.apply(context, args);
     observer.returned?.(value);
     return nacked ? { ok: true, nack: true } : { ok: true };
   } catch (err) {
     observer.failed?.(err);
-    return { ok: false, error: toThrownError(err) };
+    const verdict = job && !task.exhausted ? await verdictOnThread(handler, job, err, retry) : {};
+    return { ok: false, error: toThrownError(err), ...verdict };
   }
 }

@@ -101,7 +101,10 @@ export class NexqNode {
             maxHeapMb: resolved.threadMaxHeapMb,
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
-            data: { workTable: running.slots.buffer },
+            data: {
+              workTable: running.slots.buffer,
+              retry: { dialect: resolved.dialect, maxRetries: resolved.maxRetries },
+            },
           }),
           middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
           counters,
