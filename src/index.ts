@@ -1,6 +1,8 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
 export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { ScheduleInfo, ScheduleSpec, Schedules } from './admin/schedules';
+export type { BackoffFunction, RetryPolicy, RetryVerdict } from './job/retry-policy';
 export type { EnqueueResult } from './actors/enqueuer';
 // Every error class, each with its stable `code` (docs/errors.md).
 export * from './errors';
