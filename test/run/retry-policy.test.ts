@@ -3,20 +3,8 @@
 import { expect } from 'chai';
 import { nowSeconds } from '../../src/job/time';
 import { captureLogs } from '../support/capture-logs';
+import { onlyEntry } from '../support/sets';
 import { NodeTest, sleep, useNodes, waitFor } from '../support/node';
-
-async function onlyEntry(t: NodeTest, key: string): Promise<{ job: any; score: number }> {
-  const [raw, score] = await waitFor(
-    async () => {
-      const found = await t.redis.zrange(key, 0, -1, 'WITHSCORES');
-      return found.length ? found : undefined;
-    },
-    5000,
-    `an entry in ${key}`,
-  );
-  expect(await t.redis.zcard(key)).to.equal(1);
-  return { job: JSON.parse(raw), score: Number(score) };
-}
 
 /** Pushes a raw payload into the default queue, as another producer would (a later failure). */
 async function pushRaw(t: NodeTest, job: Record<string, unknown>): Promise<void> {
