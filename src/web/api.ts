@@ -12,6 +12,7 @@ import { readProcesses, readRunningJobs } from '../admin/processes';
 import { queueInfo, readHistory, readStats } from '../admin/stats';
 import { isQueueName } from '../../config/validate';
 import { jobSetSize } from '../redis/known-queues';
+import { listSchedules } from './schedules-api';
 
 export class ApiError extends NexqError {
   static override readonly code = 'API_REQUEST';
@@ -157,6 +158,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: /^\/sets\/([^/]+)\/retry$/, handler: bulk('retry') },
   { method: 'POST', path: /^\/sets\/([^/]+)\/delete$/, handler: bulk('delete') },
   { method: 'GET', path: /^\/jobs\/([^/]+)$/, handler: job },
+  { method: 'GET', path: /^\/schedules$/, handler: listSchedules },
 ];
 
 async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: unknown) {
