@@ -1,6 +1,7 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
-export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { Batch, BatchOptions, BatchStatus, BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { BatchCallback, BatchJob } from './admin/batch';
 export type { ScheduleInfo, ScheduleSpec, Schedules } from './admin/schedules';
 export type { BackoffFunction, RetryPolicy, RetryVerdict } from './job/retry-policy';
 export type { EnqueueResult } from './actors/enqueuer';

@@ -6,6 +6,7 @@ import { firstLocation, handlerFrames } from './backtrace';
 import { readRetryPolicy, RetryPolicy } from '../src/job/retry-policy';
 
 import type { QueueSlots } from './work-table-layout';
+import type { JobBatch } from './job-batch';
 
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
 export type Exhausted = (this: JobContext, args: unknown[], error: Error) => unknown;
@@ -35,6 +36,8 @@ export interface JobContext {
    * size a batch by how busy the node is. In nexq/testing a job runs alone: 1 slot, 1 busy.
    */
   slots(): QueueSlots;
+  /** The job's batch, when it belongs to one: jobs added with it join that batch. */
+  batch?: JobBatch;
 }
 
 const loaded = new Map<string, Promise<LoadedHandler>>();

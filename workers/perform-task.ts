@@ -10,6 +10,7 @@ import { HandlerLoadError, JobContext, LoadedHandler, loadHandler } from './hand
 import { JobOutcome, JobTask, RetrySettings, ThrownError } from './protocol';
 import { DEFAULT_RETRY_SETTINGS, runExhausted, verdictOnThread } from './retry-on-thread';
 import type { QueueSlots } from './work-table-layout';
+import { jobBatch, PostToMain } from './job-batch';
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
 export interface PerformObserver {
@@ -40,12 +41,14 @@ const ALONE: QueueSlots = { concurrency: 1, busy: 1, free: 0 };
 /**
  * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`, with the verdict
  * of the handler's backoff function if it has one. `slots` reads the job's queue's row of the work
- * table (a thread's; in-process, a job runs alone). A task with `exhausted` runs that hook instead.
+ * table (a thread's; in-process, a job runs alone); `post` reaches the main thread (for
+ * `this.batch`; absent in-process). A task with `exhausted` runs that hook instead of `perform`.
  */
 export async function performTask(
   task: JobTask,
   observer: PerformObserver = {},
   slots: (row: number | undefined) => QueueSlots = () => ALONE,
+  post?: PostToMain,
   retry: RetrySettings = DEFAULT_RETRY_SETTINGS,
 ): Promise<JobOutcome> {
   let job: JobPayload | undefined;
@@ -71,6 +74,7 @@ export async function performTask(
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
       slots: () => slots(task.slotsRow),
+      batch: typeof job.bid === 'string' && job.bid !== '' ? jobBatch(job.bid, post) : undefined,
     };
     if (task.exhausted) {
       await runExhausted(handler, args, context, task.exhausted);

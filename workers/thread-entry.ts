@@ -3,6 +3,7 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { performTask } from './perform-task';
 import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
+import type { PostToMain } from './job-batch';
 import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
@@ -12,11 +13,14 @@ const table = data?.workTable;
 const retry = data?.retry ?? DEFAULT_RETRY_SETTINGS;
 const cells = table ? new Int32Array(table) : undefined;
 const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
+const post: PostToMain | undefined = parentPort
+  ? (message, transfer) => parentPort?.postMessage(message, transfer)
+  : undefined;
 const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return performTask(task, {}, slotsOf, retry);
+  return performTask(task, {}, slotsOf, post, retry);
 }
 
 /**
@@ -31,7 +35,7 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task, {}, slotsOf, retry);
+      const outcome = await performTask(task, {}, slotsOf, post, retry);
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {

@@ -26,6 +26,7 @@ import { requeueBackup } from '../redis/move-scripts';
 import { dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
+import { BatchJob, joinBatch } from '../admin/batch';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { Clock } from '../job/time';
@@ -105,6 +106,7 @@ export class NexqNode {
               workTable: running.slots.buffer,
               retry: { dialect: resolved.dialect, maxRetries: resolved.maxRetries },
             },
+            enqueueInBatch: (bid, jobs) => joinBatch(ctx, bid).enqueueAll(jobs as BatchJob[]),
           }),
           middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
           counters,
