@@ -23,6 +23,8 @@ const SCRIPTS = [
   'find-in-list',
   'delete-job',
   'clear-set',
+  'clear-queue',
+  'queue-page',
   'ack-batch',
   'lease-due',
   'beat',
