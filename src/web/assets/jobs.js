@@ -75,7 +75,15 @@ export function setPage(set) {
           ]
         : [];
       const cells = [box, relative(j.at), jobLink(j.jid), j.class ?? '?', queueLink(j.queue)];
-      if (set !== 'schedule') cells.push(j.retry_count ?? '–', el('span', { class: 'error-text' }, errorText(j)));
+      if (set !== 'schedule')
+        cells.push(
+          j.retry_count ?? '–',
+          el(
+            'span',
+            { class: 'error-text', title: (j.error_backtrace ?? []).slice(0, 5).join('\n') || null },
+            errorText(j),
+          ),
+        );
       cells.push(el('code', {}, argsText(j)), el('span', { class: 'actions' }, actions));
       return { attrs: { 'data-jid': j.jid ?? '' }, cells };
     });
