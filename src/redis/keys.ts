@@ -11,7 +11,7 @@
 //   <ns>:<identity>:workers            hash: one field per running job
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
-//   <ns>:<identity>:nexq:tree          string: the node's supervision tree, JSON (nexq's own)
+//   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
 //   <ns>:nexq:jobs                     hash: jid -> deliveries and where the job is (src/redis/job-index.ts)
 //   <ns>:nexq:paused                   hash: queue -> in | out | all
@@ -220,7 +220,7 @@ export class Keys {
 
   /** nexq's own: the node's supervision tree (JSON), written with its heartbeat. */
   processTree(identity: string): string {
-    return this.key(`${identity}:nexq:tree`);
+    return this.key(`nexq:tree:${identity}`);
   }
 
   processSignals(identity: string): string {

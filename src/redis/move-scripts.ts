@@ -71,13 +71,13 @@ export async function clearSet(
 ): Promise<number> {
   let total = 0;
   for (const { key, queue = '' } of keys.jobSets(set, queues)) {
-    const reply = (await runScript(client, 'clear-set', [key, keys.jobIndex(queue)], [set])) as ClearReply;
+    const reply = (await runScript(client, 'clear-jobs', [key, keys.jobIndex(queue)], [set])) as ClearReply;
     total += await releaseCleared(client, keys, queue, reply);
   }
   return total;
 }
 
-/** What clear-set and clear-queue answer: the entries dropped, and unique_key, jid pairs. */
+/** What clear-jobs answers: the entries dropped, and unique_key, jid pairs. */
 type ClearReply = [count: number, locks: string[]];
 
 /** Lets go of the unique locks a cleared key's jobs held; how many jobs it held. */
@@ -92,7 +92,12 @@ async function releaseCleared(client: RedisClient, keys: Keys, queue: string, [c
  * locks; how many jobs it held. Jobs nodes have fetched already are not touched.
  */
 export async function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
-  const reply = (await runScript(client, 'clear-queue', [keys.queue(queue), keys.jobIndex(queue)], [])) as ClearReply;
+  const reply = (await runScript(
+    client,
+    'clear-jobs',
+    [keys.queue(queue), keys.jobIndex(queue)],
+    ['queued'],
+  )) as ClearReply;
   return releaseCleared(client, keys, queue, reply);
 }
 
@@ -114,10 +119,12 @@ export async function queuePage(
   limit: number,
   searchMost: number,
 ): Promise<{ anchorFound: boolean; raws: string[] }> {
-  const [found, ...raws] = (await runScript(client, 'queue-page', [keys.queue(queue)], [anchor, limit, searchMost])) as [
-    number,
-    ...string[],
-  ];
+  const [found, ...raws] = (await runScript(
+    client,
+    'queue-page',
+    [keys.queue(queue)],
+    [anchor, limit, searchMost],
+  )) as [number, ...string[]];
   return { anchorFound: found === 1, raws };
 }
 
