@@ -1,6 +1,8 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
 import { cancelJob } from './admin/cancel';
+import { clearQueue } from './admin/clear-queue';
+import { killJob } from './admin/kill';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
@@ -113,6 +115,17 @@ export class Nexq {
       retryCount: Number.isInteger(retryCount) ? (retryCount as number) : undefined,
       errorBacktrace: readBacktrace(job?.error_backtrace),
     };
+  }
+
+  /** Moves the job `jid` from the retry set to the dead set now, unchanged; false when it is not in retry. */
+  async killJob(jid: string): Promise<boolean> {
+    return (await killJob(this.node.ctx, jid)).killed;
+  }
+
+  /** Deletes every job waiting in `queue` (with their unique locks) in one step; resolves to how many. */
+  clearQueue(queue: string): Promise<number> {
+    resolveQueue(queue, 1, 'queue');
+    return clearQueue(this.node.ctx, queue);
   }
 
   /**

@@ -69,6 +69,17 @@ describe('web dashboard actions over HTTP', () => {
     expect((await post(url, '/api/queues/parked/clear')).body.deleted).to.equal(0);
   });
 
+  it('offers kill and clear on the public API too', async () => {
+    const nexq = await t.start();
+    const jid = await addToSet(t, 'retry', 'default', 'Fail', [], Date.now() / 1000 + 3600);
+    expect(await nexq.killJob(jid)).to.equal(true);
+    expect(await nexq.killJob(jid)).to.equal(false);
+    expect((await nexq.show(jid))?.state).to.equal('dead');
+    await nexq.enqueue('parked', 'Record', [t.url, t.out('never'), 1]);
+    expect(await nexq.clearQueue('parked')).to.equal(1);
+    expect(await t.redis.llen(t.keys.queue('parked'))).to.equal(0);
+  });
+
   it('quiets, then stops, another node through its signals', async () => {
     const { url } = await startWebNode(t);
     const other = await t.start({ heartbeatInterval: 1, nodeTimeout: 5 });
