@@ -29,6 +29,9 @@ const SCRIPTS = [
   'beat',
   'dead-nodes',
   'redis-time',
+  'batch-add',
+  'batch-settle',
+  'batch-deliver',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
