@@ -23,11 +23,18 @@ export const BATCH = 'nexq:batch';
 /** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
+/**
+ * The jobs of a thread that finished in one turn, in one message: `{ type: DONE_MANY, ids, outcomes }`
+ * (one message per job costs the main thread a message event each). DONE is the per-job fallback.
+ */
+export const DONE_MANY = 'nexq:done-many';
+
 /** What a thread posts to the main thread (a handler may post values of its own besides). */
 export type ThreadMessage =
   | { type: typeof STARTED; id: number }
   | { type: typeof BATCH; ids: number[]; threadId: number }
-  | { type: typeof DONE; id: number; outcome: JobOutcome };
+  | { type: typeof DONE; id: number; outcome: JobOutcome }
+  | { type: typeof DONE_MANY; ids: number[]; outcomes: JobOutcome[] };
 
 export interface ThrownError {
   class: string;

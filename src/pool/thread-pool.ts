@@ -3,7 +3,16 @@
 // a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
+import {
+  BATCH,
+  DONE,
+  DONE_MANY,
+  JobOutcome,
+  JobTask,
+  STARTED,
+  ThreadData,
+  ThreadMessage,
+} from '../../workers/protocol';
 import type { JobError } from '../job/failure';
 import {
   JobCancelledError,
@@ -82,7 +91,10 @@ export class ThreadPool {
     // A handler's own postMessage arrives here too, whatever it posted: only nexq's records are read.
     this.pool.on('message', (posted: unknown) => {
       const msg = posted as Partial<ThreadMessage> | null | undefined;
-      if (msg?.type === DONE && msg.id !== undefined && msg.outcome) this.settle(msg.id, msg.outcome);
+      if (msg?.type === DONE_MANY && msg.ids && msg.outcomes) {
+        const outcomes = msg.outcomes;
+        msg.ids.forEach((id, i) => this.settle(id, outcomes[i]));
+      } else if (msg?.type === DONE && msg.id !== undefined && msg.outcome) this.settle(msg.id, msg.outcome);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
       else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
         this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
