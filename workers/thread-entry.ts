@@ -28,13 +28,23 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task, {}, slotsOf);
+      const outcome = await performTask(task, {}, slotsOf).catch(unreadableFailure);
       finished(port, task.id, outcome);
     }),
   );
   // Every outcome is posted before the batch resolves: a thread terminated after that loses none.
   answerFinished(port);
   return tasks.length;
+}
+
+/**
+ * performTask answers every failure of a job, unless reading the error itself throws (a `name`
+ * V8 cannot turn into its stack's first line): that job fails, its batch-mates are untouched
+ * (a rejection here would fail the whole batch, and run again the jobs of it that succeeded).
+ */
+function unreadableFailure(err: unknown): JobOutcome {
+  const why = err instanceof Error ? `${err.name}: ${err.message}` : 'unknown';
+  return { ok: false, error: { class: 'UnreadableError', message: `the job's error could not be read (${why})` } };
 }
 
 /** Jobs finished on this thread and not answered yet: answered together once the turn's microtasks ran. */

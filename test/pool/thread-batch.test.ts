@@ -58,4 +58,27 @@ describe('jobs run together on one thread', () => {
     ]);
     expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
   });
+
+  it('fails only the job whose error cannot be read, not the jobs that ran beside it', async () => {
+    for (const [jid, args] of [
+      ['unreadable', ['unreadable']],
+      ['fine', []],
+    ] as const)
+      await t.redis.lpush(
+        t.keys.queue('default'),
+        JSON.stringify({ class: 'OddError', args, jid, queue: 'default', retry: false }),
+      );
+    await t.start({ nodeId: 'n1', threads: 1 });
+    const dead = await waitFor(
+      async () => {
+        const entries = await t.redis.zrange(t.keys.dead('default'), 0, -1);
+        return entries.length > 0 && entries;
+      },
+      5000,
+      'the unreadable job in dead',
+    );
+    await waitFor(async () => (await t.redis.llen(t.keys.backup('n1', 'default'))) === 0, 5000, 'both settled');
+    const filed = dead.map((raw) => JSON.parse(raw) as { jid: string; error_class: string });
+    expect(filed.map((job) => [job.jid, job.error_class])).to.deep.equal([['unreadable', 'UnreadableError']]);
+  });
 });
