@@ -1,6 +1,7 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
-export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { Batch, BatchOptions, BatchStatus, BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { BatchCallback, BatchJob } from './admin/batch';
 export type { EnqueueResult } from './actors/enqueuer';
 // Every error class, each with its stable `code` (docs/errors.md).
 export * from './errors';

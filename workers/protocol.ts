@@ -1,5 +1,6 @@
 // What the main thread and a worker thread say to each other: plain, structured-clonable records.
 import type { NexqErrorCode } from '../config/nexq-error';
+import type { MessagePort } from 'node:worker_threads';
 
 /** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
 export interface JobTask {
@@ -29,12 +30,21 @@ export const DONE = 'nexq:done';
  */
 export const DONE_MANY = 'nexq:done-many';
 
+/**
+ * The message a handler's `this.batch.enqueue…` posts: `{ type: ENQUEUE, bid, jobs, port }`; the
+ * main thread enqueues the jobs into batch `bid` and answers on `port` with an EnqueueReply.
+ */
+export const ENQUEUE = 'nexq:enqueue';
+
+export type EnqueueReply = { ok: true; jids: string[] } | { ok: false; error: { class: string; message: string } };
+
 /** What a thread posts to the main thread (a handler may post values of its own besides). */
 export type ThreadMessage =
   | { type: typeof STARTED; id: number }
   | { type: typeof BATCH; ids: number[]; threadId: number }
   | { type: typeof DONE; id: number; outcome: JobOutcome }
-  | { type: typeof DONE_MANY; ids: number[]; outcomes: JobOutcome[] };
+  | { type: typeof DONE_MANY; ids: number[]; outcomes: JobOutcome[] }
+  | { type: typeof ENQUEUE; bid: string; jobs: unknown[]; port: MessagePort };
 
 export interface ThrownError {
   class: string;

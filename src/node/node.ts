@@ -26,6 +26,7 @@ import { requeueBackup } from '../redis/move-scripts';
 import { dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
+import { BatchJob, joinBatch } from '../admin/batch';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { Clock } from '../job/time';
@@ -102,6 +103,7 @@ export class NexqNode {
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
             data: { workTable: running.slots.buffer },
+            enqueueInBatch: (bid, jobs) => joinBatch(ctx, bid).enqueueAll(jobs as BatchJob[]),
           }),
           middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
           counters,
