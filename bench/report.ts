@@ -114,7 +114,7 @@ function w3Rows(w3: W3Result, oneQueue?: W3Result): Row[] {
   return [
     [
       w,
-      'p50 enqueued_at → handler start',
+      'p50 enqueue call → handler start',
       `${fix(d.p50, 2)} ms${beside(d.p50, oneQueue?.latencyMs.p50)}`,
       oneQueue ? 'within 0.2 ms of one queue' : '≤ 0.8 ms',
     ],

@@ -1,7 +1,10 @@
 // W3 latency: an idle node (concurrency 10); jobs enqueued one at a time, 5 ms apart, by the bench
-// process. Each job's handler reads (its start − the job's enqueued_at) and posts it to the node's
-// main thread (see jobs/Latency.ts). Warm-up jobs (negative index) load the handler first and are
-// not counted. Both clocks are the machine's realtime clock read as timeOrigin + performance.now().
+// process. Each job's handler reads (its start − the time the bench took just before the enqueue
+// call, sent in the job's args, as the peers' W3 does) and posts it to the node's main thread (see
+// jobs/Latency.ts). Not enqueued_at: that is by the enqueuer's clock, Redis' TIME plus the time since
+// it was read, which a loaded machine puts milliseconds off (-11.5 ms p50 was seen). Warm-up jobs
+// (negative index) load the handler first and are not counted. Both ends read the machine's
+// realtime clock as timeOrigin + performance.now().
 import { performance } from 'node:perf_hooks';
 import { BenchContext, QUEUE } from '../context';
 import { distribution, Distribution } from '../percentiles';
@@ -27,7 +30,7 @@ export interface W3Result {
   gapMs: number;
   /** The mean gap between two enqueues as it happened (GAP_MS plus the enqueue's round trip). */
   actualGapMs: number;
-  /** Milliseconds from enqueued_at to the handler's start. */
+  /** Milliseconds from the enqueue call to the handler's start. */
   latencyMs: Distribution;
 }
 
@@ -40,7 +43,7 @@ export async function runW3(ctx: BenchContext, queues?: BenchQueue[]): Promise<W
   ctx.log(`${what}: ${jobs} jobs, ${GAP_MS} ms apart, to an idle node`);
   const enqueueSpaced = async (from: number, count: number) => {
     for (let i = 0; i < count; i++) {
-      await ctx.enqueuer.enqueue(QUEUE, LATENCY, [from + i]);
+      await ctx.enqueuer.enqueue(QUEUE, LATENCY, [from + i, (performance.timeOrigin + performance.now()) / 1000]);
       await sleep(GAP_MS);
     }
   };
