@@ -9,6 +9,7 @@ import { CronError, CronSchedule } from './cron';
 import { PERIODIC_NAME, periodicId } from './periodic-id';
 import { checkRedisTarget } from './redis-options';
 import { resolveKeyLayout } from './key-layout';
+import { checkClassRateLimits, checkRateLimit, type RateLimit } from './rate-limit';
 
 export { ConfigError };
 
@@ -17,6 +18,7 @@ export interface ResolvedQueue {
   concurrency: number;
   globalConcurrency?: number;
   weight?: number;
+  rateLimit?: RateLimit;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
@@ -85,6 +87,7 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
       throw new ConfigError(`${key}.weight`, 'a number > 0', spec.weight);
     resolved.weight = spec.weight;
   }
+  if (spec.rateLimit !== undefined) resolved.rateLimit = checkRateLimit(spec.rateLimit, `${key}.rateLimit`);
   return resolved;
 }
 
@@ -119,6 +122,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     if (!Number.isInteger(limit) || limit < 1)
       throw new ConfigError(`classConcurrency.${name}`, 'an integer >= 1', limit);
   }
+  merged.classRateLimits = checkClassRateLimits(merged.classRateLimits);
   if (!isPlainObject(merged.jobs)) {
     throw new ConfigError('jobs', 'an object of class name -> module path', merged.jobs);
   }
