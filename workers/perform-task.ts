@@ -57,6 +57,7 @@ export async function performTask(
     }
     const perform = await loadPerform(task.file);
     let nacked = false as boolean; // set by the handler's this.nack()
+    let pause: number | undefined; // set by the handler's this.rateLimited(seconds)
     const context: JobContext = {
       jid: job.jid,
       queue: job.queue,
@@ -65,11 +66,17 @@ export async function performTask(
       enqueuedAt: readSeconds(job.enqueued_at),
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
+      rateLimited: (seconds: number) => {
+        if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0)
+          throw new TypeError(`rateLimited(seconds) needs a number of seconds > 0 (got ${inspect(seconds)})`);
+        pause = seconds;
+      },
       slots: () => slots(task.slotsRow),
     };
     observer.starting?.(args, context);
     const value = await perform.apply(context, args);
     observer.returned?.(value);
+    if (pause !== undefined) return { ok: true, rateLimited: pause };
     return nacked ? { ok: true, nack: true } : { ok: true };
   } catch (err) {
     observer.failed?.(err);

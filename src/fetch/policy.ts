@@ -8,9 +8,9 @@
 //  - empty:   the fetch emptied it: wait on it (BLMOVE on a connection of its own), so a job pushed
 //             there by any producer wakes the node at once.
 //  - limited: jobs wait but a limit across nodes (globalConcurrency, classConcurrency) holds them
-//             back; a wait would return at once, so it is polled every pollTimeout. Held back by
-//             rate limits alone (rateLimit, classRateLimits, a handler's pause), it is polled when
-//             the first of them lets a job start (`opensAt`), neither sooner nor later.
+//             back; a wait would return at once, so it is polled every pollTimeout. When its own
+//             rate limit or pause (rateLimit, a handler's `rateLimited`) lets no job start, it is
+//             polled when it lets one (`opensAt`), neither sooner nor later.
 //  - paused:  paused for output; polled every pollTimeout (to see it resumed).
 // A queue whose keys failed is left out until `brokenUntil`; one with an idle wait out is left out
 // until the wait answers (its free slots are spoken for by the wait's fetch).
@@ -18,7 +18,7 @@
 // The invariant (test/fetch/policy.test.ts checks it over random states): a queue with a free
 // slot, not broken, on a node that is not quiet nor at its node-wide cap, is either fetched now,
 // waited on, already waited on, or — only when limited, paused, or waits are off — polled within
-// pollTimeout (held by rate limits alone: polled when they let a job start). No queue's state ever holds back another's.
+// pollTimeout (held by its own rate limit or pause: polled when it lets a job start). No queue's state ever holds back another's.
 
 import type { QueueState } from '../redis/scripts';
 
@@ -29,7 +29,7 @@ export interface QueueView {
   /** Free slots on this node. */
   free: number;
   state: QueueState;
-  /** Limited by rate limits alone: epoch ms when a job may start (0 or absent: not so held). */
+  /** Limited by its own rate limit or pause: epoch ms when a job may start (0 or absent: not so held). */
   opensAt?: number;
   /** Epoch ms until which its keys are left alone after an error (0: not broken). */
   brokenUntil: number;

@@ -11,7 +11,7 @@ import type { QueueState } from './policy';
 /** A served queue with what the last fetch from it said. */
 export interface ServedQueue extends ResolvedQueue {
   state: QueueState;
-  /** Held back by rate limits alone: epoch ms when one lets a job start (0: not so held). */
+  /** Its own rate limit or pause lets no job start: epoch ms when it lets one (0: not so held). */
   opensAt: number;
   /** Epoch ms until which its keys are left alone after Redis refused them (e.g. WRONGTYPE). */
   brokenUntil: number;

@@ -112,7 +112,7 @@ export interface Fetched {
   jobs: string[][];
   /** What the fetch saw in each queue ('unknown' where its keys or its call failed). */
   states: QueueState[];
-  /** Per queue, for one held back by rate limits alone: ms until one lets a job start (0 otherwise). */
+  /** Per queue whose own rate limit or pause lets no job start: ms until it lets one (0 otherwise). */
   waits: number[];
   /** Queues (by index) whose keys failed, with Redis' message. */
   errors: Array<[index: number, message: string]>;

@@ -25,8 +25,9 @@
 --   l  jobs wait that a limit across nodes (globalConcurrency, a class's limit) holds back
 --   p  paused for output
 --   x  its keys could not be used (see errors)
--- waits[i] is, for a queue held back by rate limits alone ('l'), the ms until one of them lets a
--- job start (the node polls it then, not sooner); 0 otherwise.
+-- waits[i] is, for a queue whose own rate limit or pause lets no more jobs start ('l'), the ms until
+-- it lets one (the node polls it then, not sooner); 0 otherwise (a class's rate holds back its own
+-- jobs only, so the queue is polled every pollTimeout for the others, as under classConcurrency).
 -- The script is atomic, so a job is always in the queue or in the backup list, never neither; a
 -- broken key of one queue fails that queue alone (nothing of it moves), never the others. Jobs are
 -- popped with LMPOP on Redis >= 7.0 and read then trimmed on 6.2 (same result, one command more).
@@ -88,10 +89,6 @@ for j = 1, m do
   limitedClasses = true
 end
 
--- Why pick held jobs of the queue at hand back: a limit on running jobs (polled every pollTimeout),
--- or rate limits alone, the soonest of which lets a job start in `held_opens` ms.
-local held_by_count, held_opens = false, nil
-
 -- Picks up to `wanted` of a queue's oldest jobs whose classes have room; returns them oldest first
 -- and the window's other jobs in list order (to go back where they were).
 local function pick(window, wanted)
@@ -103,11 +100,6 @@ local function pick(window, wanted)
       local class = job and type(job.class) == 'string' and classes[job.class]
       if class and (class.free <= 0 or (class.rate and nexq_rate_room(class.rate) <= 0)) then
         take[k] = false
-        if class.free <= 0 then
-          held_by_count = true
-        else
-          held_opens = math.min(held_opens or math.huge, nexq_rate_opens_in(class.rate))
-        end
       else
         if class then
           class.free, class.taken = class.free - 1, class.taken + 1
@@ -219,8 +211,6 @@ for i = 1, n do
   local ahead = math.min(tonumber(qarg(i, 4)) or 0, MOST)
   local rate = nexq_rate(stored[i], tonumber(qarg(i, 5)), tonumber(qarg(i, 6)), now)
   local wanted, state = asked, 'm'
-  local by_rate = false
-  held_by_count, held_opens = false, nil
   local moved = {}
   local paused = pauses.err and pauses or pauses[i]
   local total, err = 0, nil
@@ -234,12 +224,8 @@ for i = 1, n do
   elseif paused == 'out' or paused == 'all' then
     wanted, state = 0, 'p'
   else
-    if limit ~= '' then
-      wanted = math.max(0, math.min(wanted, tonumber(limit) - total))
-      held_by_count = wanted < asked
-    end
-    local room = nexq_rate_room(rate)
-    if room < wanted then wanted, by_rate = room, true end
+    if limit ~= '' then wanted = math.max(0, math.min(wanted, tonumber(limit) - total)) end
+    wanted = math.min(wanted, nexq_rate_room(rate))
   end
   if wanted > 0 then
     local why
@@ -287,12 +273,7 @@ for i = 1, n do
   states[i] = state
   rate.taken = #moved
   nexq_rate_save(rate, qkey(i, 4))
-  waits[i] = 0
-  if state == 'l' and not held_by_count then
-    local opens = by_rate and nexq_rate_opens_in(rate) or math.huge
-    waits[i] = math.min(opens, held_opens or math.huge)
-    if waits[i] == math.huge then waits[i] = 0 end
-  end
+  waits[i] = (state == 'l' and nexq_rate_room(rate) == 0) and nexq_rate_opens_in(rate) or 0
   if limit ~= '' and #moved > 0 then
     redis.call('HINCRBY', running, node, #moved)
   end
