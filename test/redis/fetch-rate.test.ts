@@ -57,6 +57,9 @@ describe('the fetch script under rate limits', () => {
     expect(fetched.waits).to.deep.equal([0]);
     const left = (await redis.lrange(queue.queueKey, -3, -1)).map((raw) => JSON.parse(raw).jid);
     expect(left).to.deep.equal(['j9', 'j7', 'j5']);
+    // Counted in the class's key; the queue, without a limit of its own, keeps no state.
+    expect(await redis.exists(keys.classRate('Odd', 'q'))).to.equal(1);
+    expect(await redis.exists(queue.rateKey)).to.equal(0);
   });
 
   it('takes nothing from a paused queue, with or without a limit, and says when the pause ends', async () => {

@@ -45,7 +45,7 @@ local jobs, errors, states, waits = {}, {}, {}, {}
 local function qarg(i, k) return ARGV[6 * i - 3 + k] end
 local function qkey(i, k) return KEYS[4 * i - 2 + k] end
 local function carg(j, k) return ARGV[6 * n + 4 * j - 1 + k] end
-local function ckey(j, k) return KEYS[4 * n + 2 * j + k - 1] end
+local function ckey(j, k) return KEYS[4 * n + 2 * j + k] end
 local m = (#KEYS - 2 - 4 * n) / 2
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
