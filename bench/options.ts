@@ -52,7 +52,7 @@ export function parseOptions(argv: string[]): Options {
         options.peers = inline === undefined ? [...PEER_IDS] : inline.split(',').map((name) => toPeer(name.trim()));
         break;
       case '--rate-limit': {
-        const value = inline ?? argv[++i] ?? '';
+        const value = inline ?? argv.at(++i) ?? '';
         const [limit, per] = value.split('/').map(Number);
         if (!(Number.isInteger(limit) && limit >= 1 && per > 0))
           throw new UsageError(`--rate-limit needs LIMIT/PER, e.g. 1000000/1 (got ${JSON.stringify(value)})`);

@@ -105,8 +105,8 @@ export interface NexqOptions {
    * the node goes quiet, stops or leaves the queue, or at the next refill after a pause for output
    * (until then, up to half of them may still start), and are taken only while 100 more jobs wait,
    * so a short queue is shared. Not for queues with `globalConcurrency` or `rateLimit`, on a node
-   * with `classConcurrency`, `classRateLimits` or a `totalConcurrency` cap. Set 0 for long jobs: a job fetched ahead waits
-   * for a slot of its node even when another node is free.
+   * with `classConcurrency`, `classRateLimits` or a `totalConcurrency` cap. Set 0 for long jobs: a
+   * job fetched ahead waits for a slot of its node even when another node is free.
    */
   prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */

@@ -129,7 +129,16 @@ export function unknownEnvWarnings(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /** Options read by a rule of their own rather than by their default's type. */
-const SPECIAL: Array<keyof NexqOptions> = ['redis', 'queues', 'jobs', 'periodic', 'metrics', 'web', 'classConcurrency', 'classRateLimits'];
+const SPECIAL: Array<keyof NexqOptions> = [
+  'redis',
+  'queues',
+  'jobs',
+  'periodic',
+  'metrics',
+  'web',
+  'classConcurrency',
+  'classRateLimits',
+];
 
 /** Options named by REDIS_URL and NEXQ_* variables, with the variable that set each. */
 export function layerFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqConfig = {}): LayeredConfig {

@@ -45,7 +45,8 @@ export interface ThrownError {
  * its thread was stopped to cancel another job.
  */
 export type JobOutcome =
-  { ok: true; nack?: true; rateLimited?: number } | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
+  | { ok: true; nack?: true; rateLimited?: number }
+  | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {

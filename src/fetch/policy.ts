@@ -18,7 +18,8 @@
 // The invariant (test/fetch/policy.test.ts checks it over random states): a queue with a free
 // slot, not broken, on a node that is not quiet nor at its node-wide cap, is either fetched now,
 // waited on, already waited on, or — only when limited, paused, or waits are off — polled within
-// pollTimeout (held by its own rate limit or pause: polled when it lets a job start). No queue's state ever holds back another's.
+// pollTimeout (held by its own rate limit or pause: polled when it lets a job start). No queue's
+// state ever holds back another's.
 
 import type { QueueState } from '../redis/scripts';
 

@@ -190,7 +190,9 @@ export class Keys {
    * for every queue in the shared layout; in the per-queue layout each queue's own (its slot).
    */
   classRate(className: string, queue: string): string {
-    return this.perQueue ? this.ofQueue('nexq:rate-class:', queue, `:${className}`) : this.key(`nexq:rate-class:${className}`);
+    return this.perQueue
+      ? this.ofQueue('nexq:rate-class:', queue, `:${className}`)
+      : this.key(`nexq:rate-class:${className}`);
   }
 
   /**

@@ -160,9 +160,10 @@ describe('fetch policy', () => {
           else if (q.state === 'limited' && q.opensAt! > NOW) {
             // Held by rate limits alone: not fetched before they open, and polled when they do.
             expect(fetched, where).to.equal(false);
-            expect(decision.pollIn, where).to.be.a('number').and.at.most(q.opensAt! - NOW);
-          }
-          else if (view.pollDue) expect(fetched, where).to.equal(true);
+            expect(decision.pollIn, where)
+              .to.be.a('number')
+              .and.at.most(q.opensAt! - NOW);
+          } else if (view.pollDue) expect(fetched, where).to.equal(true);
           else expect(decision.pollIn, where).to.be.a('number').and.at.most(view.pollTimeout);
         }
         // A broken queue is looked at again once it may be.

@@ -46,7 +46,9 @@ describe('rate limits across all nodes', () => {
     await waitFor(async () => (await t.redis.llen(t.out('ran'))) === taken, 10_000, 'the jobs taken done');
     const most = 50 + 50 * ((closed - from) / 1000);
     const least = 50 * ((closing - opened) / 1000) - 50;
-    expect(taken, `taken in ${closed - from} ms (${closing - opened} ms open)`).to.be.at.most(most).and.at.least(least);
+    expect(taken, `taken in ${closed - from} ms (${closing - opened} ms open)`)
+      .to.be.at.most(most)
+      .and.at.least(least);
     expect(started.reduce((a, b) => a + b)).to.equal(taken);
     // Spread: every node started a share of them (a node left out would start none).
     for (const count of started) expect(count, `per node: ${started.join(', ')}`).to.be.greaterThan(taken / 10);
@@ -70,7 +72,7 @@ describe('rate limits across all nodes', () => {
     expect(await t.redis.lrange(t.out('limited'), 0, -1)).to.deep.equal(limited.slice(0, 2));
   });
 
-  it("puts a rateLimited job back at the head of its queue, its retry count unchanged, and pauses its queue on every node", async () => {
+  it('puts a rateLimited job back at the head of its queue, its retry count unchanged, and pauses its queue on every node', async () => {
     const [a] = [await t.start({ concurrency: 5 }), await t.start({ concurrency: 5 })];
     const key = t.out('throttled');
     const jid = await a.enqueue('default', 'Throttled', [t.url, key, 3]);

@@ -2,6 +2,7 @@
 // alone: what one call takes, what it says of the queue, and when it says the window opens.
 import { expect } from 'chai';
 import Redis from 'ioredis';
+import { ServedQueues } from '../../src/fetch/served-queues';
 import { Keys } from '../../src/redis/keys';
 import { gcra } from '../../src/redis/limits';
 import { defineScripts, fetchJobs, FetchQueue, throttle } from '../../src/redis/scripts';
@@ -18,14 +19,8 @@ describe('the fetch script under rate limits', () => {
   beforeEach(async () => {
     redis = defineScripts(new Redis(sharedRedis().url));
     keys = new Keys(freshNamespace(), TEST_KEY_LAYOUT);
-    queue = {
-      name: 'q',
-      queueKey: keys.queue('q'),
-      backupKey: keys.backup('n1', 'q'),
-      runningKey: keys.running('q'),
-      rateKey: keys.rate('q'),
-      count: 100,
-    };
+    // As the manager builds it (without a rateLimit: each test adds its own).
+    queue = new ServedQueues([{ name: 'q', concurrency: 100 }], keys, 'n1', () => 0).fetchQueue('q', 100);
     for (let n = 1; n <= 100; n++) await redis.lpush(queue.queueKey, job(n, n % 2 ? 'Odd' : 'Even'));
   });
 
