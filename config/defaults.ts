@@ -17,7 +17,8 @@ export interface QueueSpec {
   /**
    * Jobs of this queue that may start per window across all nodes: `{ limit: 100, per: 60 }` is
    * 100 a minute (GCRA, held by the fetch in Redis; see docs/rate-limits.md). Give every node the
-   * same value. No jobs are fetched ahead of free slots for such a queue.
+   * same value. Jobs fetched ahead (`prefetch`) count when fetched, and are fetched only while the
+   * window has room for twice as many.
    */
   rateLimit?: RateLimit;
 }
@@ -104,8 +105,9 @@ export interface NexqOptions {
    * jobs after a crash), are shown as reserved, not busy, go back to the head of their queue when
    * the node goes quiet, stops or leaves the queue, or at the next refill after a pause for output
    * (until then, up to half of them may still start), and are taken only while 100 more jobs wait,
-   * so a short queue is shared. Not for queues with `globalConcurrency` or `rateLimit`, on a node
-   * with `classConcurrency`, `classRateLimits` or a `totalConcurrency` cap. Set 0 for long jobs: a
+   * so a short queue is shared. Not for queues with `globalConcurrency`, on a node with
+   * `classConcurrency`, `classRateLimits` or a `totalConcurrency` cap; under a `rateLimit` only
+   * while the window has room for twice as many. Set 0 for long jobs: a
    * job fetched ahead waits for a slot of its node even when another node is free.
    */
   prefetch: number;

@@ -66,13 +66,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     super({ name: ActorNames.manager, registry: ctx.registry });
     const { config, keys } = ctx;
     this.classes = classLimits(config, keys);
-    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused; under
-    // a rate limit it would start jobs later than the limit counted them.
+    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused. (Under
+    // a queue's rate limit the fetch takes jobs ahead only while the window has room to spare.)
     const prefetchOf = (q: ResolvedQueue) =>
-      q.globalConcurrency === undefined &&
-      q.rateLimit === undefined &&
-      this.classes.length === 0 &&
-      config.totalConcurrency === 0
+      q.globalConcurrency === undefined && this.classes.length === 0 && config.totalConcurrency === 0
         ? Math.round(config.prefetch * q.concurrency)
         : 0;
     const table = ctx.jobs.running.slots;

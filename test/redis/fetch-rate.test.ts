@@ -57,6 +57,24 @@ describe('the fetch script under rate limits', () => {
     expect(await redis.exists(queue.rateKey)).to.equal(0);
   });
 
+  it('takes jobs ahead, counted, while the window has room for twice as many; none near its end', async () => {
+    for (let n = 101; n <= 300; n++) await redis.lpush(queue.queueKey, job(n));
+    const generous = await fetchJobs(redis, keys, 'n1', [
+      { ...queue, count: 5, ahead: 5, rate: gcra({ limit: 1000, per: 1 }) },
+    ]);
+    expect(generous.jobs[0]).to.have.length(10);
+    await redis.del(queue.rateKey);
+    // 12 a minute: 5 taken leave room for 7, less than twice the 5 ahead.
+    const tight = await fetchJobs(redis, keys, 'n1', [
+      { ...queue, count: 5, ahead: 5, rate: gcra({ limit: 12, per: 60 }) },
+    ]);
+    expect(tight.jobs[0]).to.have.length(5);
+    // Paused, a queue without a limit takes none ahead either, even with no free slot asked for.
+    await throttle(redis, queue.rateKey, 10_000, 0);
+    const paused = await fetchJobs(redis, keys, 'n1', [{ ...queue, count: 0, ahead: 5 }]);
+    expect(paused.jobs).to.deep.equal([[]]);
+  });
+
   it('takes nothing from a paused queue, with or without a limit, and says when the pause ends', async () => {
     expect(await throttle(redis, queue.rateKey, 30_000, 0)).to.be.within(29_000, 30_000);
     const paused = await fetchJobs(redis, keys, 'n1', [queue]);

@@ -35,7 +35,7 @@
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first. Rate
 -- limits count every job as it is taken (GCRA: _prelude.lua), a queue's in its own rate key, which
 -- also holds a handler's pause (throttle.lua); a job whose class is over its rate keeps its place.
--- Jobs ahead of free slots are taken only from a queue without limits that still holds BACKLOG
+-- Jobs ahead of free slots are taken only from a queue without limits on running jobs that still holds BACKLOG
 -- jobs more after them, so a node never holds back the last jobs of a short queue from the others.
 -- Every job moved is indexed as running here with its delivery count raised, and every queue's
 -- pause state and every rate key is read: five commands per call (TIME and MGET the two more),
@@ -255,7 +255,12 @@ for i = 1, n do
       end
     end
   end
-  if state == 'm' and ahead > 0 and limit == '' and not rate.T and not limitedClasses and not cap then
+  -- Under its own rate limit (or pause) jobs taken ahead count as they are taken, and are taken
+  -- only while the window holds room for twice as many: a generous limit costs nothing, a tight one
+  -- (or a pause) takes none ahead, so no node holds counted jobs back from the others.
+  rate.taken = #moved
+  if nexq_rate_room(rate) < 2 * ahead then ahead = 0 end
+  if state == 'm' and ahead > 0 and limit == '' and not limitedClasses and not cap then
     local left = redis.pcall('LLEN', queue)
     if type(left) ~= 'number' then
       state = 's'
