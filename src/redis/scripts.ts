@@ -29,6 +29,9 @@ const SCRIPTS = [
   'dead-nodes',
   'redis-time',
   'throttle',
+  'batch-add',
+  'batch-settle',
+  'batch-deliver',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
