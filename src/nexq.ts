@@ -1,6 +1,7 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
+import { Schedules } from './admin/schedules';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
 import { Batch, BatchOptions, newBatch } from './admin/batch';
@@ -42,11 +43,21 @@ export interface JobInfo extends JobLocation {
 export type BulkJob = Omit<EnqueueRequest, 'bid'>;
 
 export class Nexq {
+  private scheduleApi?: Schedules;
+
   private constructor(readonly node: NexqNode) {}
 
   /** Starts a node: a full worker node, or a producer only with `mode: 'enqueuer'`. */
   static async start(options: NexqStartOptions = {}): Promise<Nexq> {
     return new Nexq(await NexqNode.start(options));
+  }
+
+  /**
+   * Periodic jobs set at run time, kept in Redis and run by every node (once per tick across them):
+   * `set(name, { cron, queue, class, args?, tz? })`, `remove(name)`, `list()`.
+   */
+  get schedules(): Schedules {
+    return (this.scheduleApi ??= new Schedules(this.node.ctx));
   }
 
   /** Typed job events of this node (`job:start`, `job:success`, `job:failure`, `job:retry`, `job:dead`). */

@@ -1,5 +1,7 @@
 // What the main thread and a worker thread say to each other: plain, structured-clonable records.
+import type { Dialect } from '../config/defaults';
 import type { NexqErrorCode } from '../config/nexq-error';
+import type { RetryVerdict } from '../src/job/retry-policy';
 import type { MessagePort } from 'node:worker_threads';
 
 /** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
@@ -13,6 +15,8 @@ export interface JobTask {
   id?: number;
   /** Its queue's row in the work table (ThreadData), for the handler's `this.slots()`. */
   slotsRow?: number;
+  /** Set to run the module's `exhausted(args, error)` hook with this error instead of `perform`. */
+  exhausted?: ThrownError;
 }
 
 /** The message a thread posts when it starts a job that has an id (its timeout starts then). */
@@ -56,10 +60,25 @@ export interface ThrownError {
  */
 export type JobOutcome =
   | { ok: true; nack?: true; rateLimited?: number }
-  | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
+  | {
+      ok: false;
+      error: ThrownError;
+      stopped?: 'cancelled' | 'interrupted';
+      /** The verdict of the handler's backoff function, when it has one and retries are left. */
+      retryIn?: RetryVerdict;
+      /** Why the backoff function gave no verdict (it threw, or answered nonsense): logged. */
+      retryProblem?: string;
+    };
+
+/** The node's retry defaults a thread needs to know whether a failure has retries left. */
+export interface RetrySettings {
+  dialect: Dialect;
+  maxRetries: number;
+}
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {
   /** The work table's buffer (see src/run/work-table.ts), readable from threads. */
   workTable: SharedArrayBuffer;
+  retry?: RetrySettings;
 }

@@ -2,12 +2,15 @@
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { performTask } from './perform-task';
+import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
 import type { PostToMain } from './job-batch';
 import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
 // The node's work table, shared with the main thread: read, never written, here.
-const table = (workerData as Partial<ThreadData> | undefined)?.workTable;
+const data = workerData as Partial<ThreadData> | undefined;
+const table = data?.workTable;
+const retry = data?.retry ?? DEFAULT_RETRY_SETTINGS;
 const cells = table ? new Int32Array(table) : undefined;
 const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
 const post: PostToMain | undefined = parentPort
@@ -17,7 +20,7 @@ const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undef
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return performTask(task, {}, slotsOf, post);
+  return performTask(task, {}, slotsOf, post, retry);
 }
 
 /**
@@ -32,7 +35,7 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task, {}, slotsOf, post);
+      const outcome = await performTask(task, {}, slotsOf, post, retry);
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {
@@ -40,9 +43,13 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
         // (A success is `{ ok, nack? }`, always cloneable: it goes as it is, its nack kept.)
         // A handler's Error can hold any value in `name` and `message`, whatever ThrownError says.
         const thrown = outcome.ok ? undefined : (outcome.error as { class: unknown; message: unknown });
-        const cloneable: JobOutcome = thrown
-          ? { ok: false, error: { class: String(thrown.class), message: String(thrown.message) } }
-          : outcome;
+        const cloneable: JobOutcome =
+          thrown && !outcome.ok
+            ? {
+                ...outcome,
+                error: { class: String(thrown.class), message: String(thrown.message) },
+              }
+            : outcome;
         port.postMessage({ type: DONE, id: task.id, outcome: cloneable });
       }
     }),

@@ -104,7 +104,10 @@ export class NexqNode {
             maxHeapMb: resolved.threadMaxHeapMb,
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
-            data: { workTable: running.slots.buffer },
+            data: {
+              workTable: running.slots.buffer,
+              retry: { dialect: resolved.dialect, maxRetries: resolved.maxRetries },
+            },
             enqueueInBatch: (bid, jobs) => joinBatch(ctx, bid).enqueueAll(jobs as BatchJob[]),
           }),
           middleware: [statsMiddleware(counters, timings), loggingMiddleware(logger), ...middleware],

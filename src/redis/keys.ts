@@ -12,6 +12,7 @@
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
+//   <ns>:nexq:schedules                hash: name -> JSON of a schedule set at run time (nexq.schedules)
 //   <ns>:nexq:jobs                     hash: jid -> deliveries and where the job is (src/redis/job-index.ts)
 //   <ns>:nexq:paused                   hash: queue -> in | out | all
 //   <ns>:nexq:unique:<key>             string: the jid holding a unique lock
@@ -235,6 +236,11 @@ export class Keys {
   /** nexq's own: the last tick (epoch seconds) enqueued for periodic entry `id` into `queue`. */
   periodic(id: string, queue: string): string {
     return this.perQueue ? this.ofQueue('nexq:periodic:', queue, `:${id}`) : this.key(`nexq:periodic:${id}`);
+  }
+
+  /** nexq's own: the schedules set at run time, name -> JSON (src/redis/schedule-store.ts). */
+  get schedules(): string {
+    return this.key('nexq:schedules');
   }
 
   /**

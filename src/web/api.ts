@@ -13,6 +13,7 @@ import { readProcesses, readRunningJobs } from '../admin/processes';
 import { queueInfo, readHistory, readStats } from '../admin/stats';
 import { isQueueName } from '../../config/validate';
 import { jobSetSize } from '../redis/known-queues';
+import { listSchedules } from './schedules-api';
 
 export class ApiError extends NexqError {
   static override readonly code = 'API_REQUEST';
@@ -163,6 +164,7 @@ const ROUTES: Route[] = [
     path: /^\/metrics$/,
     handler: (ctx, _, q) => classMetrics(ctx, count(q, 'minutes', 60, RETENTION_MINUTES)),
   },
+  { method: 'GET', path: /^\/schedules$/, handler: listSchedules },
 ];
 
 async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: unknown) {
