@@ -117,6 +117,7 @@ export class NexqNode {
         };
       }
       const tree = await Actor.start(nodeTree(ctx));
+      ctx.supervisionTree = () => tree.snapshot();
       node = new NexqNode(ctx, tree);
       void tree.exited.then((reason) => {
         if (!isCleanExit(reason))

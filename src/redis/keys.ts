@@ -11,6 +11,7 @@
 //   <ns>:<identity>:workers            hash: one field per running job
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
+//   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
 //   <ns>:nexq:schedules                hash: name -> JSON of a schedule set at run time (nexq.schedules)
 //   <ns>:nexq:jobs                     hash: jid -> deliveries and where the job is (src/redis/job-index.ts)
@@ -275,6 +276,11 @@ export class Keys {
 
   processWorkers(identity: string): string {
     return this.key(`${identity}:workers`);
+  }
+
+  /** nexq's own: the node's supervision tree (JSON), written with its heartbeat. */
+  processTree(identity: string): string {
+    return this.key(`nexq:tree:${identity}`);
   }
 
   processSignals(identity: string): string {
