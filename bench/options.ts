@@ -12,15 +12,19 @@ export interface Options {
   only?: Set<Workload>;
   /** --peers: the peers to run beside nexq (W1, W2, W3), in this order; none without it. */
   peers?: PeerId[];
+  /** --rate-limit LIMIT/PER: W2's queue gets this `rateLimit` (set it generous to measure its cost). */
+  rateLimit?: { limit: number; per: number };
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile] [--peers[=${PEER_IDS.join(',')}]]
+export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile] [--peers[=${PEER_IDS.join(',')}]] [--rate-limit LIMIT/PER]
   --quick    small sizes for a smoke run (2,000 jobs; W4 10,000)
   --only     run only these workloads (comma separated; the redis-benchmark ceiling is "ceiling")
   --json     print the results as JSON instead of a table (progress still goes to stderr)
   --profile  run W2 at concurrency 50 with the node under --cpu-prof and print the top self time
   --peers    also run the peers (all, or those named) through W1, W2 c10/c50 and W3, and print nexq
-             beside the best of them as ratios; Sidekiq only when ruby-sidekiq is installed`;
+             beside the best of them as ratios; Sidekiq only when ruby-sidekiq is installed
+  --rate-limit W2's queue limited to LIMIT jobs per PER seconds across nodes (e.g. 1000000/1): the
+             limiter's cost, against a run without it`;
 
 export class UsageError extends Error {}
 
@@ -47,6 +51,14 @@ export function parseOptions(argv: string[]): Options {
       case '--peers':
         options.peers = inline === undefined ? [...PEER_IDS] : inline.split(',').map((name) => toPeer(name.trim()));
         break;
+      case '--rate-limit': {
+        const value = inline ?? argv.at(++i) ?? '';
+        const [limit, per] = value.split('/').map(Number);
+        if (!(Number.isInteger(limit) && limit >= 1 && per > 0))
+          throw new UsageError(`--rate-limit needs LIMIT/PER, e.g. 1000000/1 (got ${JSON.stringify(value)})`);
+        options.rateLimit = { limit, per };
+        break;
+      }
       case '--help':
       case '-h':
         throw new UsageError('');

@@ -17,6 +17,8 @@ export interface BenchQueue {
   name: string;
   concurrency: number;
   weight?: number;
+  /** A rate limit across nodes (`--rate-limit`, to measure what the limiter costs). */
+  rateLimit?: { limit: number; per: number };
 }
 
 /** The BroadcastChannel the Latency fixture posts its readings on. */

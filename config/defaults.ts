@@ -1,5 +1,6 @@
 // nexq's typed options and their defaults. Every option is documented where it is declared.
 import type { RedisTarget } from './redis-options';
+import type { RateLimit } from './rate-limit';
 import os from 'node:os';
 
 /** How Redis keys are laid out: one namespace-wide layout, or each queue's keys in its own cluster slot. */
@@ -13,6 +14,13 @@ export interface QueueSpec {
   globalConcurrency?: number;
   /** Share of fetches when `totalConcurrency` caps the node: queues are sampled by weight (default 1). */
   weight?: number;
+  /**
+   * Jobs of this queue that may start per window across all nodes: `{ limit: 100, per: 60 }` is
+   * 100 a minute (GCRA, held by the fetch in Redis; see docs/rate-limits.md). Give every node the
+   * same value. Jobs fetched ahead (`prefetch`) count when fetched, and are fetched only while the
+   * window has room for twice as many.
+   */
+  rateLimit?: RateLimit;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -71,7 +79,7 @@ export interface NexqOptions {
   redis: RedisTarget;
   /** Prefix of every key, joined with ':'. '' means no prefix (Sidekiq's layout). */
   namespace: string;
-  /** The queues this node serves: names, or `{ name, concurrency, globalConcurrency, weight }`. */
+  /** The queues this node serves: names, or `{ name, concurrency, globalConcurrency, weight, rateLimit }`. */
   queues: Array<string | QueueSpec>;
   /** Default per-queue concurrency on this node. */
   concurrency: number;
@@ -88,6 +96,14 @@ export interface NexqOptions {
    */
   classConcurrency: Record<string, number>;
   /**
+   * Jobs of a class that may start per window across all nodes, by class name:
+   * `{ ChargeCard: { limit: 10, per: 1 } }` (GCRA, held by the fetch in Redis; see
+   * docs/rate-limits.md). A job whose class is over its limit keeps its place in the queue while
+   * the jobs behind it go first. In the per-queue key layout each queue counts a class apart.
+   * Give every node the same value.
+   */
+  classRateLimits: Record<string, RateLimit>;
+  /**
    * Jobs a node keeps fetched ahead per queue, beyond its free slots, as a share of the queue's
    * concurrency (1: as many as it runs at once; 0: none), so a freed slot starts the next job
    * without a round trip to Redis. They wait in the node's backup list (recovered like running
@@ -95,8 +111,9 @@ export interface NexqOptions {
    * the node goes quiet, stops or leaves the queue, or at the next refill after a pause for output
    * (until then, up to half of them may still start), and are taken only while 100 more jobs wait,
    * so a short queue is shared. Not for queues with `globalConcurrency`, on a node with
-   * `classConcurrency` or a `totalConcurrency` cap. Set 0 for long jobs: a job fetched ahead waits
-   * for a slot of its node even when another node is free.
+   * `classConcurrency`, `classRateLimits` or a `totalConcurrency` cap; under a `rateLimit` only
+   * while the window has room for twice as many. Set 0 for long jobs: a
+   * job fetched ahead waits for a slot of its node even when another node is free.
    */
   prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
@@ -203,6 +220,7 @@ export function defaults(): NexqOptions {
     concurrency: 10,
     totalConcurrency: 0,
     classConcurrency: {},
+    classRateLimits: {},
     prefetch: 1,
     jobs: {},
     jobsDir: undefined,

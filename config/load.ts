@@ -129,7 +129,16 @@ export function unknownEnvWarnings(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /** Options read by a rule of their own rather than by their default's type. */
-const SPECIAL: Array<keyof NexqOptions> = ['redis', 'queues', 'jobs', 'periodic', 'metrics', 'web', 'classConcurrency'];
+const SPECIAL: Array<keyof NexqOptions> = [
+  'redis',
+  'queues',
+  'jobs',
+  'periodic',
+  'metrics',
+  'web',
+  'classConcurrency',
+  'classRateLimits',
+];
 
 /** Options named by REDIS_URL and NEXQ_* variables, with the variable that set each. */
 export function layerFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqConfig = {}): LayeredConfig {
@@ -178,6 +187,13 @@ export function layerFromEnv(env: NodeJS.ProcessEnv = process.env, under: NexqCo
       'classConcurrency',
       jsonFrom(env.NEXQ_CLASS_CONCURRENCY, 'NEXQ_CLASS_CONCURRENCY', 'an object of class name -> limit'),
       'NEXQ_CLASS_CONCURRENCY',
+    );
+  }
+  if (env.NEXQ_CLASS_RATE_LIMITS !== undefined) {
+    set(
+      'classRateLimits',
+      jsonFrom(env.NEXQ_CLASS_RATE_LIMITS, 'NEXQ_CLASS_RATE_LIMITS', 'an object of class name -> { limit, per }'),
+      'NEXQ_CLASS_RATE_LIMITS',
     );
   }
   const metrics = metricsFromEnv(env);

@@ -10,6 +10,7 @@ import { cronIn } from './cron-zone';
 import { PERIODIC_NAME, periodicId } from './periodic-id';
 import { checkRedisTarget } from './redis-options';
 import { resolveKeyLayout } from './key-layout';
+import { checkClassRateLimits, checkRateLimit, type RateLimit } from './rate-limit';
 
 export { ConfigError };
 
@@ -18,6 +19,7 @@ export interface ResolvedQueue {
   concurrency: number;
   globalConcurrency?: number;
   weight?: number;
+  rateLimit?: RateLimit;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
@@ -86,6 +88,7 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
       throw new ConfigError(`${key}.weight`, 'a number > 0', spec.weight);
     resolved.weight = spec.weight;
   }
+  if (spec.rateLimit !== undefined) resolved.rateLimit = checkRateLimit(spec.rateLimit, `${key}.rateLimit`);
   return resolved;
 }
 
@@ -120,6 +123,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     if (!Number.isInteger(limit) || limit < 1)
       throw new ConfigError(`classConcurrency.${name}`, 'an integer >= 1', limit);
   }
+  merged.classRateLimits = checkClassRateLimits(merged.classRateLimits);
   if (!isPlainObject(merged.jobs)) {
     throw new ConfigError('jobs', 'an object of class name -> module path', merged.jobs);
   }

@@ -32,6 +32,12 @@ export interface JobContext {
   /** Asks for the job to go back to its queue and run again later, once `perform` returns (Disque's NACK). */
   nack(): void;
   /**
+   * Says the remote side throttles this job (e.g. an HTTP 429), for `seconds` (> 0): once `perform`
+   * returns, the job goes back to the head of its queue, no failure nor retry counted, and no job of
+   * its queue (of its class, when `classRateLimits` names it) starts on any node for that long.
+   */
+  rateLimited(seconds: number): void;
+  /**
    * This node's slots of the job's queue now, read lock-free from the shared work table: e.g. to
    * size a batch by how busy the node is. In nexq/testing a job runs alone: 1 slot, 1 busy.
    */

@@ -65,6 +65,7 @@ export async function performTask(
     }
     handler = await loadHandler(task.file);
     let nacked = false as boolean; // set by the handler's this.nack()
+    let pause: number | undefined; // set by the handler's this.rateLimited(seconds)
     const context: JobContext = {
       jid: job.jid,
       queue: job.queue,
@@ -73,6 +74,11 @@ export async function performTask(
       enqueuedAt: readSeconds(job.enqueued_at),
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
+      rateLimited: (seconds: number) => {
+        if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0)
+          throw new TypeError(`rateLimited(seconds) needs a number of seconds > 0 (got ${inspect(seconds)})`);
+        pause = seconds;
+      },
       slots: () => slots(task.slotsRow),
       batch: typeof job.bid === 'string' && job.bid !== '' ? jobBatch(job.bid, post) : undefined,
     };
@@ -83,6 +89,7 @@ export async function performTask(
     observer.starting?.(args, context);
     const value = await handler.perform.apply(context, args);
     observer.returned?.(value);
+    if (pause !== undefined) return { ok: true, rateLimited: pause };
     return nacked ? { ok: true, nack: true } : { ok: true };
   } catch (err) {
     observer.failed?.(err);

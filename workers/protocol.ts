@@ -60,11 +60,13 @@ export interface ThrownError {
 
 /**
  * `nack`: the handler asked for the job to be put back in its queue and run again later.
+ * `rateLimited`: the handler said the remote side throttles it, for that many seconds: the job goes
+ * back to the head of its queue, and its queue (or rate-limited class) pauses on every node.
  * `stopped`: the job did not fail by itself: it was cancelled on request, or interrupted because
  * its thread was stopped to cancel another job.
  */
 export type JobOutcome =
-  | { ok: true; nack?: true }
+  | { ok: true; nack?: true; rateLimited?: number }
   | {
       ok: false;
       error: ThrownError;

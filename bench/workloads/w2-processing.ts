@@ -10,14 +10,20 @@ export interface W2Result extends NodeRunResult {
   jobs: number;
 }
 
-export async function runW2(ctx: BenchContext, concurrency: number, execArgv: string[] = []): Promise<W2Result> {
+export async function runW2(
+  ctx: BenchContext,
+  concurrency: number,
+  execArgv: string[] = [],
+  rateLimit?: { limit: number; per: number },
+): Promise<W2Result> {
   const jobs = ctx.sizes.processing;
   const what = `W2 c${concurrency}`;
   await ctx.admin.flushall();
   ctx.log(`${what}: enqueueing ${jobs} jobs`);
   await fillQueue(ctx.enqueuer, QUEUE, jobs);
   ctx.log(`${what}: draining`);
-  const run = await runNode(ctx, { what, concurrency, expect: jobs, execArgv });
+  const queues = [{ name: QUEUE, concurrency, ...(rateLimit ? { rateLimit } : {}) }];
+  const run = await runNode(ctx, { what, concurrency, queues, expect: jobs, execArgv });
   await ctx.admin.flushall();
   return { concurrency, jobs, ...run };
 }

@@ -21,7 +21,7 @@ import { jobLogFields } from '../run/logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
 import type { JobsContext } from '../node/context';
 import { JobSteps } from '../run/job-steps';
-import type { Outcome } from '../run/outcome';
+import { okOutcome, type Outcome } from '../run/outcome';
 import { jobEventBase, settle, SettlingJob, untilItLands } from '../run/settle';
 import type { CancelHandle } from '../pool/thread-pool';
 import type { Resolved } from '../handlers/registry';
@@ -133,7 +133,7 @@ export class JobRunner extends Actor<never, Cast> {
       const task = { raw, file, activeJob, slotsRow };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
-      if (result.ok) return { kind: result.nack ? 'nack' : 'success', durationMs };
+      if (result.ok) return okOutcome(result, durationMs);
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
       // not the job's. The job stays in the backup list and runs again after the next boot.
       if (!this.alive) return { kind: 'abandoned' };

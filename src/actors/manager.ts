@@ -16,7 +16,7 @@
 //  7. Crash when ioredis ends one of its idle-wait connections for good (src/redis/ended.ts): the
 //     restarted manager opens fresh ones and reclaims what the old waits may have moved.
 import { Actor } from '../runtime';
-import { resolveQueue } from '../../config/validate';
+import { resolveQueue, type ResolvedQueue } from '../../config/validate';
 import { COMMAND_TIMEOUT_MS } from '../redis/connection';
 import { ClassLimit, Fetched, fetchJobs } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
@@ -66,8 +66,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     super({ name: ActorNames.manager, registry: ctx.registry });
     const { config, keys } = ctx;
     this.classes = classLimits(config, keys);
-    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused.
-    const prefetchOf = (q: { concurrency: number; globalConcurrency?: number }) =>
+    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused. (Under
+    // a queue's rate limit the fetch takes jobs ahead only while the window has room to spare.)
+    const prefetchOf = (q: ResolvedQueue) =>
       q.globalConcurrency === undefined && this.classes.length === 0 && config.totalConcurrency === 0
         ? Math.round(config.prefetch * q.concurrency)
         : 0;

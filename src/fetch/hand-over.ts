@@ -28,7 +28,8 @@ export async function handOver(parts: HandOverParts, fetchQueues: FetchQueue[], 
   for (const message of fetched.classErrors)
     parts.logger.error(`a class limit's key is unusable, its jobs wait: ${message}`, { actor: parts.actor });
   for (const [i, { name, backupKey }] of fetchQueues.entries()) {
-    queues.record(name, fetched.states[i]);
+    const wait = fetched.waits[i] ?? 0;
+    queues.record(name, fetched.states[i], wait > 0 ? Date.now() + wait : 0);
     // Paused for output: what it holds fetched ahead goes back rather than start.
     if (fetched.states[i] === 'paused') for (const q of queues.dropReserves(name)) reclaimer.queue(q);
     for (const raw of fetched.jobs[i]) {

@@ -8,7 +8,9 @@
 //  - empty:   the fetch emptied it: wait on it (BLMOVE on a connection of its own), so a job pushed
 //             there by any producer wakes the node at once.
 //  - limited: jobs wait but a limit across nodes (globalConcurrency, classConcurrency) holds them
-//             back; a wait would return at once, so it is polled every pollTimeout.
+//             back; a wait would return at once, so it is polled every pollTimeout. When its own
+//             rate limit or pause (rateLimit, a handler's `rateLimited`) lets no job start, it is
+//             polled when it lets one (`opensAt`), neither sooner nor later.
 //  - paused:  paused for output; polled every pollTimeout (to see it resumed).
 // A queue whose keys failed is left out until `brokenUntil`; one with an idle wait out is left out
 // until the wait answers (its free slots are spoken for by the wait's fetch).
@@ -16,7 +18,8 @@
 // The invariant (test/fetch/policy.test.ts checks it over random states): a queue with a free
 // slot, not broken, on a node that is not quiet nor at its node-wide cap, is either fetched now,
 // waited on, already waited on, or — only when limited, paused, or waits are off — polled within
-// pollTimeout. No queue's state ever holds back another's.
+// pollTimeout (held by its own rate limit or pause: polled when it lets a job start). No queue's
+// state ever holds back another's.
 
 import type { QueueState } from '../redis/scripts';
 
@@ -27,6 +30,8 @@ export interface QueueView {
   /** Free slots on this node. */
   free: number;
   state: QueueState;
+  /** Limited by its own rate limit or pause: epoch ms when a job may start (0 or absent: not so held). */
+  opensAt?: number;
   /** Epoch ms until which its keys are left alone after an error (0: not broken). */
   brokenUntil: number;
   /** An idle wait is out on it. */
@@ -75,7 +80,9 @@ export function decideFetch<Q extends QueueView>(
     }
     // At the node's cap or its own concurrency: a freed slot wakes the manager (slot_freed).
     if (q.waiting || q.free <= 0 || capFull) continue;
+    const opensAt = q.state === 'limited' ? (q.opensAt ?? 0) : 0;
     if (q.state === 'unknown' || q.state === 'more' || q.state === 'short') toFetch.push(q);
+    else if (opensAt > node.now) later(opensAt - node.now);
     else if (q.state === 'empty' && canWait) decision.wait.push(q.name);
     else if (node.pollDue) toFetch.push(q);
     else later(q.state === 'empty' ? Math.min(node.pollTimeout, node.noWaitUntil - node.now) : node.pollTimeout);

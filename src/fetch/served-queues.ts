@@ -4,12 +4,15 @@
 // manager's state for runtime subscribe and unsubscribe; the slots themselves are in the work table.
 import type { ResolvedQueue } from '../../config/validate';
 import type { Keys } from '../redis/keys';
+import { gcra } from '../redis/limits';
 import type { FetchQueue } from '../redis/scripts';
 import type { QueueState } from './policy';
 
 /** A served queue with what the last fetch from it said. */
 export interface ServedQueue extends ResolvedQueue {
   state: QueueState;
+  /** Its own rate limit or pause lets no job start: epoch ms when it lets one (0: not so held). */
+  opensAt: number;
   /** Epoch ms until which its keys are left alone after Redis refused them (e.g. WRONGTYPE). */
   brokenUntil: number;
   /** How many jobs may be fetched ahead of a free slot (0: none, e.g. under a limit across nodes). */
@@ -35,7 +38,7 @@ export class ServedQueues {
 
   /** The queues served, with their concurrency (what `subscriptions` answers). */
   list(): ResolvedQueue[] {
-    return this.queues.map(({ state: _s, brokenUntil: _b, prefetch: _p, reserved: _r, ...q }) => q);
+    return this.queues.map(({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, reserved: _r, ...q }) => q);
   }
 
   names(): string[] {
@@ -111,10 +114,12 @@ export class ServedQueues {
     return this.get(name)?.reserved ?? [];
   }
 
-  /** What the last fetch or wait said of `name`. */
-  record(name: string, state: QueueState): void {
+  /** What the last fetch or wait said of `name`; `opensAt` as in ServedQueue (0: none). */
+  record(name: string, state: QueueState, opensAt = 0): void {
     const q = this.get(name);
-    if (q) q.state = state;
+    if (!q) return;
+    q.state = state;
+    q.opensAt = state === 'limited' ? opensAt : 0;
   }
 
   /** Redis refused the keys of `name`: leave it alone until `until`, then try it as new. */
@@ -134,13 +139,15 @@ export class ServedQueues {
       queueKey: this.keys.queue(name),
       backupKey: this.keys.backup(this.nodeId, name),
       runningKey: this.keys.running(name),
+      rateKey: this.keys.rate(name),
       count,
       ahead,
       globalLimit: q.globalConcurrency,
+      rate: q.rateLimit && gcra(q.rateLimit),
     };
   }
 
   private toServed(q: ResolvedQueue): ServedQueue {
-    return { ...q, state: 'unknown', brokenUntil: 0, prefetch: this.prefetchOf(q), reserved: [] };
+    return { ...q, state: 'unknown', opensAt: 0, brokenUntil: 0, prefetch: this.prefetchOf(q), reserved: [] };
   }
 }

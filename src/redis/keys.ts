@@ -19,6 +19,9 @@
 //   <ns>:nexq:unique:<key>             string: the jid holding a unique lock
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
+//   <ns>:nexq:rate:<q>                 string: queue <q>'s rate limit or pause, GCRA's theoretical
+//                                      arrival time in Redis ms (expires when idle)
+//   <ns>:nexq:rate-class:<class>       string: likewise for a class's rate limit
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:metrics:<YYYY-MM-DDTHH:MM> hash: per-class counts and durations of one UTC minute
 //                                      (src/redis/class-metrics.ts), expiring after a few hours
@@ -34,6 +37,7 @@
 // the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
+//   <ns>:nexq:rate:{q}   <ns>:nexq:rate-class:{q}:<class> (each queue counts a class's rate apart)
 //   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
 // a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
 // and every other key is prefixed {<ns>}: (one slot for the node-wide keys: processes, stats, node
@@ -189,6 +193,21 @@ export class Keys {
         'class limits across nodes need every queue in one slot: the per-queue key layout has none',
       );
     return this.key(`nexq:running-class:${className}`);
+  }
+
+  /** nexq's own: `queue`'s rate limit and pause (GCRA's theoretical arrival time, Redis ms). */
+  rate(queue: string): string {
+    return this.ofQueue('nexq:rate:', queue);
+  }
+
+  /**
+   * nexq's own: class `className`'s rate limit and pause as the fetch from `queue` checks it: one
+   * for every queue in the shared layout; in the per-queue layout each queue's own (its slot).
+   */
+  classRate(className: string, queue: string): string {
+    return this.perQueue
+      ? this.ofQueue('nexq:rate-class:', queue, `:${className}`)
+      : this.key(`nexq:rate-class:${className}`);
   }
 
   /**

@@ -1,18 +1,50 @@
 // Limits across nodes: which running hashes a job takes a slot in when it is fetched (its queue's
 // when the queue has `globalConcurrency`, its class's when `classConcurrency` names it), so every
-// step that settles or puts back the job gives the same slots back.
+// step that settles or puts back the job gives the same slots back; the rate limits as the fetch
+// counts them (`rateLimit`, `classRateLimits`), and which one a handler's `rateLimited` pauses.
+import type { RateLimit } from '../../config/rate-limit';
 import type { ResolvedConfig } from '../../config/validate';
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
-import type { ClassLimit } from './scripts';
+import type { ClassLimit, Gcra } from './scripts';
 
-/** The limited classes, as the fetch script takes them. */
+/** The limited classes (running jobs, jobs per window, or both), as the fetch script takes them. */
 export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
-  return Object.entries(config.classConcurrency).map(([name, limit]) => ({
-    name,
-    limit,
-    runningKey: keys.classRunning(name),
-  }));
+  const names = new Set([...Object.keys(config.classConcurrency), ...Object.keys(config.classRateLimits)]);
+  return [...names].map((name) => {
+    const limit = Object.hasOwn(config.classConcurrency, name) ? config.classConcurrency[name] : undefined;
+    const rate = Object.hasOwn(config.classRateLimits, name) ? gcra(config.classRateLimits[name]) : undefined;
+    return { name, ...(limit === undefined ? {} : { limit, runningKey: keys.classRunning(name) }), rate };
+  });
+}
+
+/**
+ * `limit` jobs per `per` seconds as GCRA counts it: one every per/limit, with a tolerance that lets
+ * `limit` start at once after an idle window.
+ */
+export function gcra(rate: RateLimit): Gcra {
+  const emissionMs = (rate.per * 1000) / rate.limit;
+  return { emissionMs, toleranceMs: rate.per * 1000 - emissionMs };
+}
+
+/**
+ * What a handler's `rateLimited` pauses: its class's rate when `classRateLimits` names the class,
+ * otherwise its queue's (with or without a `rateLimit`), with the tolerance of that limit.
+ */
+export function throttled(
+  config: ResolvedConfig,
+  keys: Keys,
+  queue: string,
+  className: unknown,
+): { rateKey: string; toleranceMs: number; what: string } {
+  if (typeof className === 'string' && Object.hasOwn(config.classRateLimits, className))
+    return {
+      rateKey: keys.classRate(className, queue),
+      toleranceMs: gcra(config.classRateLimits[className]).toleranceMs,
+      what: `class ${className}`,
+    };
+  const rate = config.queues.find((q) => q.name === queue)?.rateLimit;
+  return { rateKey: keys.rate(queue), toleranceMs: rate ? gcra(rate).toleranceMs : 0, what: `queue ${queue}` };
 }
 
 /**
@@ -22,7 +54,7 @@ export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
  */
 export function allRunningKeys(config: ResolvedConfig, keys: Keys): string[] {
   const queues = config.queues.filter((q) => q.globalConcurrency !== undefined).map((q) => keys.running(q.name));
-  return [...queues, ...classLimits(config, keys).map((c) => c.runningKey)];
+  return [...queues, ...Object.keys(config.classConcurrency).map((name) => keys.classRunning(name))];
 }
 
 /** The running hashes a job of `className` fetched from `queue` holds a slot in. */

@@ -29,6 +29,7 @@ const SCRIPTS = [
   'beat',
   'dead-nodes',
   'redis-time',
+  'throttle',
   'batch-add',
   'batch-settle',
   'batch-deliver',
@@ -115,6 +116,8 @@ export interface Fetched {
   jobs: string[][];
   /** What the fetch saw in each queue ('unknown' where its keys or its call failed). */
   states: QueueState[];
+  /** Per queue whose own rate limit or pause lets no job start: ms until it lets one (0 otherwise). */
+  waits: number[];
   /** Queues (by index) whose keys failed, with Redis' message. */
   errors: Array<[index: number, message: string]>;
   /** Messages about limited classes' keys that failed (their jobs stay queued). */
@@ -131,19 +134,31 @@ export interface FetchQueue {
   queueKey: string;
   backupKey: string;
   runningKey: string;
+  /** Its rate limit and pause (GCRA's state), read by every fetch. */
+  rateKey: string;
   /** Free slots on this node. */
   count: number;
   /** Limit across all nodes, if any. */
   globalLimit?: number;
+  /** Rate limit across all nodes, if any. */
+  rate?: Gcra;
   /** Jobs to take ahead of the free slots (prefetch), only from a backlog; none by default. */
   ahead?: number;
 }
 
-/** A class whose running jobs are limited across all nodes. */
+/** A class whose running jobs, or jobs started per window, are limited across all nodes. */
 export interface ClassLimit {
   name: string;
-  runningKey: string;
-  limit: number;
+  /** Its running hash (with `limit`; unused, and any key of the call's slot, without). */
+  runningKey?: string;
+  limit?: number;
+  rate?: Gcra;
+}
+
+/** A rate limit as GCRA counts it: one job per `emissionMs`, a burst of `toleranceMs / emissionMs + 1`. */
+export interface Gcra {
+  emissionMs: number;
+  toleranceMs: number;
 }
 
 /**
@@ -164,6 +179,7 @@ export async function fetchJobs(
   const fetched: Fetched = {
     jobs: queues.map(() => []),
     states: queues.map(() => 'unknown'),
+    waits: queues.map(() => 0),
     errors: [],
     classErrors: [],
   };
@@ -190,6 +206,7 @@ export async function fetchJobs(
     }
     part.jobs.forEach((jobs, k) => (fetched.jobs[members[k]] = jobs));
     part.states.forEach((state, k) => (fetched.states[members[k]] = state));
+    part.waits.forEach((wait, k) => (fetched.waits[members[k]] = wait));
     for (const [k, message] of part.errors) fetched.errors.push([members[k], message]);
     fetched.classErrors.push(...part.classErrors);
     return part.jobs.reduce((n, jobs) => n + jobs.length, 0);
@@ -225,24 +242,32 @@ async function fetchCall(
   const keys = [
     k.paused(first),
     k.jobIndex(first),
-    ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey]),
-    ...classes.map((c) => c.runningKey),
+    ...queues.flatMap((q) => [q.queueKey, q.backupKey, q.runningKey, q.rateKey]),
+    // A class's rate key carries the slot of the call's queue (keys.ts); without a running hash its
+    // rate key stands in, unread.
+    ...classes.flatMap((c) => {
+      const rateKey = k.classRate(c.name, first);
+      return [c.runningKey ?? rateKey, rateKey];
+    }),
   ];
+  const rateArgs = (rate: Gcra | undefined) => (rate ? [rate.emissionMs, rate.toleranceMs] : ['', 0]);
   const argv = [
     nodeId,
     queues.length,
     cap ?? '',
-    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0]),
-    ...classes.flatMap((c) => [c.name, c.limit]),
+    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, ...rateArgs(q.rate)]),
+    ...classes.flatMap((c) => [c.name, c.limit ?? '', ...rateArgs(c.rate)]),
   ];
-  const [jobs, errors, states] = (await runScript(client, 'fetch', keys, argv)) as [
+  const [jobs, errors, states, waits] = (await runScript(client, 'fetch', keys, argv)) as [
     string[][],
     Array<[number, string]>,
     string,
+    number[],
   ];
   return {
     jobs,
     states: Array.from(states, (letter) => STATES[letter] ?? 'unknown'),
+    waits,
     errors: errors.filter(([i]) => i > 0).map(([i, message]) => [i - 1, message]),
     classErrors: errors.filter(([i]) => i === 0).map(([, message]) => message),
   };
@@ -301,6 +326,14 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
     }),
   );
   return results;
+}
+
+/**
+ * Pauses starting jobs of the queue or class whose rate key is `rateKey` on every node for `ms`
+ * (throttle.lua; `toleranceMs` is its limit's, 0 without one); the ms until the pause ends.
+ */
+export async function throttle(client: RedisClient, rateKey: string, ms: number, toleranceMs: number): Promise<number> {
+  return (await runScript(client, 'throttle', [rateKey], [Math.ceil(ms), toleranceMs])) as number;
 }
 
 /** Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on. */

@@ -4,9 +4,9 @@
 // (unique lock, running slots); the settle path (src/run/settle.ts) decides when. Every step keeps
 // the job index in step (src/redis/job-index.ts).
 import type { FetchedJob } from '../job/job';
-import { heldSlots } from '../redis/limits';
+import { heldSlots, throttled } from '../redis/limits';
 import type { JobsContext } from '../node/context';
-import { ackJob, failJob, Held, releaseJob, requeueJob } from '../redis/scripts';
+import { ackJob, failJob, Held, releaseJob, requeueJob, throttle } from '../redis/scripts';
 import type { Fate } from './outcome';
 
 export class JobSteps {
@@ -127,6 +127,17 @@ export class JobSteps {
         else await ackJob(redis, this.index, this.backup, raw, job.jid, this.unlocked);
         return this.releaseLock();
     }
+  }
+
+  /**
+   * The handler said the remote side throttles it: pauses its class (when rate-limited) or queue on
+   * every node for `seconds` (a longer pause already set is kept). Says what it paused, for how long.
+   */
+  async throttle(seconds: number): Promise<string> {
+    const { config, keys, redis } = this.ctx;
+    const { rateKey, toleranceMs, what } = throttled(config, keys, this.fetched.queue, this.fetched.job.class);
+    const ms = await throttle(redis, rateKey, seconds * 1000, toleranceMs);
+    return `${what} paused on every node for ${ms / 1000} s`;
   }
 
   /** Success: off the backup list and out of the index, letting go of its lock and slots. */

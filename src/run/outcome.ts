@@ -10,12 +10,15 @@ import { countOf } from '../job/json-object';
 import { rewriteMembers } from '../job/json-members';
 import { JobCancelledError, jobErrorOf, JobExpiredError, JobInterruptedError } from '../job/run-errors';
 import { jsonTimestamp } from '../job/time';
+import type { JobOutcome } from '../../workers/protocol';
 
 export type Outcome =
   /** The handler returned. */
   | { kind: 'success'; durationMs: number }
   /** The handler returned after asking to run again later (Disque's NACK). */
   | { kind: 'nack'; durationMs: number }
+  /** The handler returned saying the remote side throttles it for `seconds` (`this.rateLimited`). */
+  | { kind: 'rateLimited'; seconds: number; durationMs: number }
   /** The handler threw or rejected, timed out, or its thread died; `retry`: its module's own policy. */
   | { kind: 'failure'; error: JobError; durationMs: number; retry?: HandlerRetry }
   /** Stopped on request (`cancel`). */
@@ -28,6 +31,12 @@ export type Outcome =
   | { kind: 'superseded' }
   /** Cut off by the stop's shutdownTimeout: it stays where it is (its backup list) for the next run. */
   | { kind: 'abandoned' };
+
+/** The Outcome of a run whose handler returned: a success, a nack or a rateLimited. */
+export function okOutcome(result: Extract<JobOutcome, { ok: true }>, durationMs: number): Outcome {
+  if (result.rateLimited !== undefined) return { kind: 'rateLimited', seconds: result.rateLimited, durationMs };
+  return { kind: result.nack ? 'nack' : 'success', durationMs };
+}
 
 export type Fate =
   /** Finished: off the backup list, out of the index, its lock and slots released. */
@@ -68,6 +77,9 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
         end: 'back',
         json: rewriteMembers(raw, { nacks: String(countOf(job.nacks) + 1) }),
       };
+    case 'rateLimited':
+      // Next in line once the pause ends, its retry count unchanged; at most once it never goes back.
+      return atMostOnce ? { to: 'done' } : { to: 'queue', end: 'front', json: raw };
     case 'interrupted':
       if (atMostOnce) return fateOf({ kind: 'failure', error: INTERRUPTED, durationMs: 0 }, fetched, policy, now);
       return { to: 'queue', end: 'front', json: raw };

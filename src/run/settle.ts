@@ -8,6 +8,7 @@
 //   outcome      fate                      log    events                  after hooks
 //   success      done                      -      success                 afterSuccess
 //   nack         queue (back)              -      success                 afterSuccess
+//   rateLimited  queue (front), pause      info   -                       -
 //   failure      retry | dead | discard    warn   failure, retry | dead   afterFailure
 //   cancelled    dead                      info   -                       -
 //   interrupted  queue (front)             -      -                       -
@@ -15,6 +16,8 @@
 //   superseded   stay                      -      -                       -
 //   abandoned    stay                      -      -                       -
 // (At most once, a job that does not succeed is filed in dead or dropped, never put back.)
+// A rateLimited run first pauses its queue or class on every node (JobSteps#throttle), then the job
+// goes back: no node takes it again before the pause.
 import type { JobErrorInfo, JobEventBase } from '../events/job-events';
 import type { FetchedJob } from '../job/job';
 import { errorLogFields, jobLogFields } from './logging-middleware';
@@ -47,8 +50,11 @@ export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> 
   const bid = batchOf(job.fetched);
   const kind = bid === undefined ? undefined : memberKindOf(fate);
   if (kind) await untilItLands(job, () => settleInBatch(job.ctx, bid as string, job.fetched.job.jid, kind));
+  let paused = '';
+  if (outcome.kind === 'rateLimited')
+    await untilItLands(job, async () => void (paused = await job.steps.throttle(outcome.seconds)));
   await untilItLands(job, () => job.steps.apply(fate, job.taken));
-  await report(job, outcome, fate);
+  await report(job, outcome, fate, paused);
   return fate;
 }
 
@@ -75,7 +81,7 @@ export function jobEventBase(ctx: NodeContext, fetched: FetchedJob): JobEventBas
   return { jid, queue, class: className, args: fetched.job.args, nodeId: ctx.config.nodeId, retryCount };
 }
 
-async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<void> {
+async function report(job: SettlingJob, outcome: Outcome, fate: Fate, paused: string): Promise<void> {
   const { ctx, fetched, pipeline, event } = job;
   const { events, logger } = ctx;
   const fields = jobLogFields(fetched.job, fetched.queue);
@@ -112,6 +118,9 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate): Promise<v
       if (event) await observe(job, () => pipeline.afterFailure(event, error));
       return;
     }
+    case 'rateLimited':
+      logger.info(`${fields.class} was throttled by the remote side; ${paused}`, fields);
+      return;
     case 'cancelled':
       logger.info(`${fields.class} cancelled; moved to dead`, fields);
       return;

@@ -7,7 +7,7 @@
 import type { TimestampFormat } from '../../config/defaults';
 import { ConfigError, ResolvedConfig, resolveConfig } from '../../config/validate';
 import { HandlerRegistry } from '../handlers/registry';
-import { fateOf, Outcome } from '../run/outcome';
+import { fateOf, okOutcome, Outcome } from '../run/outcome';
 import { decodeJob, hasExpired, JobOptions } from '../job/job';
 import { rewriteMembers } from '../job/json-members';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
@@ -196,7 +196,7 @@ export class TestNexq implements NexqEnqueuer {
       thrown = result.thrown;
       const durationMs = Date.now() - started;
       outcome = result.outcome.ok
-        ? { kind: result.outcome.nack ? 'nack' : 'success', durationMs }
+        ? okOutcome(result.outcome, durationMs)
         : { kind: 'failure', error: result.outcome.error, durationMs };
     }
     if (outcome.kind === 'failure') throw new JobFailedError(fetched.job, outcome.error, thrown);

@@ -85,6 +85,7 @@ metrics: { port: 9400, host: 0.0.0.0 }
       metrics: { NEXQ_METRICS_PORT: '9401', NEXQ_METRICS_HOST: '::1' },
       web: { NEXQ_WEB_PORT: '8080' },
       classConcurrency: { NEXQ_CLASS_CONCURRENCY: '{"Report":2}' },
+      classRateLimits: { NEXQ_CLASS_RATE_LIMITS: '{"Charge":{"limit":10,"per":1}}' },
     };
     const sample = (value: unknown): string => (typeof value === 'number' ? '7' : 'x');
     for (const [key, fallback] of Object.entries(defaults())) {

@@ -63,6 +63,19 @@ describe('fetch policy', () => {
     expect(decideFetch(queues, node({ pollDue: true })).fetch).to.deep.equal(['l', 'p']);
   });
 
+  it('polls a queue held back by rate limits alone when they let a job start, not sooner nor later', () => {
+    const held = [queue('r', { state: 'limited', opensAt: NOW + 5000 })];
+    // Beyond pollTimeout (a long pause), and not even when the regular poll is due.
+    expect(decideFetch(held, node())).to.deep.equal({ fetch: [], wait: [], pollIn: 5000 });
+    expect(decideFetch(held, node({ pollDue: true }))).to.deep.equal({ fetch: [], wait: [], pollIn: 5000 });
+    // Within pollTimeout: at the window's opening, before another limited queue's poll.
+    const soon = [queue('l', { state: 'limited' }), queue('r', { state: 'limited', opensAt: NOW + 20 })];
+    expect(decideFetch(soon, node()).pollIn).to.equal(20);
+    // Once open it is fetched when the poll is due (the timer for its opening makes it due).
+    const open = [queue('r', { state: 'limited', opensAt: NOW })];
+    expect(decideFetch(open, node({ pollDue: true })).fetch).to.deep.equal(['r']);
+  });
+
   it('leaves a broken queue out until it may be tried again, and polls then', () => {
     const decision = decideFetch([queue('x', { brokenUntil: NOW + 300 })], node());
     expect(decision).to.deep.equal({ fetch: [], wait: [], pollIn: 300 });
@@ -109,6 +122,7 @@ describe('fetch policy', () => {
             state: pick(STATES),
             brokenUntil: pick([0, 0, 0, NOW - 10, NOW + 500]),
             waiting: random() < 0.2,
+            opensAt: pick([0, 0, NOW - 5, NOW + 300, NOW + 5000]),
           }),
         );
         const view = node({
@@ -143,7 +157,13 @@ describe('fetch policy', () => {
           if (!eligible) continue;
           if (q.state === 'unknown' || q.state === 'more' || q.state === 'short') expect(fetched, where).to.equal(true);
           else if (q.state === 'empty' && view.noWaitUntil <= NOW) expect(waited, where).to.equal(true);
-          else if (view.pollDue) expect(fetched, where).to.equal(true);
+          else if (q.state === 'limited' && q.opensAt! > NOW) {
+            // Held by rate limits alone: not fetched before they open, and polled when they do.
+            expect(fetched, where).to.equal(false);
+            expect(decision.pollIn, where)
+              .to.be.a('number')
+              .and.at.most(q.opensAt! - NOW);
+          } else if (view.pollDue) expect(fetched, where).to.equal(true);
           else expect(decision.pollIn, where).to.be.a('number').and.at.most(view.pollTimeout);
         }
         // A broken queue is looked at again once it may be.

@@ -151,6 +151,7 @@ describe('a nexq node on a Redis Cluster', function () {
       queueKey: keys.queue('idle'),
       backupKey: keys.backup('waiter', 'idle'),
       runningKey: keys.running('idle'),
+      rateKey: keys.rate('idle'),
       count: 5,
     };
     const wait = new BlockingFetch(() => client);

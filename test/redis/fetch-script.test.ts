@@ -28,6 +28,7 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
       queueKey: keys.queue('q'),
       backupKey: keys.backup('n1', 'q'),
       runningKey: keys.running('q'),
+      rateKey: keys.rate('q'),
       count: 3,
     };
     // Enqueued oldest first (LPUSH): j1 is the oldest, at the consumer (right) end.
@@ -83,6 +84,7 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
       queueKey: keys.queue('r'),
       backupKey: keys.backup('n1', 'r'),
       runningKey: keys.running('r'),
+      rateKey: keys.rate('r'),
     };
     await redis.lpush(other.queueKey, job(7));
     const fetched = await fetchJobs(redis, keys, 'n1', [queue, other]);
@@ -100,6 +102,7 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
       queueKey: keys.queue('r'),
       backupKey: keys.backup('n1', 'r'),
       runningKey: keys.running('r'),
+      rateKey: keys.rate('r'),
     };
     await redis.lpush(other.queueKey, job(7));
     const fetched = await fetchJobs(redis, keys, 'n1', [{ ...queue, globalLimit: 1 }, other]);

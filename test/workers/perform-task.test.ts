@@ -29,6 +29,15 @@ describe('performTask', () => {
     expect(seen.map((c) => c.retryCount)).to.deep.equal([0, 2]);
   });
 
+  it('answers a rateLimited run with its seconds, and fails one that gives no positive number', async () => {
+    expect(await performTask(task(fixture('RateLimited.js'), {}, [2.5]))).to.deep.equal({ ok: true, rateLimited: 2.5 });
+    for (const bad of [0, -1, 'soon', Infinity]) {
+      const error = await failureOf(fixture('RateLimited.js'), [bad]);
+      expect(error, String(bad)).to.include({ class: 'TypeError' });
+      expect(error.message).to.match(/^rateLimited\(seconds\) needs a number of seconds > 0/);
+    }
+  });
+
   it("keeps the handler's frames first and drops nexq's own and Node's internal ones", async () => {
     const error = await failureOf(fixture('Typo.js'), [{}]);
     expect(error).to.include({ class: 'TypeError', message: "Cannot read properties of undefined (reading 'name')" });

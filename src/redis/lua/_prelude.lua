@@ -89,3 +89,45 @@ local function nexq_rpush_all(key, values)
     redis.call('RPUSH', key, unpack(values, first, math.min(first + 999, #values)))
   end
 end
+
+-- Rate limits and pauses (fetch.lua, throttle.lua; docs/rate-limits.md), by GCRA: a limit of L jobs
+-- per P ms lets one start every T = P/L ms, with a tolerance tau = P - T that allows a burst of L.
+-- Its whole state is one number in a string key, the theoretical arrival time (TAT, Redis ms). A
+-- pause of S ms sets the TAT to now + S + tau, so the next job starts at now + S; a queue without a
+-- limit (T nil, tau 0) is paused the same way. Redis' TIME: the scripts replicate their effects.
+local function nexq_now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- A rate as read from its key: { tat, T (nil: no limit, only pauses), tau, taken (jobs counted) }.
+local function nexq_rate(stored, T, tau, now)
+  local tat = tonumber(stored) or 0
+  if tat < now then tat = now end
+  return { tat = tat, T = T, tau = tau or 0, taken = 0, now = now }
+end
+
+-- The TAT once the jobs counted so far started.
+local function nexq_rate_tat(r)
+  return r.tat + r.taken * (r.T or 0)
+end
+
+-- How many more jobs may start now (math.huge: no limit and no pause).
+local function nexq_rate_room(r)
+  local tat = nexq_rate_tat(r)
+  if r.T == nil then return tat > r.now and 0 or math.huge end
+  local room = math.floor((r.now + r.tau - tat) / r.T + 1e-9) + 1
+  return room > 0 and room or 0
+end
+
+-- Ms until one more job may start (0: now).
+local function nexq_rate_opens_in(r)
+  return math.max(0, math.ceil(nexq_rate_tat(r) - r.tau - r.now))
+end
+
+-- Stores the TAT after the jobs counted, expiring when it no longer holds anything back.
+local function nexq_rate_save(r, key)
+  if r.taken == 0 or r.T == nil then return end
+  local tat = nexq_rate_tat(r)
+  redis.call('SET', key, string.format('%.3f', tat), 'PX', math.ceil(tat - r.now) + 1)
+end

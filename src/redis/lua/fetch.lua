@@ -1,17 +1,20 @@
 -- fetch: move up to N jobs from each queue into this node's backup list for it, in one round trip.
 -- KEYS[1]          paused queues, hash <ns>:nexq:paused (queue -> in | out | all)
 -- KEYS[2]          job index <ns>:nexq:jobs
--- KEYS[3i]         queue list              <ns>:queue:<q>         (queue i = 1..n)
--- KEYS[3i+1]       this node's backup list <ns>:queue:backup::<node>::<q>
--- KEYS[3i+2]       jobs running per node,  hash <ns>:nexq:running:<q> (node -> count), for global limits
--- KEYS[3n+2+j]     jobs of class j running per node, hash <ns>:nexq:running-class:<c>   (class j = 1..m)
+-- KEYS[4i-1]       queue list              <ns>:queue:<q>         (queue i = 1..n)
+-- KEYS[4i]         this node's backup list <ns>:queue:backup::<node>::<q>
+-- KEYS[4i+1]       jobs running per node,  hash <ns>:nexq:running:<q> (node -> count), for global limits
+-- KEYS[4i+2]       its rate limit and pause, string <ns>:nexq:rate:<q> (GCRA's TAT, see _prelude.lua)
+-- KEYS[4n+1+2j]    jobs of class j running per node, hash <ns>:nexq:running-class:<c>   (class j = 1..m)
+-- KEYS[4n+2+2j]    its rate limit, string <ns>:nexq:rate-class:<c>
 -- ARGV[1]          this node's id
 -- ARGV[2]          n, the number of queues
 -- ARGV[3]          most jobs to take in all, from the queues in order (this node's cap; '' none)
--- ARGV[4i], [4i+1], [4i+2], [4i+3] queue i: jobs wanted (its free slots here), name, limit across
---                  nodes ('' none), jobs to take ahead of free slots (prefetch; 0 none)
--- ARGV[4n+2+2j], [4n+3+2j]   class j: name, limit across nodes
--- Returns { jobs, errors, states }: jobs[i] is the array of raw jobs moved from queue i, oldest
+-- ARGV[6i-2..6i+3] queue i: jobs wanted (its free slots here), name, limit across nodes ('' none),
+--                  jobs to take ahead of free slots (prefetch; 0 none), rate limit's ms per job
+--                  ('' none) and tolerance in ms
+-- ARGV[6n+4j..6n+4j+3] class j: name, limit across nodes ('' none), rate's ms per job ('' none), tolerance
+-- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
 -- repaired); states is a string, one letter per queue, of what the fetch saw there (the fetch
@@ -22,17 +25,28 @@
 --   l  jobs wait that a limit across nodes (globalConcurrency, a class's limit) holds back
 --   p  paused for output
 --   x  its keys could not be used (see errors)
+-- waits[i] is, for a queue whose own rate limit or pause lets no more jobs start ('l'), the ms until
+-- it lets one (the node polls it then, not sooner); 0 otherwise (a class's rate holds back its own
+-- jobs only, so the queue is polled every pollTimeout for the others, as under classConcurrency).
 -- The script is atomic, so a job is always in the queue or in the backup list, never neither; a
 -- broken key of one queue fails that queue alone (nothing of it moves), never the others. Jobs are
 -- popped with LMPOP on Redis >= 7.0 and read then trimmed on 6.2 (same result, one command more).
 -- A queue paused for output is skipped; a global limit counts every node's running jobs. A job
--- whose class is at its limit keeps its place in the queue, and the jobs behind it go first.
--- Jobs ahead of free slots are taken only from a queue without limits that still holds BACKLOG
+-- whose class is at its limit keeps its place in the queue, and the jobs behind it go first. Rate
+-- limits count every job as it is taken (GCRA: _prelude.lua), a queue's in its own rate key, which
+-- also holds a handler's pause (throttle.lua); a job whose class is over its rate keeps its place.
+-- Jobs ahead of free slots are taken only from a queue without limits on running jobs that still holds BACKLOG
 -- jobs more after them, so a node never holds back the last jobs of a short queue from the others.
 -- Every job moved is indexed as running here with its delivery count raised, and every queue's
--- pause state is read: three commands per call, whatever the number of queues and jobs.
+-- pause state and every rate key is read: five commands per call (TIME and MGET the two more),
+-- whatever the number of queues and jobs, plus one SET per rate limit that counted jobs.
 local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local jobs, errors, states = {}, {}, {}
+local jobs, errors, states, waits = {}, {}, {}, {}
+local function qarg(i, k) return ARGV[6 * i - 3 + k] end
+local function qkey(i, k) return KEYS[4 * i - 2 + k] end
+local function carg(j, k) return ARGV[6 * n + 4 * j - 1 + k] end
+local function ckey(j, k) return KEYS[4 * n + 2 * j + k] end
+local m = (#KEYS - 2 - 4 * n) / 2
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
 local MOST, WINDOW = 1000, 2000
@@ -54,12 +68,24 @@ local function used(hash)
   return total
 end
 
+-- Every rate key at once (queues', then classes'), and Redis' time.
+local now = nexq_now_ms()
+local rate_keys = {}
+for i = 1, n do rate_keys[i] = qkey(i, 4) end
+for j = 1, m do rate_keys[n + j] = ckey(j, 2) end
+local stored = redis.call('MGET', unpack(rate_keys))
+
 local classes, limitedClasses = {}, false
-for j = 1, (#KEYS - 2 - 3 * n) do
-  local name, limit = ARGV[4 * n + 2 + 2 * j], tonumber(ARGV[4 * n + 3 + 2 * j])
-  local total, err = used(KEYS[2 + 3 * n + j])
-  if err then errors[#errors + 1] = { 0, err } end
-  classes[name] = { key = KEYS[2 + 3 * n + j], free = total and (limit - total) or 0, taken = 0 }
+for j = 1, m do
+  local name, limit, T = carg(j, 1), tonumber(carg(j, 2)), tonumber(carg(j, 3))
+  local class = { key = ckey(j, 1), rate_key = ckey(j, 2), limit = limit, free = math.huge, taken = 0 }
+  if limit then
+    local total, err = used(class.key)
+    if err then errors[#errors + 1] = { 0, err } end
+    class.free = total and (limit - total) or 0
+  end
+  if T then class.rate = nexq_rate(stored[n + j], T, tonumber(carg(j, 4)), now) end
+  classes[name] = class
   limitedClasses = true
 end
 
@@ -72,10 +98,13 @@ local function pick(window, wanted)
     if #chosen < wanted then
       local _, job = nexq_jid_of(window[k])
       local class = job and type(job.class) == 'string' and classes[job.class]
-      if class and class.free <= 0 then
+      if class and (class.free <= 0 or (class.rate and nexq_rate_room(class.rate) <= 0)) then
         take[k] = false
       else
-        if class then class.free, class.taken = class.free - 1, class.taken + 1 end
+        if class then
+          class.free, class.taken = class.free - 1, class.taken + 1
+          if class.rate then class.rate.taken = class.rate.taken + 1 end
+        end
         chosen[#chosen + 1], take[k] = window[k], true
       end
     end
@@ -163,7 +192,10 @@ local function take_window(queue, backup, wanted)
   local moved, skipped = pick(window, wanted)
   local pushed = #moved > 0 and redis.pcall('LPUSH', backup, unpack(moved)) or 0
   if type(pushed) == 'table' then
-    for _, class in pairs(classes) do class.free, class.taken = class.free + class.taken, 0 end
+    for _, class in pairs(classes) do
+      if class.rate then class.rate.taken = class.rate.taken - class.taken end
+      class.free, class.taken = class.free + class.taken, 0
+    end
     return {}, pushed.err
   end
   if #moved > 0 then
@@ -174,9 +206,10 @@ local function take_window(queue, backup, wanted)
 end
 
 for i = 1, n do
-  local queue, backup, running = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
-  local asked, name, limit = math.min(tonumber(ARGV[4 * i]), MOST, cap or MOST), ARGV[4 * i + 1], ARGV[4 * i + 2]
-  local ahead = math.min(tonumber(ARGV[4 * i + 3]) or 0, MOST)
+  local queue, backup, running = qkey(i, 1), qkey(i, 2), qkey(i, 3)
+  local asked, name, limit = math.min(tonumber(qarg(i, 1)), MOST, cap or MOST), qarg(i, 2), qarg(i, 3)
+  local ahead = math.min(tonumber(qarg(i, 4)) or 0, MOST)
+  local rate = nexq_rate(stored[i], tonumber(qarg(i, 5)), tonumber(qarg(i, 6)), now)
   local wanted, state = asked, 'm'
   local moved = {}
   local paused = pauses.err and pauses or pauses[i]
@@ -190,8 +223,9 @@ for i = 1, n do
     wanted, state = 0, 'x'
   elseif paused == 'out' or paused == 'all' then
     wanted, state = 0, 'p'
-  elseif limit ~= '' then
-    wanted = math.max(0, math.min(wanted, tonumber(limit) - total))
+  else
+    if limit ~= '' then wanted = math.max(0, math.min(wanted, tonumber(limit) - total)) end
+    wanted = math.min(wanted, nexq_rate_room(rate))
   end
   if wanted > 0 then
     local why
@@ -221,6 +255,11 @@ for i = 1, n do
       end
     end
   end
+  -- Under its own rate limit (or pause) jobs taken ahead count as they are taken, and are taken
+  -- only while the window holds room for twice as many: a generous limit costs nothing, a tight one
+  -- (or a pause) takes none ahead, so no node holds counted jobs back from the others.
+  rate.taken = #moved
+  if nexq_rate_room(rate) < 2 * ahead then ahead = 0 end
   if state == 'm' and ahead > 0 and limit == '' and not limitedClasses and not cap then
     local left = redis.pcall('LLEN', queue)
     if type(left) ~= 'number' then
@@ -237,18 +276,22 @@ for i = 1, n do
     end
   end
   states[i] = state
+  rate.taken = #moved
+  nexq_rate_save(rate, qkey(i, 4))
+  waits[i] = (state == 'l' and nexq_rate_room(rate) == 0) and nexq_rate_opens_in(rate) or 0
   if limit ~= '' and #moved > 0 then
     redis.call('HINCRBY', running, node, #moved)
   end
   for _, class in pairs(classes) do
-    if class.taken > 0 then
-      redis.call('HINCRBY', class.key, node, class.taken)
-      class.taken = 0
-    end
+    if class.taken > 0 and class.limit then redis.call('HINCRBY', class.key, node, class.taken) end
+    class.taken = 0
   end
   note_moved(moved, '\trunning\t' .. name .. '\t' .. node)
   if cap then cap = cap - #moved end
   jobs[i] = moved
 end
 index_moved()
-return { jobs, errors, table.concat(states) }
+for _, class in pairs(classes) do
+  if class.rate then nexq_rate_save(class.rate, class.rate_key) end
+end
+return { jobs, errors, table.concat(states), waits }

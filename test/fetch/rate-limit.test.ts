@@ -1,0 +1,133 @@
+// Rate limits across nodes (queues[].rateLimit, classRateLimits) and a handler's pause
+// (`this.rateLimited`), with real nodes on a real Redis, in both key layouts. Counts, not timings:
+// a run's duration is measured around it and the count checked against what the limit allows.
+import { expect } from 'chai';
+import { fateOf } from '../../src/run/outcome';
+import { sleep, useNodes, waitFor } from '../support/node';
+
+describe('rate limits across all nodes', () => {
+  const t = useNodes();
+  /** Ms, by Redis' clock, until the pause in `rateKey` ends (GCRA's TAT less the limit's tolerance). */
+  const pausedFor = async (rateKey: string, toleranceMs: number) => {
+    const [[, tat], [, [seconds, micros]]] = (await t.redis.multi().get(rateKey).time().exec()) as [
+      [null, string | null],
+      [null, [string, string]],
+    ];
+    return Number(tat ?? 0) - toleranceMs - (Number(seconds) * 1000 + Number(micros) / 1000);
+  };
+
+  it('starts 50 jobs a second across 3 nodes: the count is within one window of 50 x seconds, spread over the nodes', async () => {
+    const options = { concurrency: 10, queues: [{ name: 'default', rateLimit: { limit: 50, per: 1 } }] };
+    const nodes = [await t.start(options), await t.start(options), await t.start(options)];
+    const started = nodes.map(() => 0);
+    // Warm up: every node's threads loaded and its handler's Redis client connected, then the
+    // window left to refill (on a busy machine a cold start would eat into the measured seconds).
+    const warm = 60;
+    await nodes[0].enqueueAll(
+      Array.from({ length: warm }, () => ({ queue: 'default', class: 'Tally', args: [t.url, t.out('warm')] })),
+    );
+    await waitFor(async () => (await t.redis.llen(t.out('warm'))) === warm, 10_000, 'the warm-up done');
+    await nodes[0].pause('default', 'out');
+    await sleep(1000);
+    nodes.forEach((node, i) => node.events.on('job:start', () => started[i]++));
+    const total = 1000;
+    await nodes[0].enqueueAll(
+      Array.from({ length: total }, () => ({ queue: 'default', class: 'Tally', args: [t.url, t.out('ran')] })),
+    );
+    const from = Date.now();
+    await nodes[0].resume('default');
+    const opened = Date.now();
+    await sleep(4000);
+    const closing = Date.now();
+    await nodes[0].pause('default', 'out');
+    const closed = Date.now();
+    // Every job taken out of the queue runs; none is taken after the pause.
+    const taken = total - (await t.redis.llen(t.keys.queue('default')));
+    await waitFor(async () => (await t.redis.llen(t.out('ran'))) === taken, 10_000, 'the jobs taken done');
+    const most = 50 + 50 * ((closed - from) / 1000);
+    const least = 50 * ((closing - opened) / 1000) - 50;
+    expect(taken, `taken in ${closed - from} ms (${closing - opened} ms open)`)
+      .to.be.at.most(most)
+      .and.at.least(least);
+    expect(started.reduce((a, b) => a + b)).to.equal(taken);
+    // Spread: every node started a share of them (a node left out would start none).
+    for (const count of started) expect(count, `per node: ${started.join(', ')}`).to.be.greaterThan(taken / 10);
+  });
+
+  it('holds back only the limited class: its waiting jobs keep their place while the others run', async () => {
+    const node = await t.start({ concurrency: 5, classRateLimits: { Tally: { limit: 2, per: 600 } } });
+    await node.pause('default', 'out');
+    const limited = await node.enqueueAll(
+      Array.from({ length: 5 }, () => ({ queue: 'default', class: 'Tally', args: [t.url, t.out('limited')] })),
+    );
+    await node.enqueueAll(
+      Array.from({ length: 10 }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, t.out('others'), i] })),
+    );
+    await node.resume('default');
+    await t.waitForRecords(t.out('others'), 10, 10_000);
+    await waitFor(async () => (await t.redis.llen(t.out('limited'))) === 2, 5000, 'the two the limit allows');
+    // The other three wait at the head of the queue, oldest next, and the queue holds nothing else.
+    const waiting = (await t.redis.lrange(t.keys.queue('default'), 0, -1)).map((raw) => JSON.parse(raw).jid);
+    expect(waiting).to.deep.equal(limited.slice(2).reverse());
+    expect(await t.redis.lrange(t.out('limited'), 0, -1)).to.deep.equal(limited.slice(0, 2));
+  });
+
+  it('puts a rateLimited job back at the head of its queue, its retry count unchanged, and pauses its queue on every node', async () => {
+    const [a] = [await t.start({ concurrency: 5 }), await t.start({ concurrency: 5 })];
+    const key = t.out('throttled');
+    const jid = await a.enqueue('default', 'Throttled', [t.url, key, 3]);
+    const rateKey = t.keys.rate('default');
+    await waitFor(async () => (await t.redis.pttl(rateKey)) > 0, 5000, 'the queue paused');
+    await a.enqueueAll(
+      Array.from({ length: 3 }, () => ({ queue: 'default', class: 'Tally', args: [t.url, t.out('behind')] })),
+    );
+    // While the pause holds, neither node takes a job of the queue; the throttled one is next in line.
+    await waitFor(async () => (await t.redis.llen(t.keys.queue('default'))) === 4, 5000, 'the job back in its queue');
+    const queued = (await t.redis.lrange(t.keys.queue('default'), 0, -1)).map((raw) => JSON.parse(raw));
+    const ranMeanwhile = await t.redis.llen(t.out('behind'));
+    expect(await pausedFor(rateKey, 0), 'still paused after the reads').to.be.greaterThan(0);
+    expect(ranMeanwhile).to.equal(0);
+    expect(queued[queued.length - 1].jid).to.equal(jid);
+    expect(queued[queued.length - 1]).to.not.have.property('retry_count');
+    expect(queued[queued.length - 1]).to.not.have.property('error_message');
+    const [record] = await t.waitForRecords(key, 1, 10_000);
+    expect(record).to.deep.equal({ jid, retryCount: 0 });
+    await waitFor(async () => (await t.redis.llen(t.out('behind'))) === 3, 5000, 'the jobs behind it done');
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
+    expect(await t.redis.get(t.keys.stat('failed'))).to.equal(null);
+  });
+
+  it('pauses only the class when it has a rate limit: the other classes of its queue run on', async () => {
+    const node = await t.start({ concurrency: 5, classRateLimits: { Throttled: { limit: 100, per: 1 } } });
+    const key = t.out('throttled');
+    await node.enqueue('default', 'Throttled', [t.url, key, 3]);
+    const rateKey = t.keys.classRate('Throttled', 'default');
+    const tolerance = 1000 - 10; // 100 a second: one every 10 ms, a burst of 100
+    await waitFor(async () => (await pausedFor(rateKey, tolerance)) > 2000, 5000, 'the class paused');
+    await node.enqueueAll(
+      Array.from({ length: 3 }, (_, i) => ({ queue: 'default', class: 'Record', args: [t.url, t.out('others'), i] })),
+    );
+    await t.waitForRecords(t.out('others'), 3, 5000);
+    const ranMeanwhile = await t.redis.llen(key);
+    expect(await pausedFor(rateKey, tolerance), 'the others ran while the class was paused').to.be.greaterThan(0);
+    expect(ranMeanwhile).to.equal(0);
+    await t.waitForRecords(key, 1, 10_000);
+  });
+
+  it('sends a rateLimited job back next in line, unchanged; at most once, it is done', () => {
+    const raw = JSON.stringify({ jid: 'j1', class: 'X', args: [], queue: 'default', retry_count: 2 });
+    const fetched = { raw, job: JSON.parse(raw), queue: 'default' };
+    const policy = { dialect: 'exq', maxRetries: 25, timestamps: 'seconds', backtrace: 20 } as const;
+    const outcome = { kind: 'rateLimited', seconds: 3, durationMs: 1 } as const;
+    expect(fateOf(outcome, fetched, policy, 0)).to.deep.equal({ to: 'queue', end: 'front', json: raw });
+    const once = { ...fetched, job: { ...fetched.job, at_most_once: true } };
+    expect(fateOf(outcome, once, policy, 0)).to.deep.equal({ to: 'done' });
+  });
+
+  it('rejects a bad rate limit with a ConfigError naming the field', async () => {
+    const err = await t.start({ classRateLimits: { Mailer: { limit: 0, per: 1 } } }).catch((e: unknown) => e);
+    expect((err as Error).message).to.contain('classRateLimits.Mailer.limit');
+    const bad = await t.start({ queues: [{ name: 'q', rateLimit: { limit: 1, per: -1 } }] }).catch((e: unknown) => e);
+    expect((bad as Error).message).to.contain('queues[0].rateLimit.per');
+  });
+});
