@@ -13,3 +13,5 @@ export { JobEvents } from './events/job-events';
 export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';
 export { NodeMetrics } from './metrics/prometheus';
 export type { MetricsHandler } from './metrics/prometheus';
+export { defineJob } from './define-job';
+export type { JobDefinition, JobDefinitionOptions, TypedPerform } from './define-job';
