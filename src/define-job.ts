@@ -4,7 +4,7 @@
 // plain JavaScript keeps using; the wire format is the same. Imports Nexq as a type only, so a
 // handler module on a worker thread that imports its definition loads nothing else.
 import type { JobOptions } from './job/job';
-import type { Nexq } from './nexq';
+import type { Nexq, WaitForOptions } from './nexq';
 import type { JobContext } from '../workers/handler-loader';
 
 /** What `defineJob` takes besides the class name: the queue (default `default`) and default job options. */
@@ -27,6 +27,10 @@ export interface JobDefinition<A extends unknown[], R = unknown> {
   enqueueIn(nexq: Nexq, seconds: number, args: A, options?: JobOptions): Promise<string>;
   /** Enqueues the job to run at `date`. */
   enqueueAt(nexq: Nexq, date: Date, args: A, options?: JobOptions): Promise<string>;
+  /** The result a run of it kept (see `keepResult`), typed `R`; undefined when none is kept. */
+  result(nexq: Nexq, jid: string): Promise<R | undefined>;
+  /** Waits for the result of a run of it (see `Nexq#waitFor`). */
+  waitFor(nexq: Nexq, jid: string, options?: WaitForOptions): Promise<R>;
   /** Types a handler by this definition and gives it back: `export const perform = SendEmail.handler(async function (to, id) {...})`. */
   handler(perform: TypedPerform<A, R>): TypedPerform<A, R>;
 }
@@ -51,6 +55,8 @@ export function defineJob<A extends unknown[], R = unknown>(
       nexq.enqueueIn(queue, seconds, className, args, merged(options)),
     enqueueAt: (nexq: Nexq, date: Date, args: A, options?: JobOptions) =>
       nexq.enqueueAt(queue, date, className, args, merged(options)),
+    result: (nexq: Nexq, jid: string) => nexq.result(jid) as Promise<R | undefined>,
+    waitFor: (nexq: Nexq, jid: string, options?: WaitForOptions) => nexq.waitFor(jid, options) as Promise<R>,
     handler: (perform: TypedPerform<A, R>) => perform,
   });
 }

@@ -1,6 +1,6 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
-export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { BulkJob, NexqStartOptions, PauseMode, WaitForOptions } from './nexq';
 export type { EnqueueResult } from './actors/enqueuer';
 // Every error class, each with its stable `code` (docs/errors.md).
 export * from './errors';

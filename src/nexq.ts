@@ -11,6 +11,8 @@ import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node/node';
 import { deleteJobByJid, indexEntryOf, JobLocation, locateJob, parseEntry } from './redis/job-index';
+import { readResult, ResultWaiter } from './redis/results';
+import { progressOf } from './admin/progress';
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
@@ -33,12 +35,22 @@ export interface JobInfo extends JobLocation {
   retryCount?: number;
   /** The stack of its last failure, as kept in `error_backtrace` (see the `backtrace` options). */
   errorBacktrace?: string[];
+  /** A running job's latest `this.progress(value)` (this node's now; another node's as of its last beat). */
+  progress?: unknown;
+}
+
+export interface WaitForOptions {
+  /** Milliseconds to wait for the result before rejecting with ResultTimeoutError (default 30000). */
+  timeout?: number;
 }
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
 export type BulkJob = EnqueueRequest;
 
 export class Nexq {
+  /** Opened at the first `waitFor`: one subscriber connection for every waiter. */
+  private waiter?: ResultWaiter;
+
   private constructor(readonly node: NexqNode) {}
 
   /** Starts a node: a full worker node, or a producer only with `mode: 'enqueuer'`. */
@@ -108,13 +120,34 @@ export class Nexq {
     const { key: _key, indexEntry: _entry, ...info } = found;
     const nacks = job?.nacks;
     const retryCount = job?.retry_count;
+    const progress =
+      found.state === 'running' && found.node ? await progressOf(this.node.ctx, jid, found.node) : undefined;
     return {
       ...info,
+      ...(progress === undefined ? {} : { progress }),
       job,
       nacks: Number.isInteger(nacks) ? (nacks as number) : 0,
       retryCount: Number.isInteger(retryCount) ? (retryCount as number) : undefined,
       errorBacktrace: readBacktrace(job?.error_backtrace),
     };
+  }
+
+  /**
+   * The result the job `jid` kept (its handler's return value, when it was enqueued with
+   * `keepResult` or its handler exports `keepResult`); undefined when none is kept (not asked, not
+   * succeeded yet, or expired).
+   */
+  async result(jid: string): Promise<unknown> {
+    return (await readResult(this.node.ctx.redis, this.node.ctx.keys, jid))?.value;
+  }
+
+  /**
+   * The result of the job `jid` as soon as it is kept (woken by Redis pub/sub, not polled);
+   * rejects with ResultTimeoutError after `timeout` ms. Only a job that keeps its result has one.
+   */
+  waitFor(jid: string, options: WaitForOptions = {}): Promise<unknown> {
+    this.waiter ??= new ResultWaiter(() => this.node.ctx.redis, this.node.ctx.keys);
+    return this.waiter.waitFor(jid, options.timeout ?? 30_000);
   }
 
   /**
@@ -214,7 +247,8 @@ export class Nexq {
   }
 
   /** Graceful stop; jobs still running after `shutdownTimeout` run again after the next boot. */
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
+    await this.waiter?.close();
     return this.node.stop();
   }
 

@@ -26,9 +26,21 @@ export interface JobContext {
    * size a batch by how busy the node is. In nexq/testing a job runs alone: 1 slot, 1 busy.
    */
   slots(): QueueSlots;
+  /**
+   * Reports how far the job is: a number or small JSON (at most 4 KB), shown by `show(jid)`, the
+   * dashboard's running jobs and the `job:progress` event. The latest value wins.
+   */
+  progress(value: unknown): void;
 }
 
 const loaded = new Map<string, Promise<Perform>>();
+/** Each loaded module's `keepResult` export (named or on its default), by file. */
+const keepResults = new Map<string, unknown>();
+
+/** The `keepResult` a loaded handler module exports (seconds to keep its return value), if any. */
+export function handlerKeepResult(file: string): unknown {
+  return keepResults.get(file);
+}
 
 export class HandlerLoadError extends NexqError {
   static override readonly code = 'HANDLER_LOAD';
@@ -66,7 +78,10 @@ export function loadPerform(file: string): Promise<Perform> {
   let perform = loaded.get(file);
   if (!perform) {
     perform = import(pathToFileURL(file).href).then(
-      (mod: Record<string, unknown>) => findPerform(mod, file),
+      (mod: Record<string, unknown>) => {
+        keepResults.set(file, mod.keepResult ?? (mod.default as { keepResult?: unknown } | null | undefined)?.keepResult);
+        return findPerform(mod, file);
+      },
       (err: unknown) => {
         const failure = new HandlerLoadError(describeLoadFailure(file, err), { cause: err });
         // Its stack is the module's: the frame that threw while the module ran, if any.

@@ -6,7 +6,8 @@ import type { JobPayload } from '../src/job/job';
 import { countOf } from '../src/job/json-object';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
-import { HandlerLoadError, JobContext, loadPerform } from './handler-loader';
+import { handlerKeepResult, HandlerLoadError, JobContext, loadPerform } from './handler-loader';
+import { checkedProgress, keepSecondsOf, resultJson, ResultTooLargeError } from './job-result';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
 import type { QueueSlots } from './work-table-layout';
 
@@ -18,6 +19,8 @@ export interface PerformObserver {
   returned?(value: unknown): void;
   /** What was thrown or rejected, before it becomes a ThrownError. */
   failed?(err: unknown): void;
+  /** A progress value the handler reported (checked: a number or small JSON). */
+  progress?(jid: string, value: unknown): void;
 }
 
 export function toThrownError(value: unknown): ThrownError {
@@ -26,8 +29,9 @@ export function toThrownError(value: unknown): ThrownError {
       class: value.name || (value.constructor as { name?: string } | undefined)?.name || 'Error',
       message: value.message,
       backtrace: handlerFrames(value.stack),
-      // Its handler failed to load (HANDLER_LOAD): nexq's error, not one the handler threw.
-      ...(value instanceof HandlerLoadError ? { code: value.code } : {}),
+      // Its handler failed to load (HANDLER_LOAD), or its result was refused (RESULT_TOO_LARGE):
+      // nexq's error, not one the handler threw.
+      ...(value instanceof HandlerLoadError || value instanceof ResultTooLargeError ? { code: value.code } : {}),
     };
   }
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
@@ -66,11 +70,15 @@ export async function performTask(
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
       slots: () => slots(task.slotsRow),
+      progress: (value: unknown) => observer.progress?.(job.jid, checkedProgress(value)),
     };
     observer.starting?.(args, context);
     const value = await perform.apply(context, args);
     observer.returned?.(value);
-    return nacked ? { ok: true, nack: true } : { ok: true };
+    if (nacked) return { ok: true, nack: true };
+    // Kept only when asked (the job's keep_result, the handler's keepResult): otherwise nothing more.
+    const keep = keepSecondsOf(job.keep_result, handlerKeepResult(task.file));
+    return keep > 0 ? { ok: true, result: { json: resultJson(value, context.className), ttl: keep } } : { ok: true };
   } catch (err) {
     observer.failed?.(err);
     return { ok: false, error: toThrownError(err) };

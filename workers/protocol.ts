@@ -1,5 +1,6 @@
 // What the main thread and a worker thread say to each other: plain, structured-clonable records.
 import type { NexqErrorCode } from '../config/nexq-error';
+import type { KeptResult } from './job-result';
 
 /** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
 export interface JobTask {
@@ -23,8 +24,12 @@ export const BATCH = 'nexq:batch';
 /** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
+/** The message a thread posts when a handler reports progress: `{ type: PROGRESS, jid, value }`. */
+export const PROGRESS = 'nexq:progress';
+
 /** What a thread posts to the main thread (a handler may post values of its own besides). */
 export type ThreadMessage =
+  | { type: typeof PROGRESS; jid: string; value: unknown }
   | { type: typeof STARTED; id: number }
   | { type: typeof BATCH; ids: number[]; threadId: number }
   | { type: typeof DONE; id: number; outcome: JobOutcome };
@@ -43,7 +48,9 @@ export interface ThrownError {
  * its thread was stopped to cancel another job.
  */
 export type JobOutcome =
-  { ok: true; nack?: true } | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
+  /** `result`: the return value to keep, when the job or its handler asked for it. */
+  | { ok: true; nack?: true; result?: KeptResult }
+   | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {

@@ -1,8 +1,8 @@
 // The piscina entry: runs one job's handler on this worker thread (workers/perform-task.ts) and
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { performTask } from './perform-task';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from './protocol';
+import { PerformObserver, performTask } from './perform-task';
+import { BATCH, DONE, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
 // The node's work table, shared with the main thread: read, never written, here.
@@ -11,9 +11,14 @@ const cells = table ? new Int32Array(table) : undefined;
 const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
 const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
 
+/** A handler's `this.progress(value)` goes to the main thread, which records it and emits job:progress. */
+const observer: PerformObserver = {
+  progress: (jid, value) => parentPort?.postMessage({ type: PROGRESS, jid, value }),
+};
+
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return performTask(task, {}, slotsOf);
+  return performTask(task, observer, slotsOf);
 }
 
 /**
@@ -28,7 +33,7 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task, {}, slotsOf);
+      const outcome = await performTask(task, observer, slotsOf);
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {

@@ -33,6 +33,8 @@ export interface JobPayload {
   unique_until?: 'success' | 'start' | 'expiry';
   /** nexq: times a handler asked to run it again later (nack). */
   nacks?: number;
+  /** nexq: seconds to keep the handler's return value as the job's result (`keepResult`). */
+  keep_result?: number;
   [field: string]: unknown;
 }
 
@@ -102,6 +104,8 @@ export interface JobOptions {
    * false none; default the node's `backtrace`.
    */
   backtrace?: boolean | number;
+  /** Keep the handler's return value as the job's result for this many seconds (`nexq.result`, `nexq.waitFor`). */
+  keepResult?: number;
 }
 
 export interface UniqueOptions {
@@ -139,6 +143,8 @@ function checkDisqueOptions(options: JobOptions): void {
     throw new InvalidJobError('maxlen must be an integer > 0');
   if (options.atMostOnce !== undefined && typeof options.atMostOnce !== 'boolean')
     throw new InvalidJobError('atMostOnce must be true or false');
+  if (options.keepResult !== undefined && !positive(options.keepResult))
+    throw new InvalidJobError('keepResult must be a number of seconds > 0 (how long the result is kept)');
   const u = options.unique;
   if (u !== undefined) {
     const givenUnique: unknown = u;
@@ -205,6 +211,7 @@ export function encodeNewJob(
   let extra = '';
   if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds((encoding.runAt ?? nowAt) + options.ttl)}`;
   if (options.atMostOnce) extra += ',"at_most_once":true';
+  if (options.keepResult !== undefined) extra += `,"keep_result":${Math.ceil(options.keepResult)}`;
   if (options.unique) {
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
   }

@@ -30,6 +30,7 @@ import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
+import { reportProgress } from '../run/progress';
 import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
 import { replaceEndedClient } from '../actors/redis-connection';
@@ -102,6 +103,7 @@ export class NexqNode {
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
             data: { workTable: running.slots.buffer },
+            onProgress: (jid, value) => reportProgress(ctx, running, jid, value),
           }),
           middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
           counters,

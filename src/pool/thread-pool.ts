@@ -3,7 +3,7 @@
 // a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
+import { BATCH, DONE, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
 import type { JobError } from '../job/failure';
 import {
   JobCancelledError,
@@ -32,6 +32,8 @@ export interface ThreadPoolOptions {
   /** Young generation each thread starts with, MB (0: V8's default). */
   threadYoungGenerationMb: number;
   data: ThreadData;
+  /** A handler's `this.progress(value)`, with its job's jid. */
+  onProgress?: (jid: string, value: unknown) => void;
 }
 
 const ENTRY = path.join(__dirname, '..', '..', 'workers', 'thread-entry.js');
@@ -86,6 +88,7 @@ export class ThreadPool {
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
       else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
         this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
+      else if (msg?.type === PROGRESS && typeof msg.jid === 'string') options.onProgress?.(msg.jid, msg.value);
     });
   }
 

@@ -18,6 +18,8 @@
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
+//   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
+//   <ns>:nexq:results                  pub/sub channel: jids whose result was just kept (waitFor)
 // With an empty namespace there is no prefix at all: Sidekiq's exact key names. On a Redis Cluster
 // a namespace that carries a hash tag ({exq}) puts every key in the one slot of that tag.
 //
@@ -193,6 +195,16 @@ export class Keys {
   /** nexq's own: the pub/sub channel that carries cancel requests to every node. */
   get cancelChannel(): string {
     return this.key('nexq:cancel');
+  }
+
+  /** nexq's own: the result a job kept (its handler's return value as JSON), expiring after its keepResult. */
+  result(jid: string): string {
+    return this.key(`nexq:result:${jid}`);
+  }
+
+  /** nexq's own: the pub/sub channel that says which job just kept a result (waitFor listens). */
+  get resultChannel(): string {
+    return this.key('nexq:results');
   }
 
   /** nexq's own: a unique job's lock, holding its jid (unique within its queue in the per-queue layout). */

@@ -9,10 +9,11 @@ import { countOf } from '../job/json-object';
 import { rewriteMembers } from '../job/json-members';
 import { JobCancelledError, jobErrorOf, JobExpiredError, JobInterruptedError } from '../job/run-errors';
 import { jsonTimestamp } from '../job/time';
+import type { KeptResult } from '../../workers/job-result';
 
 export type Outcome =
-  /** The handler returned. */
-  | { kind: 'success'; durationMs: number }
+  /** The handler returned; `result`: its return value, to keep before the ack (keepResult). */
+  | { kind: 'success'; durationMs: number; result?: KeptResult }
   /** The handler returned after asking to run again later (Disque's NACK). */
   | { kind: 'nack'; durationMs: number }
   /** The handler threw or rejected, timed out, or its thread died. */

@@ -41,4 +41,12 @@ export async function typeTests(nexq: Nexq): Promise<void> {
   Total.handler((values) => values.reduce((a, b) => a + b, 0));
   // @ts-expect-error: returns a string where the definition says number
   Total.handler(() => 'ten');
+  const total: number = await Total.waitFor(nexq, jid, { timeout: 1000 });
+  const kept: number | undefined = await Total.result(nexq, jid);
+  void [total, kept];
+  // @ts-expect-error: a result may be missing
+  const sure: number = await Total.result(nexq, jid);
+  void sure;
+  // @ts-expect-error: keepResult is a number of seconds
+  await Total.enqueue(nexq, [[1, 2]], { keepResult: true });
 }
