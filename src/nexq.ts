@@ -13,6 +13,7 @@ import { NexqNode, NodeStartOptions } from './node/node';
 import { deleteJobByJid, indexEntryOf, JobLocation, locateJob, parseEntry } from './redis/job-index';
 import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
+import { tracedEnqueue } from './tracing/enqueue-span';
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
@@ -73,12 +74,12 @@ export class Nexq {
 
   /** Enqueues a job now; resolves to its jid. */
   enqueue(queue: string, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
-    return this.enqueuer.enqueue({ queue, class: className, args, options });
+    return this.send1({ queue, class: className, args, options });
   }
 
   /** Enqueues a job to run at `date`. */
   enqueueAt(queue: string, date: Date, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
-    return this.enqueuer.enqueue({ queue, class: className, args, at: date, options });
+    return this.send1({ queue, class: className, args, at: date, options });
   }
 
   /** Enqueues a job to run `seconds` from now. */
@@ -89,12 +90,12 @@ export class Nexq {
     args: unknown[] = [],
     options?: JobOptions,
   ): Promise<string> {
-    return this.enqueuer.enqueue({ queue, class: className, args, in: seconds, options });
+    return this.send1({ queue, class: className, args, in: seconds, options });
   }
 
   /** Enqueues every job or none, in one round trip; resolves to their jids in order. */
   enqueueAll(jobs: BulkJob[]): Promise<string[]> {
-    return this.enqueuer.enqueueAll(jobs);
+    return this.send(jobs).then((results) => results.map((r) => r.jid));
   }
 
   /** Like `enqueue`, saying whether a `unique` lock sent it to an existing job (`conflict`, with that jid). */
@@ -104,7 +105,7 @@ export class Nexq {
     args: unknown[] = [],
     options?: JobOptions,
   ): Promise<EnqueueResult> {
-    const [result] = await this.enqueuer.enqueueAllResults([{ queue, class: className, args, options }]);
+    const [result] = await this.send([{ queue, class: className, args, options }]);
     return result;
   }
 
@@ -250,6 +251,16 @@ export class Nexq {
   async stop(): Promise<void> {
     await this.waiter?.close();
     return this.node.stop();
+  }
+
+  /** Every enqueue goes through here: in a producer span when OpenTelemetry is present (src/tracing). */
+  private send(requests: EnqueueRequest[]): Promise<EnqueueResult[]> {
+    return tracedEnqueue(requests, (traced) => this.enqueuer.enqueueAllResults(traced));
+  }
+
+  private async send1(request: EnqueueRequest): Promise<string> {
+    const [{ jid }] = await this.send([request]);
+    return jid;
   }
 
   private get enqueuer(): Enqueuer {

@@ -8,6 +8,7 @@ import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
 import { handlerKeepResult, HandlerLoadError, JobContext, loadPerform } from './handler-loader';
 import { checkedProgress, keepSecondsOf, resultJson, ResultTooLargeError } from './job-result';
+import { inProcessSpan, otel } from './otel';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
 import type { QueueSlots } from './work-table-layout';
 
@@ -73,7 +74,8 @@ export async function performTask(
       progress: (value: unknown) => observer.progress?.(job.jid, checkedProgress(value)),
     };
     observer.starting?.(args, context);
-    const value = await perform.apply(context, args);
+    const run = () => perform.apply(context, args);
+    const value = await (otel() ? inProcessSpan(job, context.className, run) : run());
     observer.returned?.(value);
     if (nacked) return { ok: true, nack: true };
     // Kept only when asked (the job's keep_result, the handler's keepResult): otherwise nothing more.

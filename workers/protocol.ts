@@ -56,4 +56,6 @@ export type JobOutcome =
 export interface ThreadData {
   /** The work table's buffer (see src/run/work-table.ts), readable from threads. */
   workTable: SharedArrayBuffer;
+  /** The absolute path of the `threadSetup` module, imported once before the thread's first job. */
+  setup?: string;
 }

@@ -1,7 +1,9 @@
 // The piscina entry: runs one job's handler on this worker thread (workers/perform-task.ts) and
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
+import { pathToFileURL } from 'node:url';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { PerformObserver, performTask } from './perform-task';
+import { describeLoadFailure, HandlerLoadError } from './handler-loader';
+import { PerformObserver, performTask, toThrownError } from './perform-task';
 import { BATCH, DONE, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
@@ -11,6 +13,21 @@ const cells = table ? new Int32Array(table) : undefined;
 const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
 const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
 
+/** The `threadSetup` module (e.g. an OpenTelemetry tracer provider), imported once before the first job. */
+const setupFile = (workerData as Partial<ThreadData> | undefined)?.setup;
+let setup: Promise<unknown> | undefined;
+
+/** Imports the setup module once; a failure fails the jobs (HANDLER_LOAD) until a later import succeeds. */
+async function setUp(file: string): Promise<JobOutcome | undefined> {
+  try {
+    await (setup ??= import(pathToFileURL(file).href));
+    return undefined;
+  } catch (err) {
+    setup = undefined;
+    return { ok: false, error: toThrownError(new HandlerLoadError(`threadSetup ${describeLoadFailure(file, err)}`)) };
+  }
+}
+
 /** A handler's `this.progress(value)` goes to the main thread, which records it and emits job:progress. */
 const observer: PerformObserver = {
   progress: (jid, value) => parentPort?.postMessage({ type: PROGRESS, jid, value }),
@@ -18,7 +35,7 @@ const observer: PerformObserver = {
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return performTask(task, observer, slotsOf);
+  return (setupFile && (await setUp(setupFile))) || performTask(task, observer, slotsOf);
 }
 
 /**
@@ -33,7 +50,7 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task, observer, slotsOf);
+      const outcome = (setupFile && (await setUp(setupFile))) || (await performTask(task, observer, slotsOf));
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {

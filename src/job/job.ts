@@ -164,7 +164,15 @@ export class InvalidJobError extends NexqError {
   override readonly name: string = 'InvalidJobError';
 }
 
+/**
+ * The job fields that carry a trace's context (W3C Trace Context and Baggage), top level as Ruby's
+ * OpenTelemetry instrumentation for Sidekiq writes them; Sidekiq and Exq keep fields they do not know.
+ */
+export const TRACE_FIELDS: readonly string[] = ['traceparent', 'tracestate', 'baggage'];
+
 export interface EncodeOptions {
+  /** Trace context to write into the job (only the TRACE_FIELDS, string values). */
+  trace?: Record<string, unknown>;
   timestamps?: TimestampFormat;
   /**
    * When a scheduled job is due (epoch seconds); absent for a job that runs now. A scheduled job has
@@ -211,6 +219,11 @@ export function encodeNewJob(
   let extra = '';
   if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds((encoding.runAt ?? nowAt) + options.ttl)}`;
   if (options.atMostOnce) extra += ',"at_most_once":true';
+  if (encoding.trace)
+    for (const field of TRACE_FIELDS) {
+      const value = encoding.trace[field];
+      if (typeof value === 'string') extra += `,"${field}":${JSON.stringify(value)}`;
+    }
   if (options.keepResult !== undefined) extra += `,"keep_result":${Math.ceil(options.keepResult)}`;
   if (options.unique) {
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;

@@ -15,6 +15,8 @@ export interface EnqueueRequest {
   /** Run this many seconds from now instead of now. */
   in?: number;
   options?: JobOptions;
+  /** Trace context for the job's `traceparent`/`tracestate`/`baggage` fields (set by nexq's OpenTelemetry producer span). */
+  trace?: Record<string, string>;
 }
 
 /** One checked, encoded job: `runAt` (epoch seconds) is set when it goes to `schedule`. */
@@ -50,6 +52,7 @@ export function prepareJobs(
       timestamps,
       runAt,
       now,
+      trace: request.trace,
     });
     const unique = request.options?.unique;
     return {

@@ -102,7 +102,7 @@ export class NexqNode {
             maxHeapMb: resolved.threadMaxHeapMb,
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
-            data: { workTable: running.slots.buffer },
+            data: { workTable: running.slots.buffer, setup: resolved.threadSetup },
             onProgress: (jid, value) => reportProgress(ctx, running, jid, value),
           }),
           middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],

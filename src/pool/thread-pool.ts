@@ -74,6 +74,10 @@ export class ThreadPool {
       concurrentTasksPerWorker: TASKS_PER_THREAD,
       idleTimeout: Infinity,
       workerData: options.data,
+      // A thread waits for its next task blocked in Atomics.wait by default, its event loop stopped:
+      // a threadSetup module usually starts background work (a span exporter), which must go on
+      // between jobs, so with one the threads wait with Atomics.waitAsync instead.
+      ...(options.data.setup ? { atomics: 'async' as const } : {}),
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
     // Setting up a thread's heap undoes the cap's V8 flag: apply it again once each first thread is
