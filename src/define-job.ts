@@ -31,7 +31,10 @@ export interface JobDefinition<A extends unknown[], R = unknown> {
   result(nexq: Nexq, jid: string): Promise<R | undefined>;
   /** Waits for the result of a run of it (see `Nexq#waitFor`). */
   waitFor(nexq: Nexq, jid: string, options?: WaitForOptions): Promise<R>;
-  /** Types a handler by this definition and gives it back: `export const perform = SendEmail.handler(async function (to, id) {...})`. */
+  /**
+   * Types a handler by this definition and gives it back:
+   * `export const perform = SendEmail.handler(async function (to, id) {...})`.
+   */
   handler(perform: TypedPerform<A, R>): TypedPerform<A, R>;
 }
 

@@ -79,7 +79,10 @@ export function loadPerform(file: string): Promise<Perform> {
   if (!perform) {
     perform = import(pathToFileURL(file).href).then(
       (mod: Record<string, unknown>) => {
-        keepResults.set(file, mod.keepResult ?? (mod.default as { keepResult?: unknown } | null | undefined)?.keepResult);
+        keepResults.set(
+          file,
+          mod.keepResult ?? (mod.default as { keepResult?: unknown } | null | undefined)?.keepResult,
+        );
         return findPerform(mod, file);
       },
       (err: unknown) => {

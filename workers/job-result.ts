@@ -35,11 +35,17 @@ export function keepSecondsOf(jobField: unknown, handlerExport: unknown): number
   return 0;
 }
 
+/** JSON.stringify, typed as it behaves: undefined for undefined, a function or a symbol. */
+function jsonOf(value: unknown): string | undefined {
+  const json: string | undefined = JSON.stringify(value);
+  return json;
+}
+
 /** The result of `className` as JSON (undefined is kept as null); throws ResultTooLargeError above the limit. */
 export function resultJson(value: unknown, className: string): string {
   let json: string | undefined;
   try {
-    json = JSON.stringify(value === undefined ? null : value);
+    json = jsonOf(value === undefined ? null : value);
   } catch (err) {
     throw new ResultTooLargeError(`the result of ${className} cannot be written as JSON: ${(err as Error).message}`);
   }
@@ -60,7 +66,7 @@ export function checkedProgress(value: unknown): unknown {
   }
   let json: string | undefined;
   try {
-    json = JSON.stringify(value);
+    json = jsonOf(value);
   } catch (err) {
     throw new InvalidProgressError(`progress must be a number or JSON: ${(err as Error).message}`);
   }

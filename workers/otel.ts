@@ -5,6 +5,7 @@
 // opentelemetry-instrumentation-sidekiq puts and looks for it (it injects into the job hash), so
 // traces cross between nexq and Sidekiq either way. Exq ignores and keeps the fields.
 import type * as OtelApi from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { JobPayload } from '../src/job/job';
 
 export type Otel = typeof OtelApi;
@@ -47,13 +48,18 @@ export async function inProcessSpan<T>(job: JobPayload, className: string, perfo
         'messaging.destination.name': job.queue,
         'messaging.message.id': job.jid,
         'messaging.nexq.job.class': className,
-        'messaging.nexq.retry_count': Number.isInteger(job.retry_count) ? (job.retry_count as number) : 0,
+        'messaging.nexq.retry_count': Number.isInteger(job.retry_count) ? job.retry_count : 0,
       },
     },
     parent,
   );
+  return inSpan(api, span, api.trace.setSpan(parent, span), perform);
+}
+
+/** Runs `fn` in `context` (which holds `span`): a throw marks the span an error; the span ends either way. */
+export async function inSpan<T>(api: Otel, span: Span, context: Context, fn: () => T | Promise<T>): Promise<T> {
   try {
-    return await api.context.with(api.trace.setSpan(parent, span), perform);
+    return await api.context.with(context, fn);
   } catch (err) {
     span.recordException(err instanceof Error ? err : String(err));
     span.setStatus({ code: api.SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });

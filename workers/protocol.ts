@@ -50,7 +50,7 @@ export interface ThrownError {
 export type JobOutcome =
   /** `result`: the return value to keep, when the job or its handler asked for it. */
   | { ok: true; nack?: true; result?: KeptResult }
-   | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
+  | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {

@@ -122,7 +122,8 @@ export class JobRunner extends Actor<never, Cast> {
       const task = { raw, file, activeJob, slotsRow };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
-      if (result.ok) return result.nack ? { kind: 'nack', durationMs } : { kind: 'success', durationMs, result: result.result };
+      if (result.ok)
+        return result.nack ? { kind: 'nack', durationMs } : { kind: 'success', durationMs, result: result.result };
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
       // not the job's. The job stays in the backup list and runs again after the next boot.
       if (!this.alive) return { kind: 'abandoned' };

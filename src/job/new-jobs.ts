@@ -15,7 +15,7 @@ export interface EnqueueRequest {
   /** Run this many seconds from now instead of now. */
   in?: number;
   options?: JobOptions;
-  /** Trace context for the job's `traceparent`/`tracestate`/`baggage` fields (set by nexq's OpenTelemetry producer span). */
+  /** Trace context for the job's `traceparent`, `tracestate`, `baggage` fields (nexq's producer span sets it). */
   trace?: Record<string, string>;
 }
 

@@ -13,7 +13,13 @@ export class ResultTimeoutError extends NexqError {
 }
 
 /** Keeps `json` as the result of `jid` for `ttl` seconds and tells the waiters, in one MULTI. */
-export async function storeResult(redis: RedisClient, keys: Keys, jid: string, json: string, ttl: number): Promise<void> {
+export async function storeResult(
+  redis: RedisClient,
+  keys: Keys,
+  jid: string,
+  json: string,
+  ttl: number,
+): Promise<void> {
   await redis.multi().set(keys.result(jid), json, 'EX', ttl).publish(keys.resultChannel, jid).exec();
 }
 
@@ -39,12 +45,8 @@ export class ResultWaiter {
 
   /** The result of `jid`, as soon as it is kept; rejects with ResultTimeoutError after `timeoutMs`. */
   async waitFor(jid: string, timeoutMs: number): Promise<unknown> {
-    let heard = false;
     let wakeNow: (() => void) | undefined;
-    const wake: Waiter = () => {
-      heard = true;
-      wakeNow?.();
-    };
+    const wake: Waiter = () => wakeNow?.();
     this.add(jid, wake);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -55,10 +57,11 @@ export class ResultWaiter {
       // Subscribed first, then read: a result kept before the subscription is read, one kept after it is heard.
       await Promise.race([this.subscribe(), timedOut]);
       for (;;) {
-        heard = false;
+        // Listening before the read: a message that arrives while it is on its way wakes the next one.
+        const woken = new Promise<void>((resolve) => (wakeNow = resolve));
         const kept = await Promise.race([readResult(this.redis(), this.keys, jid), timedOut]);
         if (kept) return kept.value;
-        if (!heard) await Promise.race([new Promise<void>((resolve) => (wakeNow = resolve)), timedOut]);
+        await Promise.race([woken, timedOut]);
       }
     } finally {
       clearTimeout(timer);

@@ -44,7 +44,8 @@ export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> 
   const fate = fateOf(outcome, job.fetched, job.ctx.config, job.ctx.clock.now());
   // A kept result lands before the ack: a crash between them re-runs the job, never loses its result.
   const kept = outcome.kind === 'success' ? outcome.result : undefined;
-  if (kept) await untilItLands(job, () => storeResult(job.ctx.redis, job.ctx.keys, job.fetched.job.jid, kept.json, kept.ttl));
+  if (kept)
+    await untilItLands(job, () => storeResult(job.ctx.redis, job.ctx.keys, job.fetched.job.jid, kept.json, kept.ttl));
   await untilItLands(job, () => job.steps.apply(fate, job.taken));
   await report(job, outcome, fate);
   return fate;

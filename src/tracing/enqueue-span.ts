@@ -6,7 +6,7 @@
 // the requests go through untouched.
 import type { EnqueueResult } from '../actors/enqueuer';
 import type { EnqueueRequest } from '../job/new-jobs';
-import { MESSAGING_SYSTEM, otel } from '../../workers/otel';
+import { inSpan, MESSAGING_SYSTEM, otel } from '../../workers/otel';
 
 export async function tracedEnqueue(
   requests: EnqueueRequest[],
@@ -14,7 +14,8 @@ export async function tracedEnqueue(
 ): Promise<EnqueueResult[]> {
   const api = otel();
   if (!api || !Array.isArray(requests) || requests.length === 0) return enqueue(requests);
-  const queues = [...new Set(requests.map((r) => r?.queue))];
+  // JavaScript callers can pass anything: what is not a job is refused by the enqueue itself.
+  const queues = [...new Set(requests.map((r: unknown) => (r as { queue?: unknown } | null)?.queue))];
   const destination = queues.length === 1 && typeof queues[0] === 'string' ? queues[0] : undefined;
   const span = api.trace.getTracer('nexq').startSpan(destination ? `send ${destination}` : 'send', {
     kind: api.SpanKind.PRODUCER,
@@ -33,15 +34,9 @@ export async function tracedEnqueue(
   const trace: Record<string, string> = {};
   api.propagation.inject(context, trace);
   const traced = Object.keys(trace).length ? requests.map((r) => ({ ...r, trace })) : requests;
-  try {
-    const results = await api.context.with(context, () => enqueue(traced));
+  return inSpan(api, span, context, async () => {
+    const results = await enqueue(traced);
     if (results.length === 1) span.setAttribute('messaging.message.id', results[0].jid);
     return results;
-  } catch (err) {
-    span.recordException(err instanceof Error ? err : String(err));
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-    throw err;
-  } finally {
-    span.end();
-  }
+  });
 }

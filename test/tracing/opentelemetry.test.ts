@@ -114,14 +114,13 @@ describe('OpenTelemetry tracing', () => {
   });
 
   it('continues a trace a Sidekiq producer wrote in the job’s traceparent field', async () => {
-    const node = await t.start({ jobsDir, threadSetup });
+    await t.start({ jobsDir, threadSetup });
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parent = '00f067aa0ba902b7';
     const job = { class: 'FailFirst', args: [], queue: 'default', jid: 'from-ruby', retry: false, retry_count: 1 };
     await t.redis.lpush(t.keys.queue('default'), JSON.stringify({ ...job, traceparent: `00-${traceId}-${parent}-01` }));
     const [span] = await threadSpans(1);
     expect(span).to.include({ traceId, parentSpanId: parent, name: 'process default' });
-    void node;
   });
 
   it('writes no trace fields when no propagator is registered', async () => {
