@@ -21,6 +21,7 @@ export {
   KeyLayoutError,
   PartialEnqueueError,
   QueueFullError,
+  BatchNotFoundError,
   QueuePausedError,
   RedisOutOfMemoryError,
   RedisWrongTypeError,

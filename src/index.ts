@@ -1,6 +1,8 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
-export type { BulkJob, NexqStartOptions, PauseMode, WaitForOptions } from './nexq';
+export type { WaitForOptions } from './nexq';
+export type { Batch, BatchOptions, BatchStatus, BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { BatchCallback, BatchJob } from './admin/batch';
 export type { EnqueueResult } from './actors/enqueuer';
 // Every error class, each with its stable `code` (docs/errors.md).
 export * from './errors';
@@ -15,3 +17,6 @@ export { NodeMetrics } from './metrics/prometheus';
 export type { MetricsHandler } from './metrics/prometheus';
 export { defineJob } from './define-job';
 export type { JobDefinition, JobDefinitionOptions, TypedPerform } from './define-job';
+export { nexqDashboard } from './web/mount';
+export type { DashboardMountOptions, NexqDashboard } from './web/mount';
+export { nexqFastify } from './web/fastify';

@@ -3,6 +3,8 @@ import { resolveQueue, ResolvedQueue } from '../config/validate';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
+import { Batch, BatchOptions, newBatch } from './admin/batch';
+import { batchStatus, BatchStatus, listBatches } from './admin/batch-status';
 import { readBacktrace } from './job/failure';
 import type { JobOptions } from './job/job';
 import { jsonObject } from './job/json-object';
@@ -17,6 +19,7 @@ import { tracedEnqueue } from './tracing/enqueue-span';
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
+export type { Batch, BatchOptions, BatchStatus };
 
 /** How often `cancel` sends its request again while the job still runs. */
 const CANCEL_REPEAT_MS = 1000;
@@ -46,7 +49,7 @@ export interface WaitForOptions {
 }
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
-export type BulkJob = EnqueueRequest;
+export type BulkJob = Omit<EnqueueRequest, 'bid'>;
 
 export class Nexq {
   /** Opened at the first `waitFor`: one subscriber connection for every waiter. */
@@ -96,6 +99,25 @@ export class Nexq {
   /** Enqueues every job or none, in one round trip; resolves to their jids in order. */
   enqueueAll(jobs: BulkJob[]): Promise<string[]> {
     return this.send(jobs).then((results) => results.map((r) => r.jid));
+  }
+
+  /**
+   * A new batch (Sidekiq Pro's): add jobs with `enqueue`/`enqueueAll` (or several calls inside
+   * `jobs(async () => ...)`); its callbacks are jobs enqueued once each when every job ran
+   * (`onComplete`), every job succeeded (`onSuccess`) and the first job died (`onDeath`).
+   */
+  batch(options: BatchOptions = {}): Batch {
+    return newBatch(this.node.ctx, options);
+  }
+
+  /** Batch `bid`'s counts and failures; undefined once its data expired. */
+  batchStatus(bid: string): Promise<BatchStatus | undefined> {
+    return batchStatus(this.node.ctx, bid);
+  }
+
+  /** The newest batches first (at most `limit`), with their status. */
+  batches(limit = 50): Promise<BatchStatus[]> {
+    return listBatches(this.node.ctx, limit);
   }
 
   /** Like `enqueue`, saying whether a `unique` lock sent it to an existing job (`conflict`, with that jid). */

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { firstLocation, handlerFrames } from './backtrace';
 
 import type { QueueSlots } from './work-table-layout';
+import type { JobBatch } from './job-batch';
 
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
 
@@ -31,6 +32,8 @@ export interface JobContext {
    * dashboard's running jobs and the `job:progress` event. The latest value wins.
    */
   progress(value: unknown): void;
+  /** The job's batch, when it belongs to one: jobs added with it join that batch. */
+  batch?: JobBatch;
 }
 
 const loaded = new Map<string, Promise<Perform>>();

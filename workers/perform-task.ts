@@ -11,6 +11,7 @@ import { checkedProgress, keepSecondsOf, resultJson, ResultTooLargeError } from 
 import { inProcessSpan, otel } from './otel';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
 import type { QueueSlots } from './work-table-layout';
+import { jobBatch, PostToMain } from './job-batch';
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
 export interface PerformObserver {
@@ -43,12 +44,14 @@ const ALONE: QueueSlots = { concurrency: 1, busy: 1, free: 0 };
 
 /**
  * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. `slots` reads the
- * job's queue's row of the work table (a thread's; in-process, a job runs alone).
+ * job's queue's row of the work table (a thread's; in-process, a job runs alone); `post` reaches
+ * the main thread (for `this.batch`; absent in-process).
  */
 export async function performTask(
   task: JobTask,
   observer: PerformObserver = {},
   slots: (row: number | undefined) => QueueSlots = () => ALONE,
+  post?: PostToMain,
 ): Promise<JobOutcome> {
   try {
     // Decoded (checked) on the main thread before it came here.
@@ -72,6 +75,7 @@ export async function performTask(
       nack: () => void (nacked = true),
       slots: () => slots(task.slotsRow),
       progress: (value: unknown) => observer.progress?.(job.jid, checkedProgress(value)),
+      batch: typeof job.bid === 'string' && job.bid !== '' ? jobBatch(job.bid, post) : undefined,
     };
     observer.starting?.(args, context);
     const run = () => perform.apply(context, args);

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { describeLoadFailure, HandlerLoadError } from './handler-loader';
 import { PerformObserver, performTask, toThrownError } from './perform-task';
+import type { PostToMain } from './job-batch';
 import { BATCH, DONE, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
@@ -11,6 +12,9 @@ import { QueueSlots, readSlots } from './work-table-layout';
 const table = (workerData as Partial<ThreadData> | undefined)?.workTable;
 const cells = table ? new Int32Array(table) : undefined;
 const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
+const post: PostToMain | undefined = parentPort
+  ? (message, transfer) => parentPort?.postMessage(message, transfer)
+  : undefined;
 const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
 
 /** The `threadSetup` module (e.g. an OpenTelemetry tracer provider), imported once before the first job. */
@@ -35,7 +39,7 @@ const observer: PerformObserver = {
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return (setupFile && (await setUp(setupFile))) || performTask(task, observer, slotsOf);
+  return (setupFile && (await setUp(setupFile))) || performTask(task, observer, slotsOf, post);
 }
 
 /**
@@ -50,7 +54,7 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = (setupFile && (await setUp(setupFile))) || (await performTask(task, observer, slotsOf));
+      const outcome = (setupFile && (await setUp(setupFile))) || (await performTask(task, observer, slotsOf, post));
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {

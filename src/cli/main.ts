@@ -4,6 +4,7 @@ import { ConfigError } from '../../config/validate';
 import { InvalidJobError } from '../job/job';
 import { parseArgs, UsageError } from './args';
 import { BOOLEAN_FLAGS, checkCommandFlags, Command, outputFor } from './commands/common';
+import { batchesCommand } from './commands/batches';
 import { drainCommand } from './commands/drain';
 import { enqueueCommand } from './commands/enqueue';
 import { deadCommand, jobsCommand, retriesCommand, scheduledCommand } from './commands/jobs';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   resume: resumeCommand,
   processes: processesCommand,
   drain: drainCommand,
+  batches: batchesCommand,
 };
 
 const HELP = `Usage: nexq <command> [options]

@@ -35,6 +35,8 @@ export interface JobPayload {
   nacks?: number;
   /** nexq: seconds to keep the handler's return value as the job's result (`keepResult`). */
   keep_result?: number;
+  /** The batch it belongs to (Sidekiq Pro's field). */
+  bid?: string;
   [field: string]: unknown;
 }
 
@@ -181,6 +183,8 @@ export interface EncodeOptions {
   runAt?: number;
   /** Now, epoch seconds (created_at, enqueued_at, the ttl's start): the node's Clock, Redis' time. */
   now?: number;
+  /** The batch the job belongs to: Sidekiq Pro's `bid` field, which Sidekiq keeps as it is. */
+  bid?: string;
 }
 
 /** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
@@ -225,6 +229,7 @@ export function encodeNewJob(
       if (typeof value === 'string') extra += `,"${field}":${JSON.stringify(value)}`;
     }
   if (options.keepResult !== undefined) extra += `,"keep_result":${Math.ceil(options.keepResult)}`;
+  if (encoding.bid !== undefined) extra += `,"bid":${JSON.stringify(encoding.bid)}`;
   if (options.unique) {
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
   }

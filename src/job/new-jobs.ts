@@ -17,6 +17,8 @@ export interface EnqueueRequest {
   options?: JobOptions;
   /** Trace context for the job's `traceparent`, `tracestate`, `baggage` fields (nexq's producer span sets it). */
   trace?: Record<string, string>;
+  /** The batch the job belongs to (written as Sidekiq Pro's `bid`); set by a Batch, not by callers. */
+  bid?: string;
 }
 
 /** One checked, encoded job: `runAt` (epoch seconds) is set when it goes to `schedule`. */
@@ -53,6 +55,7 @@ export function prepareJobs(
       runAt,
       now,
       trace: request.trace,
+      bid: request.bid,
     });
     const unique = request.options?.unique;
     return {

@@ -3,7 +3,19 @@
 // a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { BATCH, DONE, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
+import type { MessagePort } from 'node:worker_threads';
+import {
+  BATCH,
+  DONE,
+  ENQUEUE,
+  EnqueueReply,
+  JobOutcome,
+  JobTask,
+  PROGRESS,
+  STARTED,
+  ThreadData,
+  ThreadMessage,
+} from '../../workers/protocol';
 import type { JobError } from '../job/failure';
 import {
   JobCancelledError,
@@ -34,6 +46,8 @@ export interface ThreadPoolOptions {
   data: ThreadData;
   /** A handler's `this.progress(value)`, with its job's jid. */
   onProgress?: (jid: string, value: unknown) => void;
+  /** Enqueues jobs a handler adds to its batch (`this.batch`); resolves to their jids. */
+  enqueueInBatch?: (bid: string, jobs: unknown[]) => Promise<string[]>;
 }
 
 const ENTRY = path.join(__dirname, '..', '..', 'workers', 'thread-entry.js');
@@ -93,7 +107,11 @@ export class ThreadPool {
       else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
         this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
       else if (msg?.type === PROGRESS && typeof msg.jid === 'string') options.onProgress?.(msg.jid, msg.value);
+      else if (msg?.type === ENQUEUE && msg.port && typeof msg.bid === 'string' && Array.isArray(msg.jobs))
+        void answerEnqueue(msg.port, () => enqueueInBatch(msg.bid as string, msg.jobs as unknown[]));
     });
+    const enqueueInBatch =
+      options.enqueueInBatch ?? (() => Promise.reject(new Error('this node cannot enqueue into batches')));
   }
 
   get threads(): number {
@@ -231,4 +249,21 @@ function threadFailure(err: unknown): JobError {
   if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
     return jobErrorOf(new WorkerOutOfMemory(err.message));
   return jobErrorOf(new WorkerThreadExited(err.message));
+}
+
+/** Answers a thread's `this.batch` enqueue on the port it sent, with the jids or the error. */
+async function answerEnqueue(port: MessagePort, enqueue: () => Promise<string[]>): Promise<void> {
+  let reply: EnqueueReply;
+  try {
+    reply = { ok: true, jids: await enqueue() };
+  } catch (err) {
+    const error =
+      err instanceof Error ? { class: err.name, message: err.message } : { class: 'Error', message: String(err) };
+    reply = { ok: false, error };
+  }
+  try {
+    port.postMessage(reply);
+  } finally {
+    port.close();
+  }
 }
