@@ -38,6 +38,11 @@ export interface PeriodicSpec {
    * cron, queue, class and args, so editing any of them starts a new schedule; a name keeps it.
    */
   name?: string;
+  /**
+   * IANA time zone whose wall clock the cron fields read (`Europe/Berlin`); default UTC. A time
+   * skipped by daylight saving does not run that day; a time that happens twice runs once.
+   */
+  tz?: string;
 }
 
 /** The standalone Prometheus endpoint: GET /metrics on `host` (default 127.0.0.1) and `port` (0: any free one). */

@@ -10,6 +10,7 @@ export type NexqErrorCode =
   | 'CONFIG_INVALID'
   | 'CONFIG_UNKNOWN_OPTION'
   | 'CRON_INVALID'
+  | 'SCHEDULE_INVALID'
   | 'KEY_LAYOUT'
   | 'JOB_INVALID'
   | 'JOB_ARGS_NOT_JSON'

@@ -8,6 +8,7 @@ export type { NexqErrorCode } from '../config/nexq-error';
 // Options and input
 export { ConfigError, UnknownOptionError } from '../config/config-error';
 export { CronError } from '../config/cron';
+export { ScheduleError } from './admin/schedules';
 export { InvalidJobError, MalformedJobError } from './job/job';
 export { HandlerCheckError } from './handlers/check';
 export { UnknownJobClassError } from './handlers/registry';

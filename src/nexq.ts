@@ -1,6 +1,10 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
+import { cancelJob } from './admin/cancel';
+import { clearQueue } from './admin/clear-queue';
+import { killJob } from './admin/kill';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
+import { Schedules } from './admin/schedules';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
 import { Batch, BatchOptions, newBatch } from './admin/batch';
@@ -12,7 +16,7 @@ import { ActorNames, runsJobs } from './node/context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node/node';
-import { deleteJobByJid, indexEntryOf, JobLocation, locateJob, parseEntry } from './redis/job-index';
+import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
 import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
@@ -20,9 +24,6 @@ import { tracedEnqueue } from './tracing/enqueue-span';
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
 export type { Batch, BatchOptions, BatchStatus };
-
-/** How often `cancel` sends its request again while the job still runs. */
-const CANCEL_REPEAT_MS = 1000;
 
 /** Everything about one job, wherever it is (see `Nexq#show`). */
 export interface JobInfo extends JobLocation {
@@ -54,12 +55,21 @@ export type BulkJob = Omit<EnqueueRequest, 'bid'>;
 export class Nexq {
   /** Opened at the first `waitFor`: one subscriber connection for every waiter. */
   private waiter?: ResultWaiter;
+  private scheduleApi?: Schedules;
 
   private constructor(readonly node: NexqNode) {}
 
   /** Starts a node: a full worker node, or a producer only with `mode: 'enqueuer'`. */
   static async start(options: NexqStartOptions = {}): Promise<Nexq> {
     return new Nexq(await NexqNode.start(options));
+  }
+
+  /**
+   * Periodic jobs set at run time, kept in Redis and run by every node (once per tick across them):
+   * `set(name, { cron, queue, class, args?, tz? })`, `remove(name)`, `list()`.
+   */
+  get schedules(): Schedules {
+    return (this.scheduleApi ??= new Schedules(this.node.ctx));
   }
 
   /** Typed job events of this node (`job:start`, `job:success`, `job:failure`, `job:retry`, `job:dead`). */
@@ -155,6 +165,17 @@ export class Nexq {
     };
   }
 
+  /** Moves the job `jid` from the retry set to the dead set now, unchanged; false when it is not in retry. */
+  async killJob(jid: string): Promise<boolean> {
+    return (await killJob(this.node.ctx, jid)).killed;
+  }
+
+  /** Deletes every job waiting in `queue` (with their unique locks) in one step; resolves to how many. */
+  clearQueue(queue: string): Promise<number> {
+    resolveQueue(queue, 1, 'queue');
+    return clearQueue(this.node.ctx, queue);
+  }
+
   /**
    * The result the job `jid` kept (its handler's return value, when it was enqueued with
    * `keepResult` or its handler exports `keepResult`); undefined when none is kept (not asked, not
@@ -188,25 +209,8 @@ export class Nexq {
    * again from their queue, not counted as failures. The request is repeated until it takes, so
    * one lost with a dropped connection is sent again.
    */
-  async cancel(jid: string, timeoutMs = 10_000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    let lastRequest = 0;
-    for (;;) {
-      const { redis, keys } = this.node.ctx; // the client of the moment (one ioredis ended is replaced)
-      const found = await locateJob(redis, keys, jid);
-      if (found?.state === 'dead') return jsonObject(found.raw)?.error_class === 'JobCancelledError';
-      // An at-most-once job runs off its backup list: the index alone says it runs, and where.
-      const entry = found ? undefined : await indexEntryOf(redis, keys, jid);
-      const running = found?.state === 'running' ? found : entry ? parseEntry(entry.entry) : undefined;
-      if (running?.state !== 'running') return false;
-      if (Date.now() > deadline)
-        throw new Error(`job ${jid} was not cancelled within ${timeoutMs} ms (is node ${running.node} running?)`);
-      if (Date.now() - lastRequest >= CANCEL_REPEAT_MS) {
-        await redis.publish(keys.cancelChannel, jid);
-        lastRequest = Date.now();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  cancel(jid: string, timeoutMs = 10_000): Promise<boolean> {
+    return cancelJob(this.node.ctx, jid, timeoutMs);
   }
 
   /**

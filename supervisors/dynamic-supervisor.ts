@@ -5,7 +5,7 @@
 //  2. Restart permanent / transient children by the same rules and intensity as `Supervisor`.
 //  3. On stop, stop every child at once (they are independent) and wait for each up to its
 //     shutdown timeout: for job runners this is the graceful drain of running jobs.
-import { Actor, ActorExitedError, ActorOptions, AnyActor, Down, isDown } from '../src/runtime';
+import { Actor, ActorExitedError, ActorOptions, ActorSnapshot, AnyActor, Down, isDown } from '../src/runtime';
 import { RestartIntensity, RestartIntensityError } from './restart-intensity';
 import { ChildSpec, DEFAULT_SHUTDOWN_MS, shouldRestart } from './supervisor';
 
@@ -25,6 +25,11 @@ export class DynamicSupervisor extends Actor<never, never, Down> {
 
   get count(): number {
     return this.children.size;
+  }
+
+  /** Its children are counted, not listed: one per running job can be thousands. */
+  snapshot(): ActorSnapshot {
+    return { id: this.name, state: this.state, restarts: 0, strategy: 'dynamic', running: this.children.size };
   }
 
   /** Starts a child from `spec` (temporary unless it says otherwise) and supervises it. */

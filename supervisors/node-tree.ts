@@ -8,7 +8,7 @@
 //   ├─ heartbeat    process entry in Redis
 //   ├─ enqueuer     writes new jobs
 //   ├─ scheduler    schedule/retry -> queues
-//   ├─ periodic     cron jobs of the `periodic` option, each tick once across nodes (only when any)
+//   ├─ periodic     cron jobs of `periodic` and of nexq.schedules, each tick once across nodes
 //   ├─ node-reaper  re-enqueues the unfinished jobs of nodes that stopped beating
 //   ├─ job-runners  dynamic supervisor of one ephemeral JobRunner per running job
 //   ├─ manager      fetches jobs into backup lists and starts their runners
@@ -62,9 +62,7 @@ export function nodeTree(ctx: NodeContext): Supervisor {
         { id: ActorNames.heartbeat, start: () => Actor.start(new Heartbeat(ctx)) },
         enqueuer,
         { id: ActorNames.scheduler, start: () => Actor.start(new Scheduler(ctx)) },
-        ...(ctx.config.periodic.length > 0
-          ? [{ id: ActorNames.periodic, start: () => Actor.start(new Periodic(ctx)) }]
-          : []),
+        { id: ActorNames.periodic, start: () => Actor.start(new Periodic(ctx)) },
         { id: ActorNames.nodeReaper, start: () => Actor.start(new NodeReaper(ctx)) },
         {
           id: ActorNames.jobRunners,

@@ -7,7 +7,21 @@
 //  3. Enforce restart intensity: more than `maxRestarts` in `maxSeconds` and the supervisor gives
 //     up, stops its children and exits with RestartIntensityError, so its own parent decides.
 //  4. On stop, stop the children in reverse start order, each within its shutdown timeout.
-import { Actor, ActorOptions, AnyActor, Down, ExitReason, isCleanExit, isDown } from '../src/runtime';
+import {
+  Actor,
+  ActorOptions,
+  ActorSnapshot,
+  AnyActor,
+  describeReason,
+  Down,
+  EXIT_TEXT_MAX,
+  ExitReason,
+  isCleanExit,
+  isDown,
+  isSnapshotting,
+  recordRestart,
+  restartsWithinWindow,
+} from '../src/runtime';
 import { RestartIntensity, RestartIntensityError } from './restart-intensity';
 
 export type RestartType = 'permanent' | 'transient' | 'temporary';
@@ -42,6 +56,9 @@ interface Running {
   spec: ChildSpec;
   /** Set while the child runs: the actor and this supervisor's monitor of it. */
   running?: { actor: AnyActor; ref: number };
+  /** Epoch ms of its restarts in the last hour, and why it last exited (for the dashboard's tree). */
+  restarts: number[];
+  lastExit?: string;
 }
 
 export const DEFAULT_SHUTDOWN_MS = 5000;
@@ -56,7 +73,7 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
     super(options);
     this.strategy = options.strategy ?? 'one_for_one';
     this.intensity = new RestartIntensity(options.maxRestarts ?? 3, options.maxSeconds ?? 5);
-    this.children = options.children.map((spec) => ({ spec }));
+    this.children = options.children.map((spec) => ({ spec, restarts: [] }));
     this.onEvent = options.onEvent ?? (() => {});
     const ids = new Set<string>();
     for (const { id } of options.children) {
@@ -68,6 +85,27 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
   /** The running child with this id, if any. */
   child<A extends AnyActor>(id: string): A | undefined {
     return this.children.find((c) => c.spec.id === id)?.running?.actor as A | undefined;
+  }
+
+  /** This supervisor and its children: states, restarts in the last hour, nested supervisors. */
+  snapshot(): ActorSnapshot {
+    return {
+      id: this.name,
+      state: this.state,
+      restarts: 0,
+      strategy: this.strategy,
+      children: this.children.map(({ spec, running, restarts, lastExit }) => {
+        const own = running && isSnapshotting(running.actor) ? running.actor.snapshot() : undefined;
+        return {
+          ...own,
+          id: spec.id,
+          state: running?.actor.state ?? 'down',
+          restarts: restartsWithinWindow(restarts),
+          lastRestart: restarts.at(-1),
+          lastExit,
+        };
+      }),
+    };
   }
 
   protected override async init(): Promise<void> {
@@ -96,6 +134,7 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
     if (index < 0) return; // a child we stopped on purpose
     const child = this.children[index];
     child.running = undefined;
+    child.lastExit = describeReason(msg.reason).slice(0, EXIT_TEXT_MAX);
     this.onEvent({ type: 'child_exited', id: child.spec.id, reason: msg.reason });
     if (!shouldRestart(child.spec.restart ?? 'permanent', msg.reason)) return;
 
@@ -126,6 +165,7 @@ export class Supervisor extends Actor<SupervisorCall, never, Down> {
         counted = true;
         try {
           await this.startChild(child);
+          child.restarts = recordRestart(child.restarts);
           this.onEvent({ type: 'child_restarted', id: child.spec.id });
           break;
         } catch (err) {

@@ -3,11 +3,22 @@
 import { NexqError } from '../config/nexq-error';
 import { pathToFileURL } from 'node:url';
 import { firstLocation, handlerFrames } from './backtrace';
+import { readRetryPolicy, RetryPolicy } from '../src/job/retry-policy';
 
 import type { QueueSlots } from './work-table-layout';
 import type { JobBatch } from './job-batch';
 
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
+export type Exhausted = (this: JobContext, args: unknown[], error: Error) => unknown;
+
+/** What a handler module exports: `perform`, and optionally a `retry` policy and an `exhausted` hook. */
+export interface LoadedHandler {
+  perform: Perform;
+  retry?: RetryPolicy;
+  exhausted?: Exhausted;
+  /** Its `keepResult` export: seconds to keep its return value as the job's result. */
+  keepResult?: unknown;
+}
 
 /** What a handler can read through `this`. */
 export interface JobContext {
@@ -36,14 +47,7 @@ export interface JobContext {
   batch?: JobBatch;
 }
 
-const loaded = new Map<string, Promise<Perform>>();
-/** Each loaded module's `keepResult` export (named or on its default), by file. */
-const keepResults = new Map<string, unknown>();
-
-/** The `keepResult` a loaded handler module exports (seconds to keep its return value), if any. */
-export function handlerKeepResult(file: string): unknown {
-  return keepResults.get(file);
-}
+const loaded = new Map<string, Promise<LoadedHandler>>();
 
 export class HandlerLoadError extends NexqError {
   static override readonly code = 'HANDLER_LOAD';
@@ -55,6 +59,28 @@ function findPerform(mod: Record<string, unknown>, file: string): Perform {
   const candidates = [mod.perform, (fallback as { perform?: unknown } | null | undefined)?.perform, fallback];
   for (const candidate of candidates) if (typeof candidate === 'function') return candidate as Perform;
   throw new HandlerLoadError(`${file} exports no perform function (named, default, or default.perform)`);
+}
+
+/** The module's export `name`, named or on its default export. */
+function exportOf(mod: Record<string, unknown>, name: string): unknown {
+  return mod[name] ?? (mod.default as Record<string, unknown> | null | undefined)?.[name];
+}
+
+function findHandler(mod: Record<string, unknown>, file: string): LoadedHandler {
+  const handler: LoadedHandler = { perform: findPerform(mod, file) };
+  const retry = exportOf(mod, 'retry');
+  if (retry !== undefined) {
+    const policy = readRetryPolicy(retry);
+    if (typeof policy === 'string') throw new HandlerLoadError(`${file}: ${policy}`);
+    handler.retry = policy;
+  }
+  const exhausted = exportOf(mod, 'exhausted');
+  if (exhausted !== undefined && typeof exhausted !== 'function')
+    throw new HandlerLoadError(`${file}: exhausted must be a function (args, error), not ${typeof exhausted}`);
+  if (exhausted) handler.exhausted = exhausted as Exhausted;
+  const keepResult = exportOf(mod, 'keepResult');
+  if (keepResult !== undefined) handler.keepResult = keepResult;
+  return handler;
 }
 
 /**
@@ -77,17 +103,11 @@ export function describeLoadFailure(file: string, err: unknown): string {
   return `${file} failed to load: ${what}`;
 }
 
-export function loadPerform(file: string): Promise<Perform> {
-  let perform = loaded.get(file);
-  if (!perform) {
-    perform = import(pathToFileURL(file).href).then(
-      (mod: Record<string, unknown>) => {
-        keepResults.set(
-          file,
-          mod.keepResult ?? (mod.default as { keepResult?: unknown } | null | undefined)?.keepResult,
-        );
-        return findPerform(mod, file);
-      },
+export function loadHandler(file: string): Promise<LoadedHandler> {
+  let handler = loaded.get(file);
+  if (!handler) {
+    handler = import(pathToFileURL(file).href).then(
+      (mod: Record<string, unknown>) => findHandler(mod, file),
       (err: unknown) => {
         const failure = new HandlerLoadError(describeLoadFailure(file, err), { cause: err });
         // Its stack is the module's: the frame that threw while the module ran, if any.
@@ -99,8 +119,8 @@ export function loadPerform(file: string): Promise<Perform> {
       },
     );
     // A module that failed to load may be fixed on disk; do not cache the failure.
-    perform.catch(() => loaded.delete(file));
-    loaded.set(file, perform);
+    handler.catch(() => loaded.delete(file));
+    loaded.set(file, handler);
   }
-  return perform;
+  return handler;
 }

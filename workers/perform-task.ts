@@ -6,10 +6,11 @@ import type { JobPayload } from '../src/job/job';
 import { countOf } from '../src/job/json-object';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
-import { handlerKeepResult, HandlerLoadError, JobContext, loadPerform } from './handler-loader';
+import { HandlerLoadError, JobContext, LoadedHandler, loadHandler } from './handler-loader';
 import { checkedProgress, keepSecondsOf, resultJson, ResultTooLargeError } from './job-result';
 import { inProcessSpan, otel } from './otel';
-import { JobOutcome, JobTask, ThrownError } from './protocol';
+import { JobOutcome, JobTask, RetrySettings, ThrownError } from './protocol';
+import { DEFAULT_RETRY_SETTINGS, runExhausted, verdictOnThread } from './retry-on-thread';
 import type { QueueSlots } from './work-table-layout';
 import { jobBatch, PostToMain } from './job-batch';
 
@@ -43,19 +44,23 @@ export function toThrownError(value: unknown): ThrownError {
 const ALONE: QueueSlots = { concurrency: 1, busy: 1, free: 0 };
 
 /**
- * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. `slots` reads the
- * job's queue's row of the work table (a thread's; in-process, a job runs alone); `post` reaches
- * the main thread (for `this.batch`; absent in-process).
+ * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`, with the verdict
+ * of the handler's backoff function if it has one. `slots` reads the job's queue's row of the work
+ * table (a thread's; in-process, a job runs alone); `post` reaches the main thread (for
+ * `this.batch`; absent in-process). A task with `exhausted` runs that hook instead of `perform`.
  */
 export async function performTask(
   task: JobTask,
   observer: PerformObserver = {},
   slots: (row: number | undefined) => QueueSlots = () => ALONE,
   post?: PostToMain,
+  retry: RetrySettings = DEFAULT_RETRY_SETTINGS,
 ): Promise<JobOutcome> {
+  let job: JobPayload | undefined;
+  let handler: LoadedHandler | undefined;
   try {
     // Decoded (checked) on the main thread before it came here.
-    const job = JSON.parse(task.raw) as JobPayload;
+    job = JSON.parse(task.raw) as JobPayload;
     let args: unknown[] = job.args;
     if (task.activeJob) {
       const wrapped = args[0] as { arguments?: unknown } | undefined;
@@ -63,7 +68,8 @@ export async function performTask(
         throw new TypeError('ActiveJob payload has no arguments array');
       args = wrapped.arguments;
     }
-    const perform = await loadPerform(task.file);
+    const loadedJob = job;
+    const loadedHandler = (handler = await loadHandler(task.file));
     let nacked = false as boolean; // set by the handler's this.nack()
     const context: JobContext = {
       jid: job.jid,
@@ -74,19 +80,24 @@ export async function performTask(
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
       slots: () => slots(task.slotsRow),
-      progress: (value: unknown) => observer.progress?.(job.jid, checkedProgress(value)),
+      progress: (value: unknown) => observer.progress?.(loadedJob.jid, checkedProgress(value)),
       batch: typeof job.bid === 'string' && job.bid !== '' ? jobBatch(job.bid, post) : undefined,
     };
+    if (task.exhausted) {
+      await runExhausted(handler, args, context, task.exhausted);
+      return { ok: true };
+    }
     observer.starting?.(args, context);
-    const run = () => perform.apply(context, args);
-    const value = await (otel() ? inProcessSpan(job, context.className, run) : run());
+    const run = () => loadedHandler.perform.apply(context, args);
+    const value = await (otel() ? inProcessSpan(loadedJob, context.className, run) : run());
     observer.returned?.(value);
     if (nacked) return { ok: true, nack: true };
     // Kept only when asked (the job's keep_result, the handler's keepResult): otherwise nothing more.
-    const keep = keepSecondsOf(job.keep_result, handlerKeepResult(task.file));
+    const keep = keepSecondsOf(loadedJob.keep_result, loadedHandler.keepResult);
     return keep > 0 ? { ok: true, result: { json: resultJson(value, context.className), ttl: keep } } : { ok: true };
   } catch (err) {
     observer.failed?.(err);
-    return { ok: false, error: toThrownError(err) };
+    const verdict = job && !task.exhausted ? await verdictOnThread(handler, job, err, retry) : {};
+    return { ok: false, error: toThrownError(err), ...verdict };
   }
 }

@@ -1,6 +1,8 @@
 // What the main thread and a worker thread say to each other: plain, structured-clonable records.
+import type { Dialect } from '../config/defaults';
 import type { NexqErrorCode } from '../config/nexq-error';
 import type { KeptResult } from './job-result';
+import type { RetryVerdict } from '../src/job/retry-policy';
 import type { MessagePort } from 'node:worker_threads';
 
 /** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
@@ -14,6 +16,8 @@ export interface JobTask {
   id?: number;
   /** Its queue's row in the work table (ThreadData), for the handler's `this.slots()`. */
   slotsRow?: number;
+  /** Set to run the module's `exhausted(args, error)` hook with this error instead of `perform`. */
+  exhausted?: ThrownError;
 }
 
 /** The message a thread posts when it starts a job that has an id (its timeout starts then). */
@@ -59,7 +63,21 @@ export interface ThrownError {
 export type JobOutcome =
   /** `result`: the return value to keep, when the job or its handler asked for it. */
   | { ok: true; nack?: true; result?: KeptResult }
-  | { ok: false; error: ThrownError; stopped?: 'cancelled' | 'interrupted' };
+  | {
+      ok: false;
+      error: ThrownError;
+      stopped?: 'cancelled' | 'interrupted';
+      /** The verdict of the handler's backoff function, when it has one and retries are left. */
+      retryIn?: RetryVerdict;
+      /** Why the backoff function gave no verdict (it threw, or answered nonsense): logged. */
+      retryProblem?: string;
+    };
+
+/** The node's retry defaults a thread needs to know whether a failure has retries left. */
+export interface RetrySettings {
+  dialect: Dialect;
+  maxRetries: number;
+}
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {
@@ -67,4 +85,5 @@ export interface ThreadData {
   workTable: SharedArrayBuffer;
   /** The absolute path of the `threadSetup` module, imported once before the thread's first job. */
   setup?: string;
+  retry?: RetrySettings;
 }

@@ -4,12 +4,15 @@ import { pathToFileURL } from 'node:url';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { describeLoadFailure, HandlerLoadError } from './handler-loader';
 import { PerformObserver, performTask, toThrownError } from './perform-task';
+import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
 import type { PostToMain } from './job-batch';
 import { BATCH, DONE, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
 // The node's work table, shared with the main thread: read, never written, here.
-const table = (workerData as Partial<ThreadData> | undefined)?.workTable;
+const data = workerData as Partial<ThreadData> | undefined;
+const table = data?.workTable;
+const retry = data?.retry ?? DEFAULT_RETRY_SETTINGS;
 const cells = table ? new Int32Array(table) : undefined;
 const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
 const post: PostToMain | undefined = parentPort
@@ -39,7 +42,7 @@ const observer: PerformObserver = {
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return (setupFile && (await setUp(setupFile))) || performTask(task, observer, slotsOf, post);
+  return (setupFile && (await setUp(setupFile))) || performTask(task, observer, slotsOf, post, retry);
 }
 
 /**
@@ -54,7 +57,8 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = (setupFile && (await setUp(setupFile))) || (await performTask(task, observer, slotsOf, post));
+      const outcome =
+        (setupFile && (await setUp(setupFile))) || (await performTask(task, observer, slotsOf, post, retry));
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {
@@ -62,9 +66,13 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
         // (A success is `{ ok, nack? }`, always cloneable: it goes as it is, its nack kept.)
         // A handler's Error can hold any value in `name` and `message`, whatever ThrownError says.
         const thrown = outcome.ok ? undefined : (outcome.error as { class: unknown; message: unknown });
-        const cloneable: JobOutcome = thrown
-          ? { ok: false, error: { class: String(thrown.class), message: String(thrown.message) } }
-          : outcome;
+        const cloneable: JobOutcome =
+          thrown && !outcome.ok
+            ? {
+                ...outcome,
+                error: { class: String(thrown.class), message: String(thrown.message) },
+              }
+            : outcome;
         port.postMessage({ type: DONE, id: task.id, outcome: cloneable });
       }
     }),

@@ -7,9 +7,13 @@
 //     in one script (beat.lua) that scores the beat by Redis' clock, never this node's.
 //  2. Take the signal Sidekiq's API leaves for this process (`<identity>-signals`) with each beat:
 //     TSTP quiets the node (no more fetching), TERM stops it, TTIN logs the running jobs.
-//  3. On stop, remove the entry at once instead of waiting for it to expire.
+//  3. Write the entry and the running-jobs hash again WORK_FLUSH_MS after a job starts or ends
+//     (one write for all the changes meanwhile), so `busy` and the running jobs are live, not up to
+//     a heartbeat late; and publish the node's supervision tree with each periodic beat.
+//  4. On stop, remove the entry at once instead of waiting for it to expire.
 import os from 'node:os';
-import { TickingActor } from '../runtime';
+import { NEXQ_VERSION } from '../../config/version';
+import { Down, Tick, TickingActor } from '../runtime';
 import { writeBeat } from '../redis/redis-time';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
@@ -18,13 +22,49 @@ import type { RunningJob } from '../run/running-jobs';
 /** Sidekiq's expiry of a process entry: a node that stops beating disappears within a minute. */
 export const PROCESS_TTL_SECONDS = 60;
 
+/** How long after a job starts or ends the work hash is written (the changes meanwhile go together). */
+export const WORK_FLUSH_MS = 100;
+
+type WorkChanged = { type: 'work' };
+
 export class Heartbeat extends TickingActor {
+  private flushPending = false;
+
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.heartbeat, registry: ctx.registry, logger: ctx.logger, what: 'heartbeat' });
   }
 
-  protected override tick(): Promise<void> {
-    return this.beat();
+  protected override async init(): Promise<void> {
+    await super.init();
+    const running = this.ctx.jobs?.running;
+    if (running) running.onChange = () => this.workChanged();
+  }
+
+  private workChanged(): void {
+    if (this.flushPending || !this.alive) return;
+    this.flushPending = true;
+    this.sendAfter({ type: 'work' } as unknown as Tick, WORK_FLUSH_MS);
+  }
+
+  protected override async handleInfo(msg: Tick | WorkChanged | Down): Promise<void> {
+    if (msg.type !== 'work') return super.handleInfo(msg);
+    this.flushPending = false;
+    await this.beat().catch((err: unknown) =>
+      this.ctx.logger.warn(`heartbeat failed: ${(err as Error).message}`, { actor: this.name }),
+    );
+  }
+
+  protected override async tick(): Promise<void> {
+    await this.beat();
+    await this.publishTree();
+  }
+
+  /** The supervision tree, for the dashboard; it expires with the process entry. */
+  private async publishTree(): Promise<void> {
+    const tree = this.ctx.supervisionTree?.();
+    if (!tree) return;
+    const { redis, keys, identity } = this.ctx;
+    await redis.set(keys.processTree(identity), JSON.stringify(tree), 'EX', PROCESS_TTL_SECONDS);
   }
 
   protected override nextTickMs(): number {
@@ -34,10 +74,11 @@ export class Heartbeat extends TickingActor {
   protected override async terminate(): Promise<void> {
     await super.terminate();
     const { keys, identity, redis } = this.ctx;
+    if (this.ctx.jobs?.running.onChange) this.ctx.jobs.running.onChange = undefined;
     await redis
       .multi()
       .srem(keys.processes, identity)
-      .del(keys.process(identity), keys.processWorkers(identity))
+      .del(keys.process(identity), keys.processWorkers(identity), keys.processTree(identity))
       .exec()
       .catch((err: unknown) =>
         this.ctx.logger.warn(`process entry not removed: ${(err as Error).message}`, { actor: this.name }),
@@ -58,6 +99,8 @@ export class Heartbeat extends TickingActor {
       labels: ['nexq'],
       identity,
       node_id: config.nodeId,
+      version: NEXQ_VERSION,
+      threads: config.threads,
     };
   }
 

@@ -11,6 +11,8 @@
 //     however it exits (the manager's onExit).
 //  4. On `cancel`, stop its job (the thread is terminated); it settles as cancelled.
 //  5. Emit job:start; say at warn when the stop's shutdownTimeout cuts it off, with where the job is left.
+//  6. Pass its handler's retry policy and its thread's backoff verdict to the settle path, and run
+//     the handler's `exhausted` hook once a failure has filed the job in dead (src/run/exhausted-hook.ts).
 import { Actor, ExitReason } from '../runtime';
 import { hasExpired } from '../job/job';
 import type { FetchedJob } from '../job/job';
@@ -22,6 +24,8 @@ import { JobSteps } from '../run/job-steps';
 import type { Outcome } from '../run/outcome';
 import { jobEventBase, settle, SettlingJob, untilItLands } from '../run/settle';
 import type { CancelHandle } from '../pool/thread-pool';
+import type { Resolved } from '../handlers/registry';
+import { runExhaustedHook } from '../run/exhausted-hook';
 
 export interface JobRunnerOptions {
   ctx: JobsContext;
@@ -44,6 +48,8 @@ export class JobRunner extends Actor<never, Cast> {
   private startedAt = Date.now();
   private readonly running: CancelHandle = {};
   private readonly job: SettlingJob;
+  /** Its handler, once resolved: its retry policy and whether it has an `exhausted` hook. */
+  private handler?: Resolved;
 
   constructor(private readonly options: JobRunnerOptions) {
     super({ name: `job:${options.fetched.job.jid}` });
@@ -67,8 +73,11 @@ export class JobRunner extends Actor<never, Cast> {
     // Its thread is free: the next job starts while this one's ack is on its way to Redis (the
     // job stays held, so its backup entry is not reclaimed meanwhile).
     if (outcome.kind === 'success' || outcome.kind === 'nack') this.options.onThreadDone?.();
-    await settle(this.job, outcome);
+    const fate = await settle(this.job, outcome);
     this.done = true;
+    // The handler's own `exhausted` hook, once the job is in dead; its slot is held meanwhile.
+    if (fate.to === 'dead' && outcome.kind === 'failure' && this.handler?.exhausted)
+      await runExhaustedHook(this.options.ctx, this.options.fetched, this.handler, outcome.error);
     this.stopSelf('normal');
   }
 
@@ -117,7 +126,8 @@ export class JobRunner extends Actor<never, Cast> {
     try {
       await pipeline.before(event);
       if (this.cancelWasRequested()) return { kind: 'cancelled' };
-      const { file, activeJob } = ctx.jobs.handlers.resolve(job.class, job.wrapped);
+      const handler = (this.handler = ctx.jobs.handlers.resolve(job.class, job.wrapped));
+      const { file, activeJob } = handler;
       const slotsRow = ctx.jobs.running.slots.row(queue);
       const task = { raw, file, activeJob, slotsRow };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
@@ -131,7 +141,17 @@ export class JobRunner extends Actor<never, Cast> {
       if (result.stopped === 'cancelled' || (result.stopped === 'interrupted' && this.cancelWasRequested()))
         return { kind: 'cancelled' };
       if (result.stopped === 'interrupted' && !atMostOnce) return { kind: 'interrupted' };
-      return { kind: 'failure', error: result.error, durationMs };
+      if (result.retryProblem)
+        ctx.logger.warn(
+          `${handler.file}: ${result.retryProblem}; the default backoff applies`,
+          jobLogFields(job, queue),
+        );
+      return {
+        kind: 'failure',
+        error: result.error,
+        durationMs,
+        retry: { policy: handler.retry, verdict: result.retryIn },
+      };
     } catch (err) {
       // A before hook threw, or no handler is registered for the class (UnknownJobClassError, HANDLER_MISSING).
       return { kind: 'failure', error: jobErrorOf(err), durationMs: Date.now() - event.startedAt };

@@ -1,4 +1,5 @@
-// Periodic: enqueues the jobs of the `periodic` option at the ticks of their cron expressions.
+// Periodic: enqueues the jobs of the `periodic` option and of the schedules set at run time
+// (`nexq.schedules`, src/redis/schedule-store.ts) at the ticks of their cron expressions.
 //
 // Responsibilities:
 //  1. Sleep until the next tick of any schedule (sendAfter), then enqueue each schedule's most
@@ -11,10 +12,15 @@
 //     disagree still agree on which tick is due and enqueue it when Redis' time reaches it.
 //  4. Keep going through Redis errors: log, try the tick again a second later (while it is still
 //     the most recent one), and never crash.
+//  5. Read the schedules set at run time every round, at least every SCHEDULES_REFRESH_MS, so a
+//     change made on any node runs everywhere within a second; one with the name of a `periodic`
+//     entry replaces it on this node. A new or changed one starts with its next tick.
 import { TickingActor } from '../runtime';
 import { encodeNewJob } from '../job/job';
+import { cronIn } from '../../config/cron-zone';
 import { PeriodicEntry, periodicJid, resolvePeriodic } from '../periodic/schedule';
 import { enqueuePeriodic } from '../redis/enqueue-scripts';
+import { readSchedules, stateId, StoredSchedule } from '../redis/schedule-store';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
 
@@ -22,26 +28,32 @@ import { ActorNames } from '../node/context';
 export const PERIODIC_MAX_SLEEP_MS = 60_000;
 /** Wait before trying a tick again after a Redis error (never past the next tick). */
 export const PERIODIC_RETRY_MS = 1000;
+/** How often the schedules set at run time are read again. */
+export const SCHEDULES_REFRESH_MS = 1000;
 
 export class Periodic extends TickingActor {
-  private readonly entries: PeriodicEntry[];
-  /** Per entry id: the last tick this node knows was enqueued (by it or by another node). */
-  private readonly done = new Map<string, number>();
+  /** The `periodic` option's entries. */
+  private readonly configured: PeriodicEntry[];
+  /** Those and the schedules set at run time, as last read. */
+  private entries: PeriodicEntry[];
+  /** Per entry state: the last tick this node knows was enqueued (by it or by another node). */
+  private done = new Map<string, number>();
+  /** Each stored schedule's entry, by state id: parsed once per version. */
+  private stored = new Map<string, PeriodicEntry>();
+  /** Stored schedules this node cannot run (said once each). */
+  private readonly broken = new Set<string>();
   private lastRoundFailed = false;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.periodic, registry: ctx.registry, logger: ctx.logger, what: 'periodic round' });
-    this.entries = resolvePeriodic(ctx.config.periodic);
-  }
-
-  protected override init(): Promise<void> | void {
-    if (this.entries.length > 0) return super.init();
+    this.configured = resolvePeriodic(ctx.config.periodic);
+    this.entries = this.configured;
   }
 
   /** Each entry's errors are logged by enqueueDue; a failed one makes the next round come sooner. */
   protected override async tick(): Promise<void> {
+    let failed = !(await this.refresh());
     const now = this.ctx.clock.now();
-    let failed = false;
     for (const entry of this.entries) {
       if (!(await this.enqueueDue(entry, now))) failed = true;
     }
@@ -59,7 +71,7 @@ export class Periodic extends TickingActor {
     let tick: number | undefined;
     try {
       tick = entry.schedule.previous(now);
-      const done = this.done.get(entry.id);
+      const done = this.done.get(entry.state);
       if (done !== undefined && done >= tick) return true;
       const boot = done === undefined;
       const { queue } = entry.spec;
@@ -71,8 +83,17 @@ export class Periodic extends TickingActor {
         { jid },
         { timestamps: config.timestamps, now },
       );
-      const outcome = await enqueuePeriodic(redis, keys, keys.periodic(entry.id, queue), queue, tick, json, jid, boot);
-      this.done.set(entry.id, tick);
+      const outcome = await enqueuePeriodic(
+        redis,
+        keys,
+        keys.periodic(entry.state, queue),
+        queue,
+        tick,
+        json,
+        jid,
+        boot,
+      );
+      this.done.set(entry.state, tick);
       if (outcome === 'enqueued') {
         if (boot)
           logger.info(
@@ -107,7 +128,55 @@ export class Periodic extends TickingActor {
     }
     let ms = Math.ceil((next - now) * 1000);
     if (failed) ms = Math.min(ms, PERIODIC_RETRY_MS);
-    return Math.max(0, Math.min(ms, PERIODIC_MAX_SLEEP_MS));
+    return Math.max(0, Math.min(ms, SCHEDULES_REFRESH_MS));
+  }
+
+  /** Reads the schedules set at run time; on an error keeps the last ones read (false). */
+  private async refresh(): Promise<boolean> {
+    let schedules: StoredSchedule[];
+    try {
+      schedules = await readSchedules(this.ctx.redis, this.ctx.keys);
+    } catch (err) {
+      this.ctx.logger.warn(`periodic: reading the schedules failed: ${(err as Error).message}`, { actor: this.name });
+      return false;
+    }
+    const stored = new Map<string, PeriodicEntry>();
+    for (const schedule of schedules) {
+      const state = stateId(schedule);
+      const entry = this.stored.get(state) ?? this.entryOf(schedule, state);
+      if (entry) stored.set(state, entry);
+    }
+    this.stored = stored;
+    const names = new Set([...stored.values()].map((e) => e.id));
+    this.entries = [...this.configured.filter((e) => !names.has(e.id)), ...stored.values()];
+    // A removed or replaced schedule's state is forgotten: set again, it starts afresh.
+    const done = new Map<string, number>();
+    for (const { state } of this.entries) {
+      const tick = this.done.get(state);
+      if (tick !== undefined) done.set(state, tick);
+    }
+    this.done = done;
+    return true;
+  }
+
+  /** A stored schedule's entry; undefined (logged) for one this node cannot run. */
+  private entryOf(schedule: StoredSchedule, state: string): PeriodicEntry | undefined {
+    try {
+      return {
+        id: schedule.name,
+        state,
+        spec: schedule,
+        schedule: cronIn(schedule.cron, schedule.tz),
+        args: schedule.args,
+      };
+    } catch (err) {
+      if (!this.broken.has(state))
+        this.ctx.logger.warn(`periodic ${schedule.name}: cannot run it: ${(err as Error).message}`, {
+          actor: this.name,
+        });
+      this.broken.add(state);
+      return undefined;
+    }
   }
 }
 

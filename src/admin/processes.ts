@@ -1,5 +1,7 @@
 // The live processes from `<ns>:processes`, each `<ns>:<identity>` hash (Sidekiq's process entry)
-// and the jobs each runs now (`<ns>:<identity>:workers`).
+// and the jobs each runs now (`<ns>:<identity>:workers`, written WORK_FLUSH_MS after a job starts or
+// ends), and the supervision tree a nexq node publishes with its beat.
+import type { ActorSnapshot } from '../runtime';
 import type { AdminContext } from './context';
 import { jsonObject } from '../job/json-object';
 import { isoOf, jobView, JobView } from './job-view';
@@ -16,6 +18,12 @@ export interface ProcessView {
   beat: string | null;
   quiet: boolean;
   started_at: string | null;
+  /** Resident memory (KB) at the last write of the entry. */
+  rss_kb: number | null;
+  /** Worker threads that run handlers. */
+  threads: number | null;
+  /** nexq's version (Sidekiq's own for a Sidekiq process). */
+  version: string | null;
   info: Record<string, unknown> | null;
 }
 
@@ -38,6 +46,9 @@ export async function readProcesses({ redis, keys }: AdminContext): Promise<Proc
       beat: hash.beat ? isoOf(Number(hash.beat)) : null,
       quiet: hash.quiet === 'true',
       started_at: isoOf(num(info?.started_at) ?? undefined),
+      rss_kb: hash.rss === undefined || !Number.isFinite(Number(hash.rss)) ? null : Number(hash.rss),
+      threads: num(info?.threads),
+      version: typeof info?.version === 'string' ? info.version : null,
       info,
     });
   }
@@ -70,4 +81,10 @@ export async function readRunningJobs({ redis, keys }: AdminContext, identity: s
       };
     })
     .sort((a, b) => (a.run_at ?? '').localeCompare(b.run_at ?? ''));
+}
+
+/** The supervision tree `identity` published with its last periodic beat; null when none (not nexq, or gone). */
+export async function readProcessTree({ redis, keys }: AdminContext, identity: string): Promise<ActorSnapshot | null> {
+  const text = await redis.get(keys.processTree(identity));
+  return text === null ? null : ((jsonObject(text) as ActorSnapshot | undefined) ?? null);
 }

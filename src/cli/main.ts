@@ -11,6 +11,7 @@ import { deadCommand, jobsCommand, retriesCommand, scheduledCommand } from './co
 import { deleteCommand, retryCommand, showCommand } from './commands/manage';
 import { pauseCommand, resumeCommand } from './commands/pause';
 import { processesCommand } from './commands/processes';
+import { schedulesCommand } from './commands/schedules';
 import { queuesCommand, statsCommand } from './commands/stats';
 import { runStart } from './start';
 
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   pause: pauseCommand,
   resume: resumeCommand,
   processes: processesCommand,
+  schedules: schedulesCommand,
   drain: drainCommand,
   batches: batchesCommand,
 };

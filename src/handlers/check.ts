@@ -1,10 +1,12 @@
 // At start, on the main thread: loads every registered handler module once and checks that it
 // exports a perform function, by the very code a worker thread uses (workers/handler-loader.ts).
 // A wrong path, a module without `perform` or a syntax error then stops the start, naming the
-// file, instead of failing every job of that class later.
+// file, instead of failing every job of that class later. The registry learns each module's
+// retry policy here (its max and named backoff apply on the main thread too, when a thread timed
+// out or died) and whether it has an `exhausted` hook.
 import { NexqError } from '../../config/nexq-error';
 import path from 'node:path';
-import { loadPerform } from '../../workers/handler-loader';
+import { loadHandler, LoadedHandler } from '../../workers/handler-loader';
 import type { HandlerRegistry } from './registry';
 
 /** A registered handler that does not load or has no perform function. */
@@ -21,12 +23,13 @@ export async function checkHandlers(registry: HandlerRegistry): Promise<string> 
   const modules = registry.modules;
   // Called from a callback, outside any async function: otherwise the stack of a module that is not
   // found runs on into the application's `await Nexq.start()`, which the loader would name as the place.
-  const outcomes = await new Promise<Array<PromiseSettledResult<unknown>>>((resolve) => {
-    setImmediate(() => resolve(Promise.allSettled(modules.map(({ file }) => loadPerform(file)))));
+  const outcomes = await new Promise<Array<PromiseSettledResult<LoadedHandler>>>((resolve) => {
+    setImmediate(() => resolve(Promise.allSettled(modules.map(({ file }) => loadHandler(file)))));
   });
   outcomes.forEach((outcome, i) => {
     if (outcome.status === 'rejected')
       throw new HandlerCheckError(`handler ${modules[i].className}: ${whyNot(modules[i].file, outcome.reason)}`);
+    registry.learn(modules[i].file, { retry: outcome.value.retry, exhausted: outcome.value.exhausted !== undefined });
   });
   const list = modules.map(({ className, file }) => `${className} (${shortPath(file)})`);
   return `handlers: ${list.join(', ') || 'none'}`;

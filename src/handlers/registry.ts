@@ -4,6 +4,7 @@ import { NexqError } from '../../config/nexq-error';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../config/config-error';
+import type { RetryPolicy } from '../job/retry-policy';
 
 const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs'];
 /** Ruby's Foo::Bar, Exq's Foo.Bar, plain names; each segment an identifier. */
@@ -25,13 +26,22 @@ export function normalizeClassName(name: string): string {
   return name.startsWith('Elixir.') ? name.slice('Elixir.'.length) : name;
 }
 
-export interface Resolved {
+/** What the start's check learnt of a module (src/handlers/check.ts). */
+export interface HandlerTraits {
+  /** Its `retry` export. */
+  retry?: RetryPolicy;
+  /** Whether it exports an `exhausted` hook. */
+  exhausted: boolean;
+}
+
+export interface Resolved extends Partial<HandlerTraits> {
   file: string;
   activeJob: boolean;
 }
 
 export class HandlerRegistry {
   private readonly files = new Map<string, string>();
+  private readonly traits = new Map<string, HandlerTraits>();
 
   constructor(jobs: Record<string, string> = {}, jobsDir?: string, baseDir: string = process.cwd()) {
     if (jobsDir) this.scan(readableFolder(path.resolve(baseDir, jobsDir)), []);
@@ -53,6 +63,11 @@ export class HandlerRegistry {
     return [...seen].map(([file, className]) => ({ className, file }));
   }
 
+  /** Records what the start's check found in the module `file`. */
+  learn(file: string, traits: HandlerTraits): void {
+    this.traits.set(file, traits);
+  }
+
   /** Whether a handler is registered for `className` (Exq's `Elixir.` prefix dropped). */
   has(className: string): boolean {
     return this.files.has(normalizeClassName(className));
@@ -67,7 +82,7 @@ export class HandlerRegistry {
       const why = isValidClassName(name) ? 'no handler is registered for it' : 'it is not a valid class name';
       throw new UnknownJobClassError(`cannot run job class ${JSON.stringify(name.slice(0, 200))}: ${why}`);
     }
-    return { file, activeJob };
+    return { file, activeJob, ...this.traits.get(file) };
   }
 
   private scan(dir: string, segments: string[]): void {

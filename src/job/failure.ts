@@ -5,6 +5,7 @@ import type { Dialect, TimestampFormat } from '../../config/defaults';
 import type { NexqErrorCode } from '../../config/nexq-error';
 import type { JobPayload } from './job';
 import { rewriteMembers } from './json-members';
+import { HandlerRetry, retryVerdict } from './retry-policy';
 import { jsonSeconds, jsonTimestamp } from './time';
 
 export interface JobError {
@@ -36,22 +37,33 @@ export function retryDelaySeconds(count: number, random: () => number = Math.ran
   return count ** 4 + 15 + Math.floor(random() * 30) * (count + 1);
 }
 
-function maxRetriesOf(job: JobPayload, policy: FailurePolicy): number {
+/** Retries the job may have: its own numeric `retry`, none for `retry: false`, else `fallback`. */
+export function maxRetriesOf(job: JobPayload, fallback: number): number {
   if (typeof job.retry === 'number') return job.retry;
-  return job.retry === false ? 0 : policy.maxRetries;
+  return job.retry === false ? 0 : fallback;
 }
 
+/**
+ * The retry_count this failure writes (Sidekiq writes 0 on the first failure, Exq writes 1), and
+ * the failures before this one (0 on the first, in both dialects; Sidekiq's `count`).
+ */
+export function failureCount(job: JobPayload, dialect: Dialect): { count: number; attemptsSoFar: number } {
+  const previous = Number.isInteger(job.retry_count) ? (job.retry_count as number) : undefined;
+  const count = dialect === 'sidekiq' ? (previous === undefined ? 0 : previous + 1) : (previous ?? 0) + 1;
+  return { count, attemptsSoFar: dialect === 'sidekiq' ? count : count - 1 };
+}
+
+/** `handler`: the handler module's own retry policy (src/job/retry-policy.ts), if it has one. */
 export function decideFailure(
   raw: string,
   job: JobPayload,
   error: JobError,
   policy: FailurePolicy,
   now: number,
+  handler?: HandlerRetry,
 ): FailureOutcome {
   const previous = Number.isInteger(job.retry_count) ? (job.retry_count as number) : undefined;
-  // Sidekiq writes 0 on the first failure, Exq writes 1; both allow `max` retries.
-  const count = policy.dialect === 'sidekiq' ? (previous === undefined ? 0 : previous + 1) : (previous ?? 0) + 1;
-  const attemptsSoFar = policy.dialect === 'sidekiq' ? count : count - 1;
+  const { count, attemptsSoFar } = failureCount(job, policy.dialect);
 
   if (job.retry === false && policy.dialect === 'sidekiq') return { to: 'discard' };
 
@@ -65,10 +77,16 @@ export function decideFailure(
   const keep = backtraceLines(job.backtrace ?? policy.backtrace);
   if (keep > 0 && error.backtrace?.length)
     updates.error_backtrace = JSON.stringify(compressBacktrace(error.backtrace.slice(0, keep)));
-  if (attemptsSoFar < maxRetriesOf(job, policy)) {
+  // Sidekiq asks its `sidekiq_retry_in` only while retries are left; its `:kill` buries the job now.
+  const verdict =
+    attemptsSoFar < maxRetriesOf(job, handler?.policy?.max ?? policy.maxRetries)
+      ? (retryVerdict(handler, attemptsSoFar) ?? retryDelaySeconds(count))
+      : 'kill';
+  if (verdict === 'discard') return { to: 'discard' };
+  if (verdict !== 'kill') {
     // Sidekiq's `retry_queue` sends retries to another queue.
     if (typeof job.retry_queue === 'string' && job.retry_queue !== '') updates.queue = JSON.stringify(job.retry_queue);
-    return { to: 'retry', json: rewriteMembers(raw, updates), at: now + retryDelaySeconds(count), retryCount: count };
+    return { to: 'retry', json: rewriteMembers(raw, updates), at: now + verdict, retryCount: count };
   }
   // Sidekiq's `dead: false`: out of retries, the job is dropped instead of kept in the dead set.
   if (job.dead === false) return { to: 'discard' };

@@ -1,6 +1,6 @@
 // What every actor of one node shares: its config and the resources the node opened for it.
 import type { ResolvedConfig } from '../../config/validate';
-import type { Registry } from '../runtime';
+import type { ActorSnapshot, Registry } from '../runtime';
 import type { JobEvents } from '../events/job-events';
 import type { HandlerRegistry } from '../handlers/registry';
 import type { Logger } from '../logger';
@@ -37,6 +37,8 @@ export interface NodeContext {
   events: JobEvents;
   /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */
   requestStop: () => void;
+  /** The supervision tree's states and restarts, once the tree is up (the heartbeat publishes it). */
+  supervisionTree?: () => ActorSnapshot;
 }
 
 /** What a node that runs jobs has besides: the parts of the job's path. */

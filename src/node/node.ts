@@ -105,7 +105,11 @@ export class NexqNode {
             maxHeapMb: resolved.threadMaxHeapMb,
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
-            data: { workTable: running.slots.buffer, setup: resolved.threadSetup },
+            data: {
+              workTable: running.slots.buffer,
+              retry: { dialect: resolved.dialect, maxRetries: resolved.maxRetries },
+              setup: resolved.threadSetup,
+            },
             onProgress: (jid, value) => reportProgress(ctx, running, jid, value),
             enqueueInBatch: (bid, jobs) => joinBatch(ctx, bid).enqueueAll(jobs as BatchJob[]),
           }),
@@ -116,6 +120,7 @@ export class NexqNode {
         };
       }
       const tree = await Actor.start(nodeTree(ctx));
+      ctx.supervisionTree = () => tree.snapshot();
       node = new NexqNode(ctx, tree);
       void tree.exited.then((reason) => {
         if (!isCleanExit(reason))

@@ -1,14 +1,16 @@
 // The `periodic` option's entries as the Periodic actor runs them: a stable id per entry (its name,
 // or a short hash of what it enqueues), its parsed cron expression, and the jid of each tick.
 import type { PeriodicSpec } from '../../config/defaults';
-import { CronSchedule } from '../../config/cron';
+import { cronIn, Ticks } from '../../config/cron-zone';
 import { periodicId } from '../../config/periodic-id';
 
 export interface PeriodicEntry {
   /** The name, or a hash of cron, queue, class and args: the same on every node with the same config. */
   id: string;
+  /** Names its state key (the last tick enqueued): the id, or for a schedule set at run time its version. */
+  state: string;
   spec: PeriodicSpec;
-  schedule: CronSchedule;
+  schedule: Ticks;
   args: unknown[];
 }
 
@@ -21,8 +23,9 @@ export function periodicJid(id: string, tickSeconds: number): string {
 export function resolvePeriodic(specs: PeriodicSpec[]): PeriodicEntry[] {
   return specs.map((spec) => ({
     id: periodicId(spec),
+    state: periodicId(spec),
     spec,
-    schedule: new CronSchedule(spec.cron),
+    schedule: cronIn(spec.cron, spec.tz),
     args: spec.args ?? [],
   }));
 }

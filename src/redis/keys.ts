@@ -11,7 +11,9 @@
 //   <ns>:<identity>:workers            hash: one field per running job
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
+//   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
+//   <ns>:nexq:schedules                hash: name -> JSON of a schedule set at run time (nexq.schedules)
 //   <ns>:nexq:jobs                     hash: jid -> deliveries and where the job is (src/redis/job-index.ts)
 //   <ns>:nexq:paused                   hash: queue -> in | out | all
 //   <ns>:nexq:unique:<key>             string: the jid holding a unique lock
@@ -230,6 +232,11 @@ export class Keys {
     return this.perQueue ? this.ofQueue('nexq:periodic:', queue, `:${id}`) : this.key(`nexq:periodic:${id}`);
   }
 
+  /** nexq's own: the schedules set at run time, name -> JSON (src/redis/schedule-store.ts). */
+  get schedules(): string {
+    return this.key('nexq:schedules');
+  }
+
   /**
    * nexq's own: batch `bid`'s hash (`part` absent) or its member sets, all in one slot (the batch's
    * own tag in the per-queue layout). Undefined for a bid that cannot be a hash tag there.
@@ -262,6 +269,11 @@ export class Keys {
 
   processWorkers(identity: string): string {
     return this.key(`${identity}:workers`);
+  }
+
+  /** nexq's own: the node's supervision tree (JSON), written with its heartbeat. */
+  processTree(identity: string): string {
+    return this.key(`nexq:tree:${identity}`);
   }
 
   processSignals(identity: string): string {

@@ -71,20 +71,61 @@ export async function clearSet(
 ): Promise<number> {
   let total = 0;
   for (const { key, queue = '' } of keys.jobSets(set, queues)) {
-    const [count, locks] = (await runScript(client, 'clear-set', [key, keys.jobIndex(queue)], [set])) as [
-      number,
-      string[],
-    ];
-    for (let i = 0; i < locks.length; i += 2)
-      await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
-    total += count;
+    const reply = (await runScript(client, 'clear-jobs', [key, keys.jobIndex(queue)], [set])) as ClearReply;
+    total += await releaseCleared(client, keys, queue, reply);
   }
   return total;
+}
+
+/** What clear-jobs answers: the entries dropped, and unique_key, jid pairs. */
+type ClearReply = [count: number, locks: string[]];
+
+/** Lets go of the unique locks a cleared key's jobs held; how many jobs it held. */
+async function releaseCleared(client: RedisClient, keys: Keys, queue: string, [count, locks]: ClearReply) {
+  for (let i = 0; i < locks.length; i += 2)
+    await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
+  return count;
+}
+
+/**
+ * Empties `queue` in one step, forgetting its jobs in the index and letting go of their unique
+ * locks; how many jobs it held. Jobs nodes have fetched already are not touched.
+ */
+export async function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
+  const reply = (await runScript(
+    client,
+    'clear-jobs',
+    [keys.queue(queue), keys.jobIndex(queue)],
+    ['queued'],
+  )) as ClearReply;
+  return releaseCleared(client, keys, queue, reply);
 }
 
 /** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */
 export async function findInList(client: RedisClient, list: string, jid: string): Promise<string | null> {
   return (await runScript(client, 'find-in-list', [list], [jid])) as string | null;
+}
+
+/**
+ * Up to `limit` jobs of `queue` behind the job `anchor` (the next to run first; '' from the next to
+ * run), read in one step; `anchorFound` is false when the anchor left the queue (the page then
+ * starts at the next to run). The anchor is searched among the `searchMost` next jobs.
+ */
+export async function queuePage(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  anchor: string,
+  limit: number,
+  searchMost: number,
+): Promise<{ anchorFound: boolean; raws: string[] }> {
+  const [found, ...raws] = (await runScript(
+    client,
+    'queue-page',
+    [keys.queue(queue)],
+    [anchor, limit, searchMost],
+  )) as [number, ...string[]];
+  return { anchorFound: found === 1, raws };
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from '../../config/validate';
 import { decideFailure, JobError } from '../job/failure';
 import type { FetchedJob } from '../job/job';
+import type { HandlerRetry } from '../job/retry-policy';
 import { countOf } from '../job/json-object';
 import { rewriteMembers } from '../job/json-members';
 import { JobCancelledError, jobErrorOf, JobExpiredError, JobInterruptedError } from '../job/run-errors';
@@ -16,8 +17,8 @@ export type Outcome =
   | { kind: 'success'; durationMs: number; result?: KeptResult }
   /** The handler returned after asking to run again later (Disque's NACK). */
   | { kind: 'nack'; durationMs: number }
-  /** The handler threw or rejected, timed out, or its thread died. */
-  | { kind: 'failure'; error: JobError; durationMs: number }
+  /** The handler threw or rejected, timed out, or its thread died; `retry`: its module's own policy. */
+  | { kind: 'failure'; error: JobError; durationMs: number; retry?: HandlerRetry }
   /** Stopped on request (`cancel`). */
   | { kind: 'cancelled' }
   /** Its thread was stopped to cancel another job: not its fault. */
@@ -91,7 +92,7 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
       const named = typeof job.queue === 'string' ? raw : rewriteMembers(raw, { queue: JSON.stringify(queue) });
       const decision = atMostOnce
         ? decideFailure(named, { ...job, retry: 0 }, outcome.error, { ...policy, dialect: 'exq' }, now)
-        : decideFailure(named, job, outcome.error, policy, now);
+        : decideFailure(named, job, outcome.error, policy, now, outcome.retry);
       switch (decision.to) {
         case 'retry':
           return {

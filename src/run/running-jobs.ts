@@ -38,6 +38,9 @@ export class RunningJobs {
   /** Per queue, how many live job runners hold each raw payload (a payload fetched twice counts twice). */
   private readonly held = new Map<string, Map<string, number>>();
 
+  /** Told when a job starts or ends (the heartbeat writes the work hash soon after). */
+  onChange?: () => void;
+
   /** `now`: epoch seconds, the node's Clock's (the wall clock by default). */
   constructor(private readonly now: () => number = nowSeconds) {}
 
@@ -49,6 +52,7 @@ export class RunningJobs {
     let jobs = this.held.get(queue);
     if (!jobs) this.held.set(queue, (jobs = new Map<string, number>()));
     jobs.set(raw, (jobs.get(raw) ?? 0) + 1);
+    this.onChange?.();
     return entry;
   }
 
@@ -76,6 +80,7 @@ export class RunningJobs {
    */
   finish(job: RunningJob): boolean {
     if (!this.entries.delete(job)) return false;
+    this.onChange?.();
     const jobs = this.held.get(job.queue);
     const count = jobs?.get(job.raw);
     if (jobs && count !== undefined) {

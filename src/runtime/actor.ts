@@ -42,7 +42,8 @@ type Envelope =
   | { kind: 'cast'; msg: unknown }
   | { kind: 'info'; msg: unknown };
 
-type State = 'new' | 'starting' | 'running' | 'stopping' | 'exited';
+export type ActorState = 'new' | 'starting' | 'running' | 'stopping' | 'exited';
+type State = ActorState;
 
 let nextActorId = 1;
 let nextMonitorRef = 1;
@@ -99,6 +100,11 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
 
   get alive(): boolean {
     return this.#state === 'starting' || this.#state === 'running';
+  }
+
+  /** Where the actor is in its life: new, starting, running, stopping or exited. */
+  get state(): ActorState {
+    return this.#state;
   }
 
   call<R = unknown>(msg: Call, timeoutMs: number = DEFAULT_CALL_TIMEOUT_MS): Promise<R> {

@@ -1,82 +1,21 @@
 // The dashboard's JSON API: reads and actions on the node's Redis, all through src/admin (the same
 // functions the CLI's admin commands use). GET reads; POST acts (server.ts enforces the CSRF header).
-import { NexqError } from '../../config/nexq-error';
 import { deleteAll, deleteJob, retryAll, retryJob } from '../admin/actions';
-import { AdminContext, isJobSet, JobSet } from '../admin/context';
+import type { AdminContext } from '../admin/context';
 import { findJob } from '../admin/find';
 import { backtraceOf, isoOf } from '../admin/job-view';
 import { classMetrics, RETENTION_MINUTES } from '../admin/class-metrics';
 import { jsonObject } from '../job/json-object';
-import { queueJobs, setJobs } from '../admin/listing';
+import { ACTION_ROUTES } from './action-routes';
+import { ApiError, ApiResult, bodyField, count, Handler, queueParam, Route, selection, setParam } from './api-params';
+import { LIST_ROUTES } from './list-routes';
+import { listSchedules } from './schedules-api';
+
+export { ApiError };
+export type { ApiResult };
 import { pausedQueues, pauseQueue, PAUSE_MODES, PauseMode, resumeQueue } from '../admin/pause';
-import { readProcesses, readRunningJobs } from '../admin/processes';
+import { readProcesses } from '../admin/processes';
 import { queueInfo, readHistory, readStats } from '../admin/stats';
-import { isQueueName } from '../../config/validate';
-import { jobSetSize } from '../redis/known-queues';
-
-export class ApiError extends NexqError {
-  static override readonly code = 'API_REQUEST';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface ApiResult {
-  status?: number;
-  body: unknown;
-  allow?: string;
-}
-
-/** `body` is the request's parsed JSON, whatever the client sent. */
-type Handler = (ctx: AdminContext, params: string[], query: URLSearchParams, body: unknown) => Promise<unknown>;
-
-interface Route {
-  method: 'GET' | 'POST';
-  path: RegExp;
-  handler: Handler;
-}
-
-const MAX_BULK = 1000;
-
-function count(query: URLSearchParams, name: string, fallback: number, max: number): number {
-  const text = query.get(name);
-  if (text === null) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) > max) throw new ApiError(400, `${name} must be a whole number up to ${max}`);
-  return Number(text);
-}
-
-function queueParam(text: string): string {
-  if (!isQueueName(text)) throw new ApiError(400, `queue name ${JSON.stringify(text)} is not valid`);
-  return text;
-}
-
-function setParam(text: string): JobSet {
-  if (!isJobSet(text)) throw new ApiError(404, `no set ${JSON.stringify(text)} (schedule, retry or dead)`);
-  return text;
-}
-
-/** A member of a JSON body; undefined when the body is not an object. */
-function bodyField(body: unknown, name: string): unknown {
-  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-}
-
-/** `{ jids: [...] }` or `{ all: true }` from a bulk action's body. */
-function selection(body: unknown): { all: true } | { jids: string[] } {
-  if (bodyField(body, 'all') === true) return { all: true };
-  const jids = bodyField(body, 'jids');
-  if (
-    !Array.isArray(jids) ||
-    jids.length === 0 ||
-    jids.length > MAX_BULK ||
-    !jids.every((j) => typeof j === 'string' && j !== '')
-  ) {
-    throw new ApiError(400, `body must be { "jids": [1 to ${MAX_BULK} jids] } or { "all": true }`);
-  }
-  return { jids: [...new Set(jids as string[])] };
-}
 
 async function stats(ctx: AdminContext) {
   const [s, processes] = await Promise.all([readStats(ctx), readProcesses(ctx)]);
@@ -90,11 +29,6 @@ async function queues(ctx: AdminContext) {
   for (const [queue, mode] of Object.entries(paused))
     if (!infos.some((q) => q.queue === queue)) rows.push({ queue, size: 0, latency: 0, paused: mode });
   return rows.sort((a, b) => a.queue.localeCompare(b.queue));
-}
-
-async function processes(ctx: AdminContext) {
-  const views = await readProcesses(ctx);
-  return Promise.all(views.map(async (p) => ({ ...p, jobs: await readRunningJobs(ctx, p.identity) })));
 }
 
 async function job(ctx: AdminContext, [jid]: string[]) {
@@ -116,44 +50,16 @@ async function job(ctx: AdminContext, [jid]: string[]) {
 }
 
 const ROUTES: Route[] = [
+  ...LIST_ROUTES,
+  ...ACTION_ROUTES,
   { method: 'GET', path: /^\/stats$/, handler: stats },
   { method: 'GET', path: /^\/history$/, handler: (ctx, _, q) => readHistory(ctx, count(q, 'days', 30, 365)) },
   { method: 'GET', path: /^\/queues$/, handler: queues },
-  {
-    method: 'GET',
-    path: /^\/queues\/([^/]+)$/,
-    handler: async (ctx, [q], query) => {
-      const queue = queueParam(q);
-      const [size, jobs] = await Promise.all([
-        ctx.redis.llen(ctx.keys.queue(queue)),
-        queueJobs(ctx, queue, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9)),
-      ]);
-      return { queue, size, jobs };
-    },
-  },
   { method: 'POST', path: /^\/queues\/([^/]+)\/pause$/, handler: pause },
   {
     method: 'POST',
     path: /^\/queues\/([^/]+)\/resume$/,
     handler: async (ctx, [q]) => (await resumeQueue(ctx, queueParam(q)), { queue: q, paused: null }),
-  },
-  { method: 'GET', path: /^\/processes$/, handler: processes },
-  {
-    method: 'GET',
-    path: /^\/sets\/([^/]+)$/,
-    handler: async (ctx, [s], query) => {
-      const set = setParam(s);
-      const [size, jobs] = await Promise.all([
-        jobSetSize(
-          ctx.redis,
-          ctx.keys,
-          set,
-          ctx.config.queues.map((q) => q.name),
-        ),
-        setJobs(ctx, set, count(query, 'limit', 50, 1000), count(query, 'offset', 0, 1e9)),
-      ]);
-      return { set, size, jobs };
-    },
   },
   { method: 'POST', path: /^\/sets\/([^/]+)\/retry$/, handler: bulk('retry') },
   { method: 'POST', path: /^\/sets\/([^/]+)\/delete$/, handler: bulk('delete') },
@@ -163,6 +69,7 @@ const ROUTES: Route[] = [
     path: /^\/metrics$/,
     handler: (ctx, _, q) => classMetrics(ctx, count(q, 'minutes', 60, RETENTION_MINUTES)),
   },
+  { method: 'GET', path: /^\/schedules$/, handler: listSchedules },
 ];
 
 async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: unknown) {

@@ -73,6 +73,30 @@ describe('examples/', function () {
     }
   });
 
+  it("batch.js writes three jobs as one batch, and worker.js runs them and then the batch's callback once", async () => {
+    const { code, output } = await runExample('batch.js', env());
+    expect(code, output).to.equal(0);
+    const bid = /^batch (\S+): 3 jobs, 3 pending$/m.exec(output)?.[1];
+    expect(bid, output).to.be.a('string');
+    const queued = (await redis.lrange('exq:queue:default', 0, -1)).map((raw) => JSON.parse(raw));
+    expect(queued.map((job) => [job.class, job.bid])).to.deep.equal([
+      ['WelcomeEmail', bid],
+      ['WelcomeEmail', bid],
+      ['WelcomeEmail', bid],
+    ]);
+    const worker = new ExampleProcess('worker.js', env());
+    try {
+      await worker.waitForOutput(/working hard for the welcome batch, 1 times/);
+      worker.kill('SIGTERM');
+      expect(await worker.exited, worker.output).to.equal(0);
+      for (const email of ['ann', 'bob', 'cy']) expect(worker.output).to.include(`welcome mail to ${email}@example.com`);
+      expect(worker.output.match(/working hard for the welcome batch/g)).to.have.length(1);
+      expect(await redis.get('exq:stat:processed')).to.equal('4');
+    } finally {
+      worker.kill('SIGKILL');
+    }
+  });
+
   it('testing.js runs its jobs with nexq/testing, without Redis', async () => {
     const { code, output } = await runExample('testing.js', { REDIS_URL: 'redis://127.0.0.1:1' });
     expect(code, output).to.equal(0);

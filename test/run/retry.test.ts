@@ -2,21 +2,8 @@
 import { expect } from 'chai';
 import { nowSeconds } from '../../src/job/time';
 import { RedisServer } from '../support/redis-server';
+import { onlyEntry } from '../support/sets';
 import { NodeTest, useNodes, waitFor } from '../support/node';
-
-/** Waits for the only entry of a sorted set; returns its text, decoded form and score. */
-async function onlyEntry(t: NodeTest, key: string): Promise<{ raw: string; job: any; score: number }> {
-  const [raw, score] = await waitFor(
-    async () => {
-      const found = await t.redis.zrange(key, 0, -1, 'WITHSCORES');
-      return found.length ? found : undefined;
-    },
-    5000,
-    `an entry in ${key}`,
-  );
-  expect(await t.redis.zcard(key)).to.equal(1);
-  return { raw, job: JSON.parse(raw), score: Number(score) };
-}
 
 /** Pushes a raw payload into the queue, as another producer would. */
 async function pushRaw(t: NodeTest, raw: string, queue = 'default'): Promise<void> {

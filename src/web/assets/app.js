@@ -1,6 +1,7 @@
 // The dashboard page: a hash router over the views, and the live counters, polled every 2 s.
 import { el, getJson, number } from './dom.js';
-import { dashboard, queuesPage, queuePage, runningPage, processesPage } from './views.js';
+import { dashboard, queuesPage, queuePage } from './views.js';
+import { runningPage, processesPage } from './processes.js';
 import { setPage, jobPage } from './jobs.js';
 import { metricsPage } from './metrics.js';
 

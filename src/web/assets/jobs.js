@@ -1,6 +1,6 @@
 // The schedule, retry and dead pages (view, retry, delete, bulk actions) and the page of one job.
 import { el, getJson, post, table, jobLink, queueLink, relative, argsText, say, button, number } from './dom.js';
-import { pager, pageOf } from './views.js';
+import { filterForm, cursorPager, listQuery } from './filters.js';
 
 const PAGE_SIZE = 50;
 
@@ -14,7 +14,7 @@ export const SETS = {
 async function setAction(set, action, body, rerender) {
   try {
     const result = await post(`/sets/${set}/${action}`, body);
-    const verb = action === 'retry' ? 'moved to their queues' : 'deleted';
+    const verb = { retry: 'moved to their queues', delete: 'deleted', kill: 'moved to the dead set' }[action];
     if (result.results) {
       const failed = result.results.filter((r) => r.error);
       const done = result.results.length - failed.length;
@@ -22,11 +22,18 @@ async function setAction(set, action, body, rerender) {
         `${done} job(s) ${verb}${failed.length ? `; ${failed.map((f) => f.error).join('; ')}` : ''}`,
         failed.length > 0,
       );
-    } else say(`${action === 'retry' ? result.moved.length : result.deleted} job(s) ${verb}`);
+    } else say(`${action === 'retry' ? result.moved.length : (result.deleted ?? result.killed)} job(s) ${verb}`);
   } catch (err) {
     say(`${action} failed: ${err.message}`, true);
   }
   await rerender();
+}
+
+function killButton(jid, rerender) {
+  return button('Kill', () => setAction('retry', 'kill', { jids: [jid] }, rerender), {
+    class: 'kill',
+    title: 'Move it to the dead set now',
+  });
 }
 
 function errorText(j) {
@@ -36,8 +43,7 @@ function errorText(j) {
 export function setPage(set) {
   const info = SETS[set];
   return async (_params, query, env) => {
-    const page = pageOf(query);
-    const data = await getJson(`/sets/${set}?limit=${PAGE_SIZE}&offset=${(page - 1) * PAGE_SIZE}`);
+    const data = await getJson(`/sets/${set}?${listQuery(query, PAGE_SIZE)}`);
     const boxes = [];
     const selected = () => boxes.filter((b) => b.checked).map((b) => b.value);
     const bulk = (action) => {
@@ -65,10 +71,19 @@ export function setPage(set) {
             button(info.retryText, () => setAction(set, 'retry', { jids: [j.jid] }, env.rerender), { class: 'retry' }),
             ' ',
             button('Delete', () => setAction(set, 'delete', { jids: [j.jid] }, env.rerender), { class: 'delete' }),
+            set === 'retry' ? [' ', killButton(j.jid, env.rerender)] : '',
           ]
         : [];
       const cells = [box, relative(j.at), jobLink(j.jid), j.class ?? '?', queueLink(j.queue)];
-      if (set !== 'schedule') cells.push(j.retry_count ?? '–', el('span', { class: 'error-text' }, errorText(j)));
+      if (set !== 'schedule')
+        cells.push(
+          j.retry_count ?? '–',
+          el(
+            'span',
+            { class: 'error-text', title: (j.error_backtrace ?? []).slice(0, 5).join('\n') || null },
+            errorText(j),
+          ),
+        );
       cells.push(el('code', {}, argsText(j)), el('span', { class: 'actions' }, actions));
       return { attrs: { 'data-jid': j.jid ?? '' }, cells };
     });
@@ -95,13 +110,37 @@ export function setPage(set) {
         button(`${info.retryText}: all`, () => all('retry', info.retryText), { class: 'all-retry' }),
         ' ',
         button('Delete all', () => all('delete', 'Delete'), { class: 'all-delete danger' }),
+        set === 'retry'
+          ? [
+              ' ',
+              button('Kill selected', () => bulk('kill'), { class: 'bulk-kill' }),
+              ' ',
+              button('Kill all', () => all('kill', 'Kill'), { class: 'all-kill danger' }),
+            ]
+          : '',
         ' ',
         button('Refresh', () => env.rerender()),
       ),
+      filterForm(`#/${info.path}`, query),
       table(headers, rows, info.empty),
-      pager(`#/${info.path}`, page, data.size),
+      cursorPager(`#/${info.path}`, query, data.next),
     );
   };
+}
+
+/** Cancels a running job: its thread is stopped and the job goes to the dead set. */
+export function cancelButton(jid, rerender) {
+  const cancel = async () => {
+    if (!window.confirm(`Cancel the running job ${jid}? It goes to the dead set.`)) return;
+    try {
+      await post(`/jobs/${encodeURIComponent(jid)}/cancel`);
+      say(`job ${jid} cancelled: it is in the dead set`);
+    } catch (err) {
+      say(`cancel failed: ${err.message}`, true);
+    }
+    await rerender();
+  };
+  return button('Cancel', cancel, { class: 'cancel danger' });
 }
 
 function placeText(f) {
@@ -151,8 +190,11 @@ export async function jobPage([jid], _query, env) {
             }),
             ' ',
             button('Delete', () => setAction(f.where, 'delete', { jids: [jid] }, env.rerender), { class: 'delete' }),
+            f.where === 'retry' ? [' ', killButton(jid, env.rerender)] : '',
           )
-        : '';
+        : f.where === 'running'
+          ? el('p', {}, cancelButton(jid, env.rerender))
+          : '';
       return el(
         'section',
         { class: 'place', 'data-where': f.where },

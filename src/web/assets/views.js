@@ -1,7 +1,8 @@
-// The dashboard's read-mostly pages: overview, queues (with pause/resume), one queue's jobs, the
-// jobs running on every node, and the processes. The set pages and the job page are in jobs.js.
+// The dashboard's read-mostly pages: overview, queues (pause, resume, clear) and one queue's jobs.
+// The running jobs and processes are in processes.js, the set pages and the job page in jobs.js.
 import { el, getJson, post, table, jobLink, queueLink, number, relative, argsText, say, button } from './dom.js';
 import { lineGraph } from './graph.js';
+import { filterForm, cursorPager, listQuery } from './filters.js';
 
 const HISTORY_DAYS = 30;
 
@@ -64,7 +65,7 @@ export async function dashboard(_params, _query, env) {
   );
 }
 
-async function act(what, action, rerender) {
+export async function act(what, action, rerender) {
   try {
     await action();
     say(what);
@@ -102,6 +103,15 @@ function pauseControls(q, rerender) {
   return el('span', {}, pause, ' ', mode);
 }
 
+function clearButton(q, rerender) {
+  const clear = () => {
+    if (!window.confirm(`Delete all ${q.size} job(s) waiting in ${q.queue}?`)) return;
+    const path = `/queues/${encodeURIComponent(q.queue)}/clear`;
+    return act(`queue ${q.queue} cleared`, () => post(path), rerender);
+  };
+  return button('Clear', clear, { class: 'clear danger' });
+}
+
 export async function queuesPage(_params, _query, env) {
   const queues = await getJson('/queues');
   return el(
@@ -122,7 +132,7 @@ export async function queuesPage(_params, _query, env) {
           el('span', { class: 'size' }, number(q.size)),
           `${q.latency.toFixed(1)} s`,
           pausedText(q.paused),
-          pauseControls(q, env.rerender),
+          el('span', {}, pauseControls(q, env.rerender), ' ', clearButton(q, env.rerender)),
         ],
       })),
       'No queues yet.',
@@ -132,94 +142,25 @@ export async function queuesPage(_params, _query, env) {
 
 const PAGE_SIZE = 50;
 
-/** Prev / next links for a list of `size` entries shown PAGE_SIZE at a time. */
-export function pager(base, page, size) {
-  const pages = Math.max(1, Math.ceil(size / PAGE_SIZE));
-  return el(
-    'p',
-    { class: 'pager' },
-    page > 1 ? el('a', { href: `${base}?page=${page - 1}` }, '‹ previous') : '',
-    ` page ${page} of ${pages} `,
-    page < pages ? el('a', { href: `${base}?page=${page + 1}` }, 'next ›') : '',
-  );
-}
-
-export function pageOf(query) {
-  const page = Number(query.get('page') ?? 1);
-  return Number.isInteger(page) && page > 0 ? page : 1;
-}
-
 export async function queuePage([queue], query) {
-  const page = pageOf(query);
-  const data = await getJson(
-    `/queues/${encodeURIComponent(queue)}?limit=${PAGE_SIZE}&offset=${(page - 1) * PAGE_SIZE}`,
-  );
+  const base = `#/queues/${encodeURIComponent(queue)}`;
+  const data = await getJson(`/queues/${encodeURIComponent(queue)}?${listQuery(query, PAGE_SIZE)}`);
   return el(
     'div',
     {},
     el('h2', {}, `Queue ${queue} `, el('small', {}, `${number(data.size)} waiting, next to run first`)),
+    data.cursorGone
+      ? el('p', { class: 'hint' }, 'The jobs of the last page ran meanwhile: this page starts at the next to run.')
+      : '',
+    filterForm(base, query),
     table(
       ['Jid', 'Class', 'Enqueued', 'Args'],
       data.jobs.map((j) => ({
         attrs: { 'data-jid': j.jid ?? '' },
         cells: [jobLink(j.jid), j.class ?? '?', relative(j.enqueued_at), el('code', {}, argsText(j))],
       })),
-      'The queue is empty.',
+      'No job here.',
     ),
-    pager(`#/queues/${encodeURIComponent(queue)}`, page, data.size),
-  );
-}
-
-export async function runningPage() {
-  const processes = await getJson('/processes');
-  const jobs = processes.flatMap((p) => p.jobs.map((j) => ({ ...j, node: p.info?.node_id ?? p.identity })));
-  return el(
-    'div',
-    {},
-    el('h2', {}, 'Running jobs ', el('small', {}, 'as of each node’s last heartbeat')),
-    table(
-      ['Node', 'Jid', 'Class', 'Queue', 'Started', 'Args'],
-      jobs.map((j) => ({
-        attrs: { 'data-jid': j.jid ?? '' },
-        cells: [
-          j.node,
-          jobLink(j.jid),
-          j.class ?? '?',
-          queueLink(j.queue),
-          relative(j.run_at),
-          el('code', {}, argsText(j)),
-        ],
-      })),
-      'Nothing runs right now.',
-    ),
-  );
-}
-
-export async function processesPage() {
-  const processes = await getJson('/processes');
-  return el(
-    'div',
-    {},
-    el('h2', {}, 'Processes'),
-    table(
-      ['Identity', 'Node', 'Host', 'Pid', 'Queues', 'Concurrency', 'Busy', 'Reserved', 'Last beat', 'Started', 'Quiet'],
-      processes.map((p) => ({
-        attrs: { 'data-identity': p.identity },
-        cells: [
-          p.identity,
-          p.info?.node_id ?? '–',
-          p.hostname ?? '–',
-          p.pid ?? '–',
-          Array.isArray(p.queues) ? p.queues.join(', ') : '–',
-          p.concurrency ?? '–',
-          number(p.busy),
-          number(p.reserved ?? 0),
-          relative(p.beat),
-          relative(p.started_at),
-          p.quiet ? 'yes' : 'no',
-        ],
-      })),
-      'No live processes.',
-    ),
+    cursorPager(base, query, data.next),
   );
 }

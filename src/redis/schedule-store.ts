@@ -1,0 +1,77 @@
+// Schedules set at run time (`nexq.schedules`): one hash, <ns>:nexq:schedules, name -> JSON of
+// { cron, queue, class, args, tz?, token }, which every node's Periodic actor reads each round. The
+// token is new whenever a schedule changes, and names its state key (the last tick enqueued,
+// enqueue-periodic.lua): a changed schedule starts afresh with its next tick on every node, as a new
+// `periodic` entry does, and never catches up a tick of its old form. The old state key goes.
+import { randomBytes } from 'node:crypto';
+import type { PeriodicSpec } from '../../config/defaults';
+import type { RedisClient } from './client';
+import type { Keys } from './keys';
+
+/** A schedule as stored: always named, its args explicit. */
+export interface StoredSchedule extends PeriodicSpec {
+  name: string;
+  args: unknown[];
+  token: string;
+}
+
+/** Its state key's id: the name, and the token of this version of it. */
+export function stateId(schedule: StoredSchedule): string {
+  return `${schedule.name}@${schedule.token}`;
+}
+
+function parse(name: string, json: string): StoredSchedule | undefined {
+  try {
+    const value = JSON.parse(json) as Partial<StoredSchedule>;
+    if (typeof value.cron !== 'string' || typeof value.queue !== 'string' || typeof value.class !== 'string')
+      return undefined;
+    return {
+      ...value,
+      name,
+      args: Array.isArray(value.args) ? value.args : [],
+      token: String(value.token),
+    } as StoredSchedule;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every stored schedule, by name; an entry that cannot be read (written by hand) is left out. */
+export async function readSchedules(redis: RedisClient, keys: Keys): Promise<StoredSchedule[]> {
+  const all = await redis.hgetall(keys.schedules);
+  return Object.entries(all)
+    .map(([name, json]) => parse(name, json))
+    .filter((s): s is StoredSchedule => s !== undefined)
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+const same = (a: PeriodicSpec, b: PeriodicSpec) =>
+  a.cron === b.cron &&
+  a.queue === b.queue &&
+  a.class === b.class &&
+  a.tz === b.tz &&
+  JSON.stringify(a.args ?? []) === JSON.stringify(b.args ?? []);
+
+/** Adds or replaces schedule `name` (checked by the caller); the same spec again changes nothing. */
+export async function writeSchedule(redis: RedisClient, keys: Keys, name: string, spec: PeriodicSpec): Promise<void> {
+  const old = await oldSchedule(redis, keys, name);
+  if (old && same(old, spec)) return;
+  const { cron, queue, class: className, args = [], tz } = spec;
+  const token = randomBytes(4).toString('hex');
+  const stored = { cron, queue, class: className, args, ...(tz === undefined ? {} : { tz }), token };
+  await redis.hset(keys.schedules, name, JSON.stringify(stored));
+  if (old) await redis.del(keys.periodic(stateId(old), old.queue));
+}
+
+/** Removes schedule `name`; false when there was none. */
+export async function deleteSchedule(redis: RedisClient, keys: Keys, name: string): Promise<boolean> {
+  const old = await oldSchedule(redis, keys, name);
+  const removed = (await redis.hdel(keys.schedules, name)) === 1;
+  if (old) await redis.del(keys.periodic(stateId(old), old.queue));
+  return removed;
+}
+
+async function oldSchedule(redis: RedisClient, keys: Keys, name: string): Promise<StoredSchedule | undefined> {
+  const json = await redis.hget(keys.schedules, name);
+  return json === null ? undefined : parse(name, json);
+}
