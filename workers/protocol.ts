@@ -32,6 +32,12 @@ export const DONE = 'nexq:done';
 /** The message a thread posts when a handler reports progress: `{ type: PROGRESS, jid, value }`. */
 export const PROGRESS = 'nexq:progress';
 /**
+ * The jobs of a thread that finished in one turn, in one message: `{ type: DONE_MANY, ids, outcomes }`
+ * (one message per job costs the main thread a message event each). DONE is the per-job fallback.
+ */
+export const DONE_MANY = 'nexq:done-many';
+
+/**
  * The message a handler's `this.batch.enqueue…` posts: `{ type: ENQUEUE, bid, jobs, port }`; the
  * main thread enqueues the jobs into batch `bid` and answers on `port` with an EnqueueReply.
  */
@@ -45,6 +51,7 @@ export type ThreadMessage =
   | { type: typeof STARTED; id: number }
   | { type: typeof BATCH; ids: number[]; threadId: number }
   | { type: typeof DONE; id: number; outcome: JobOutcome }
+  | { type: typeof DONE_MANY; ids: number[]; outcomes: JobOutcome[] }
   | { type: typeof ENQUEUE; bid: string; jobs: unknown[]; port: MessagePort };
 
 export interface ThrownError {

@@ -112,7 +112,8 @@ export class JobRunner extends Actor<never, Cast> {
       if (!this.job.taken) return { kind: 'superseded' };
     }
     if (this.cancelWasRequested()) return { kind: 'cancelled' };
-    await untilItLands(this.job, () => steps.releaseLockAtStart());
+    // Only a job unique until its start has a step here: the others skip its promises.
+    if (job.unique_key && job.unique_until === 'start') await untilItLands(this.job, () => steps.releaseLockAtStart());
     const event: JobEvent = {
       jid: job.jid,
       queue,

@@ -7,6 +7,7 @@ import type { MessagePort } from 'node:worker_threads';
 import {
   BATCH,
   DONE,
+  DONE_MANY,
   ENQUEUE,
   EnqueueReply,
   JobOutcome,
@@ -102,7 +103,10 @@ export class ThreadPool {
     // A handler's own postMessage arrives here too, whatever it posted: only nexq's records are read.
     this.pool.on('message', (posted: unknown) => {
       const msg = posted as Partial<ThreadMessage> | null | undefined;
-      if (msg?.type === DONE && msg.id !== undefined && msg.outcome) this.settle(msg.id, msg.outcome);
+      if (msg?.type === DONE_MANY && msg.ids && msg.outcomes) {
+        const outcomes = msg.outcomes;
+        msg.ids.forEach((id, i) => this.settle(id, outcomes[i]));
+      } else if (msg?.type === DONE && msg.id !== undefined && msg.outcome) this.settle(msg.id, msg.outcome);
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
       else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
         this.batchStarted({ ids: msg.ids, threadId: msg.threadId });

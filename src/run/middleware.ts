@@ -28,12 +28,20 @@ export class MiddlewarePipeline {
     this.reversed = [...chain].reverse();
   }
 
+  // A hook that returns nothing (the built-in ones) is not awaited: each await is a turn of the
+  // microtask queue per job.
   async before(event: JobEvent): Promise<void> {
-    for (const m of this.chain) if (m.before) await m.before(event);
+    for (const m of this.chain) {
+      const pending = m.before?.(event);
+      if (pending) await pending;
+    }
   }
 
   async afterSuccess(event: JobEvent): Promise<void> {
-    for (const m of this.reversed) if (m.afterSuccess) await m.afterSuccess(event);
+    for (const m of this.reversed) {
+      const pending = m.afterSuccess?.(event);
+      if (pending) await pending;
+    }
   }
 
   async afterFailure(event: JobEvent, error: JobError): Promise<void> {
