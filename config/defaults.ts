@@ -121,6 +121,11 @@ export interface NexqOptions {
   /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
   jobsDir?: string;
   /**
+   * A module each worker thread imports once, before its first job: set up what a thread needs of
+   * its own, such as an OpenTelemetry tracer provider (docs/jobs.md, "Tracing").
+   */
+  threadSetup?: string;
+  /**
    * Names this node's backup lists. Unique per process by default (hostname-pid-random): a node
    * stopped with unfinished jobs puts them back in their queues, and a killed one is recovered by a
    * survivor. A fixed id (Exq's way) leaves them in backup for the node's next boot to re-run.
@@ -224,6 +229,7 @@ export function defaults(): NexqOptions {
     prefetch: 1,
     jobs: {},
     jobsDir: undefined,
+    threadSetup: undefined,
     nodeId: undefined,
     mode: 'default',
     pollTimeout: 100,

@@ -30,6 +30,7 @@ export type NexqErrorCode =
   | 'RUNNING_COUNT_INVALID'
   | 'CROSS_SLOT'
   | 'WRITE_UNCONFIRMED'
+  | 'RESULT_TIMEOUT'
   // A job's run that did not end by its handler's own throw
   | 'JOB_TIMEOUT'
   | 'JOB_CANCELLED'
@@ -38,6 +39,8 @@ export type NexqErrorCode =
   | 'THREAD_OUT_OF_MEMORY'
   | 'THREAD_EXITED'
   | 'JOB_FAILED'
+  | 'RESULT_TOO_LARGE'
+  | 'PROGRESS_INVALID'
   // The actor runtime and the supervision tree
   | 'CALL_TIMEOUT'
   | 'ACTOR_EXITED'

@@ -133,6 +133,9 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   if (merged.jobsDir !== undefined && (typeof merged.jobsDir !== 'string' || merged.jobsDir === '')) {
     throw new ConfigError('jobsDir', 'a folder path', merged.jobsDir);
   }
+  if (merged.threadSetup !== undefined && (typeof merged.threadSetup !== 'string' || merged.threadSetup === '')) {
+    throw new ConfigError('threadSetup', 'a module path', merged.threadSetup);
+  }
   if (
     merged.nodeId !== undefined &&
     (typeof merged.nodeId !== 'string' || !/^[^\s:*?[\]]{1,200}$/.test(merged.nodeId))
@@ -179,6 +182,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     keyLayout: resolveKeyLayout(merged, [...queues.map((q) => q.name), ...merged.periodic.map((p) => p.queue)]),
     queues,
     jobsDir: merged.jobsDir === undefined ? undefined : path.resolve(merged.jobsDir),
+    threadSetup: merged.threadSetup === undefined ? undefined : path.resolve(merged.threadSetup),
     web,
   };
 }

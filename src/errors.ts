@@ -13,6 +13,7 @@ export { InvalidJobError, MalformedJobError } from './job/job';
 export { HandlerCheckError } from './handlers/check';
 export { UnknownJobClassError } from './handlers/registry';
 export { HandlerLoadError } from '../workers/handler-loader';
+export { InvalidProgressError, ResultTooLargeError } from '../workers/job-result';
 
 // Redis: refusals, faults, and what the key layout cannot hold
 export {
@@ -28,6 +29,7 @@ export {
   UnconfirmedWriteError,
 } from './redis/errors';
 export { ConnectionEndedError } from './redis/ended';
+export { ResultTimeoutError } from './redis/results';
 
 // A job's run that nexq ended (the `error` of job events, and the job's error_class)
 export {

@@ -1,5 +1,6 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
+export type { WaitForOptions } from './nexq';
 export type { Batch, BatchOptions, BatchStatus, BulkJob, NexqStartOptions, PauseMode } from './nexq';
 export type { BatchCallback, BatchJob } from './admin/batch';
 export type { ScheduleInfo, ScheduleSpec, Schedules } from './admin/schedules';
@@ -16,6 +17,8 @@ export { JobEvents } from './events/job-events';
 export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';
 export { NodeMetrics } from './metrics/prometheus';
 export type { MetricsHandler } from './metrics/prometheus';
+export { defineJob } from './define-job';
+export type { JobDefinition, JobDefinitionOptions, TypedPerform } from './define-job';
 export { nexqDashboard } from './web/mount';
 export type { DashboardMountOptions, NexqDashboard } from './web/mount';
 export { nexqFastify } from './web/fastify';

@@ -17,6 +17,9 @@ import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node/node';
 import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
+import { readResult, ResultWaiter } from './redis/results';
+import { progressOf } from './admin/progress';
+import { tracedEnqueue } from './tracing/enqueue-span';
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
@@ -37,12 +40,21 @@ export interface JobInfo extends JobLocation {
   retryCount?: number;
   /** The stack of its last failure, as kept in `error_backtrace` (see the `backtrace` options). */
   errorBacktrace?: string[];
+  /** A running job's latest `this.progress(value)` (this node's now; another node's as of its last beat). */
+  progress?: unknown;
+}
+
+export interface WaitForOptions {
+  /** Milliseconds to wait for the result before rejecting with ResultTimeoutError (default 30000). */
+  timeout?: number;
 }
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
 export type BulkJob = Omit<EnqueueRequest, 'bid'>;
 
 export class Nexq {
+  /** Opened at the first `waitFor`: one subscriber connection for every waiter. */
+  private waiter?: ResultWaiter;
   private scheduleApi?: Schedules;
 
   private constructor(readonly node: NexqNode) {}
@@ -75,12 +87,12 @@ export class Nexq {
 
   /** Enqueues a job now; resolves to its jid. */
   enqueue(queue: string, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
-    return this.enqueuer.enqueue({ queue, class: className, args, options });
+    return this.send1({ queue, class: className, args, options });
   }
 
   /** Enqueues a job to run at `date`. */
   enqueueAt(queue: string, date: Date, className: string, args: unknown[] = [], options?: JobOptions): Promise<string> {
-    return this.enqueuer.enqueue({ queue, class: className, args, at: date, options });
+    return this.send1({ queue, class: className, args, at: date, options });
   }
 
   /** Enqueues a job to run `seconds` from now. */
@@ -91,12 +103,12 @@ export class Nexq {
     args: unknown[] = [],
     options?: JobOptions,
   ): Promise<string> {
-    return this.enqueuer.enqueue({ queue, class: className, args, in: seconds, options });
+    return this.send1({ queue, class: className, args, in: seconds, options });
   }
 
   /** Enqueues every job or none, in one round trip; resolves to their jids in order. */
   enqueueAll(jobs: BulkJob[]): Promise<string[]> {
-    return this.enqueuer.enqueueAll(jobs);
+    return this.send(jobs).then((results) => results.map((r) => r.jid));
   }
 
   /**
@@ -125,7 +137,7 @@ export class Nexq {
     args: unknown[] = [],
     options?: JobOptions,
   ): Promise<EnqueueResult> {
-    const [result] = await this.enqueuer.enqueueAllResults([{ queue, class: className, args, options }]);
+    const [result] = await this.send([{ queue, class: className, args, options }]);
     return result;
   }
 
@@ -141,8 +153,11 @@ export class Nexq {
     const { key: _key, indexEntry: _entry, ...info } = found;
     const nacks = job?.nacks;
     const retryCount = job?.retry_count;
+    const progress =
+      found.state === 'running' && found.node ? await progressOf(this.node.ctx, jid, found.node) : undefined;
     return {
       ...info,
+      ...(progress === undefined ? {} : { progress }),
       job,
       nacks: Number.isInteger(nacks) ? (nacks as number) : 0,
       retryCount: Number.isInteger(retryCount) ? (retryCount as number) : undefined,
@@ -159,6 +174,24 @@ export class Nexq {
   clearQueue(queue: string): Promise<number> {
     resolveQueue(queue, 1, 'queue');
     return clearQueue(this.node.ctx, queue);
+  }
+
+  /**
+   * The result the job `jid` kept (its handler's return value, when it was enqueued with
+   * `keepResult` or its handler exports `keepResult`); undefined when none is kept (not asked, not
+   * succeeded yet, or expired).
+   */
+  async result(jid: string): Promise<unknown> {
+    return (await readResult(this.node.ctx.redis, this.node.ctx.keys, jid))?.value;
+  }
+
+  /**
+   * The result of the job `jid` as soon as it is kept (woken by Redis pub/sub, not polled);
+   * rejects with ResultTimeoutError after `timeout` ms. Only a job that keeps its result has one.
+   */
+  waitFor(jid: string, options: WaitForOptions = {}): Promise<unknown> {
+    this.waiter ??= new ResultWaiter(() => this.node.ctx.redis, this.node.ctx.keys);
+    return this.waiter.waitFor(jid, options.timeout ?? 30_000);
   }
 
   /**
@@ -241,8 +274,19 @@ export class Nexq {
   }
 
   /** Graceful stop; jobs still running after `shutdownTimeout` run again after the next boot. */
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
+    await this.waiter?.close();
     return this.node.stop();
+  }
+
+  /** Every enqueue goes through here: in a producer span when OpenTelemetry is present (src/tracing). */
+  private send(requests: EnqueueRequest[]): Promise<EnqueueResult[]> {
+    return tracedEnqueue(requests, (traced) => this.enqueuer.enqueueAllResults(traced));
+  }
+
+  private async send1(request: EnqueueRequest): Promise<string> {
+    const [{ jid }] = await this.send([request]);
+    return jid;
   }
 
   private get enqueuer(): Enqueuer {

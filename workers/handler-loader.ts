@@ -16,6 +16,8 @@ export interface LoadedHandler {
   perform: Perform;
   retry?: RetryPolicy;
   exhausted?: Exhausted;
+  /** Its `keepResult` export: seconds to keep its return value as the job's result. */
+  keepResult?: unknown;
 }
 
 /** What a handler can read through `this`. */
@@ -42,6 +44,11 @@ export interface JobContext {
    * size a batch by how busy the node is. In nexq/testing a job runs alone: 1 slot, 1 busy.
    */
   slots(): QueueSlots;
+  /**
+   * Reports how far the job is: a number or small JSON (at most 4 KB), shown by `show(jid)`, the
+   * dashboard's running jobs and the `job:progress` event. The latest value wins.
+   */
+  progress(value: unknown): void;
   /** The job's batch, when it belongs to one: jobs added with it join that batch. */
   batch?: JobBatch;
 }
@@ -77,6 +84,8 @@ function findHandler(mod: Record<string, unknown>, file: string): LoadedHandler 
   if (exhausted !== undefined && typeof exhausted !== 'function')
     throw new HandlerLoadError(`${file}: exhausted must be a function (args, error), not ${typeof exhausted}`);
   if (exhausted) handler.exhausted = exhausted as Exhausted;
+  const keepResult = exportOf(mod, 'keepResult');
+  if (keepResult !== undefined) handler.keepResult = keepResult;
   return handler;
 }
 

@@ -7,6 +7,8 @@ import { countOf } from '../src/job/json-object';
 import { readSeconds } from '../src/job/time';
 import { handlerFrames } from './backtrace';
 import { HandlerLoadError, JobContext, LoadedHandler, loadHandler } from './handler-loader';
+import { checkedProgress, keepSecondsOf, resultJson, ResultTooLargeError } from './job-result';
+import { inProcessSpan, otel } from './otel';
 import { JobOutcome, JobTask, RetrySettings, ThrownError } from './protocol';
 import { DEFAULT_RETRY_SETTINGS, runExhausted, verdictOnThread } from './retry-on-thread';
 import type { QueueSlots } from './work-table-layout';
@@ -20,6 +22,8 @@ export interface PerformObserver {
   returned?(value: unknown): void;
   /** What was thrown or rejected, before it becomes a ThrownError. */
   failed?(err: unknown): void;
+  /** A progress value the handler reported (checked: a number or small JSON). */
+  progress?(jid: string, value: unknown): void;
 }
 
 export function toThrownError(value: unknown): ThrownError {
@@ -28,8 +32,9 @@ export function toThrownError(value: unknown): ThrownError {
       class: value.name || (value.constructor as { name?: string } | undefined)?.name || 'Error',
       message: value.message,
       backtrace: handlerFrames(value.stack),
-      // Its handler failed to load (HANDLER_LOAD): nexq's error, not one the handler threw.
-      ...(value instanceof HandlerLoadError ? { code: value.code } : {}),
+      // Its handler failed to load (HANDLER_LOAD), or its result was refused (RESULT_TOO_LARGE):
+      // nexq's error, not one the handler threw.
+      ...(value instanceof HandlerLoadError || value instanceof ResultTooLargeError ? { code: value.code } : {}),
     };
   }
   return { class: 'NonErrorThrown', message: `a non-Error was thrown: ${inspect(value, { depth: 2 })}` };
@@ -63,7 +68,8 @@ export async function performTask(
         throw new TypeError('ActiveJob payload has no arguments array');
       args = wrapped.arguments;
     }
-    handler = await loadHandler(task.file);
+    const loadedJob = job;
+    const loadedHandler = (handler = await loadHandler(task.file));
     let nacked = false as boolean; // set by the handler's this.nack()
     let pause: number | undefined; // set by the handler's this.rateLimited(seconds)
     const context: JobContext = {
@@ -80,6 +86,7 @@ export async function performTask(
         pause = seconds;
       },
       slots: () => slots(task.slotsRow),
+      progress: (value: unknown) => observer.progress?.(loadedJob.jid, checkedProgress(value)),
       batch: typeof job.bid === 'string' && job.bid !== '' ? jobBatch(job.bid, post) : undefined,
     };
     if (task.exhausted) {
@@ -87,10 +94,14 @@ export async function performTask(
       return { ok: true };
     }
     observer.starting?.(args, context);
-    const value = await handler.perform.apply(context, args);
+    const run = () => loadedHandler.perform.apply(context, args);
+    const value = await (otel() ? inProcessSpan(loadedJob, context.className, run) : run());
     observer.returned?.(value);
     if (pause !== undefined) return { ok: true, rateLimited: pause };
-    return nacked ? { ok: true, nack: true } : { ok: true };
+    if (nacked) return { ok: true, nack: true };
+    // Kept only when asked (the job's keep_result, the handler's keepResult): otherwise nothing more.
+    const keep = keepSecondsOf(loadedJob.keep_result, loadedHandler.keepResult);
+    return keep > 0 ? { ok: true, result: { json: resultJson(value, context.className), ttl: keep } } : { ok: true };
   } catch (err) {
     observer.failed?.(err);
     const verdict = job && !task.exhausted ? await verdictOnThread(handler, job, err, retry) : {};

@@ -1,6 +1,7 @@
 // What the main thread and a worker thread say to each other: plain, structured-clonable records.
 import type { Dialect } from '../config/defaults';
 import type { NexqErrorCode } from '../config/nexq-error';
+import type { KeptResult } from './job-result';
 import type { RetryVerdict } from '../src/job/retry-policy';
 import type { MessagePort } from 'node:worker_threads';
 
@@ -28,6 +29,8 @@ export const BATCH = 'nexq:batch';
 /** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
+/** The message a thread posts when a handler reports progress: `{ type: PROGRESS, jid, value }`. */
+export const PROGRESS = 'nexq:progress';
 /**
  * The jobs of a thread that finished in one turn, in one message: `{ type: DONE_MANY, ids, outcomes }`
  * (one message per job costs the main thread a message event each). DONE is the per-job fallback.
@@ -44,6 +47,7 @@ export type EnqueueReply = { ok: true; jids: string[] } | { ok: false; error: { 
 
 /** What a thread posts to the main thread (a handler may post values of its own besides). */
 export type ThreadMessage =
+  | { type: typeof PROGRESS; jid: string; value: unknown }
   | { type: typeof STARTED; id: number }
   | { type: typeof BATCH; ids: number[]; threadId: number }
   | { type: typeof DONE; id: number; outcome: JobOutcome }
@@ -66,7 +70,8 @@ export interface ThrownError {
  * its thread was stopped to cancel another job.
  */
 export type JobOutcome =
-  | { ok: true; nack?: true; rateLimited?: number }
+  /** `result`: the return value to keep, when the job or its handler asked for it. */
+  | { ok: true; nack?: true; rateLimited?: number; result?: KeptResult }
   | {
       ok: false;
       error: ThrownError;
@@ -87,5 +92,7 @@ export interface RetrySettings {
 export interface ThreadData {
   /** The work table's buffer (see src/run/work-table.ts), readable from threads. */
   workTable: SharedArrayBuffer;
+  /** The absolute path of the `threadSetup` module, imported once before the thread's first job. */
+  setup?: string;
   retry?: RetrySettings;
 }

@@ -1,10 +1,12 @@
 // The piscina entry: runs one job's handler on this worker thread (workers/perform-task.ts) and
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
+import { pathToFileURL } from 'node:url';
 import { MessagePort, parentPort, threadId, workerData } from 'node:worker_threads';
-import { performTask } from './perform-task';
+import { describeLoadFailure, HandlerLoadError } from './handler-loader';
+import { PerformObserver, performTask, toThrownError } from './perform-task';
 import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
 import type { PostToMain } from './job-batch';
-import { BATCH, DONE, DONE_MANY, JobOutcome, JobTask, STARTED, ThreadData } from './protocol';
+import { BATCH, DONE, DONE_MANY, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
 // The node's work table, shared with the main thread: read, never written, here.
@@ -18,9 +20,29 @@ const post: PostToMain | undefined = parentPort
   : undefined;
 const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
 
+/** The `threadSetup` module (e.g. an OpenTelemetry tracer provider), imported once before the first job. */
+const setupFile = (workerData as Partial<ThreadData> | undefined)?.setup;
+let setup: Promise<unknown> | undefined;
+
+/** Imports the setup module once; a failure fails the jobs (HANDLER_LOAD) until a later import succeeds. */
+async function setUp(file: string): Promise<JobOutcome | undefined> {
+  try {
+    await (setup ??= import(pathToFileURL(file).href));
+    return undefined;
+  } catch (err) {
+    setup = undefined;
+    return { ok: false, error: toThrownError(new HandlerLoadError(`threadSetup ${describeLoadFailure(file, err)}`)) };
+  }
+}
+
+/** A handler's `this.progress(value)` goes to the main thread, which records it and emits job:progress. */
+const observer: PerformObserver = {
+  progress: (jid, value) => parentPort?.postMessage({ type: PROGRESS, jid, value }),
+};
+
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return performTask(task, {}, slotsOf, post, retry);
+  return (setupFile && (await setUp(setupFile))) || performTask(task, observer, slotsOf, post, retry);
 }
 
 /**
@@ -35,7 +57,9 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task, {}, slotsOf, post, retry).catch(unreadableFailure);
+      const outcome =
+        (setupFile && (await setUp(setupFile))) ||
+        (await performTask(task, observer, slotsOf, post, retry).catch(unreadableFailure));
       finished(port, task.id, outcome);
     }),
   );

@@ -110,7 +110,12 @@ export class Heartbeat extends TickingActor {
     const workers: Record<string, string> = {};
     // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
     for (const job of running)
-      workers[job.jid] = JSON.stringify({ queue: job.queue, payload: job.raw, run_at: Math.floor(job.runAt) });
+      workers[job.jid] = JSON.stringify({
+        queue: job.queue,
+        payload: job.raw,
+        run_at: Math.floor(job.runAt),
+        ...(job.progress === undefined ? {} : { progress: job.progress }),
+      });
     // Scored by Redis' clock inside the script: this node's wall clock can make no one dead.
     const signal = await writeBeat(redis, keys, {
       nodeId: config.nodeId,

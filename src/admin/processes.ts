@@ -59,6 +59,8 @@ export interface RunningJobView extends JobView {
   /** The process running it. */
   identity: string;
   run_at: string | null;
+  /** The latest progress its handler reported (as of the process's last beat), if any. */
+  progress?: unknown;
 }
 
 /** The jobs `identity` ran at its last beat (Sidekiq's workers hash: jid -> { queue, payload, run_at }). */
@@ -75,6 +77,7 @@ export async function readRunningJobs({ redis, keys }: AdminContext, identity: s
         queue: view.queue ?? (typeof work?.queue === 'string' ? work.queue : null),
         identity,
         run_at: typeof work?.run_at === 'number' ? isoOf(work.run_at) : null,
+        ...(work?.progress === undefined ? {} : { progress: work.progress }),
       };
     })
     .sort((a, b) => (a.run_at ?? '').localeCompare(b.run_at ?? ''));

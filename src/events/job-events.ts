@@ -32,6 +32,8 @@ export interface JobEventMap {
   'job:retry': JobEventBase & { error: JobErrorInfo; nextRetryAt: Date };
   /** Filed in `dead`: out of retries, or expired before it started (`error.class` JobExpiredError). */
   'job:dead': JobEventBase & { error: JobErrorInfo };
+  /** Its handler called `this.progress(value)` (as the main thread heard it). */
+  'job:progress': JobEventBase & { progress: unknown };
 }
 
 export type JobEventName = keyof JobEventMap;

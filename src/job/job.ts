@@ -33,6 +33,8 @@ export interface JobPayload {
   unique_until?: 'success' | 'start' | 'expiry';
   /** nexq: times a handler asked to run it again later (nack). */
   nacks?: number;
+  /** nexq: seconds to keep the handler's return value as the job's result (`keepResult`). */
+  keep_result?: number;
   /** The batch it belongs to (Sidekiq Pro's field). */
   bid?: string;
   [field: string]: unknown;
@@ -104,6 +106,8 @@ export interface JobOptions {
    * false none; default the node's `backtrace`.
    */
   backtrace?: boolean | number;
+  /** Keep the handler's return value as the job's result for this many seconds (`nexq.result`, `nexq.waitFor`). */
+  keepResult?: number;
 }
 
 export interface UniqueOptions {
@@ -141,6 +145,8 @@ function checkDisqueOptions(options: JobOptions): void {
     throw new InvalidJobError('maxlen must be an integer > 0');
   if (options.atMostOnce !== undefined && typeof options.atMostOnce !== 'boolean')
     throw new InvalidJobError('atMostOnce must be true or false');
+  if (options.keepResult !== undefined && !positive(options.keepResult))
+    throw new InvalidJobError('keepResult must be a number of seconds > 0 (how long the result is kept)');
   const u = options.unique;
   if (u !== undefined) {
     const givenUnique: unknown = u;
@@ -160,7 +166,15 @@ export class InvalidJobError extends NexqError {
   override readonly name: string = 'InvalidJobError';
 }
 
+/**
+ * The job fields that carry a trace's context (W3C Trace Context and Baggage), top level as Ruby's
+ * OpenTelemetry instrumentation for Sidekiq writes them; Sidekiq and Exq keep fields they do not know.
+ */
+export const TRACE_FIELDS: readonly string[] = ['traceparent', 'tracestate', 'baggage'];
+
 export interface EncodeOptions {
+  /** Trace context to write into the job (only the TRACE_FIELDS, string values). */
+  trace?: Record<string, unknown>;
   timestamps?: TimestampFormat;
   /**
    * When a scheduled job is due (epoch seconds); absent for a job that runs now. A scheduled job has
@@ -209,6 +223,12 @@ export function encodeNewJob(
   let extra = '';
   if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds((encoding.runAt ?? nowAt) + options.ttl)}`;
   if (options.atMostOnce) extra += ',"at_most_once":true';
+  if (encoding.trace)
+    for (const field of TRACE_FIELDS) {
+      const value = encoding.trace[field];
+      if (typeof value === 'string') extra += `,"${field}":${JSON.stringify(value)}`;
+    }
+  if (options.keepResult !== undefined) extra += `,"keep_result":${Math.ceil(options.keepResult)}`;
   if (encoding.bid !== undefined) extra += `,"bid":${JSON.stringify(encoding.bid)}`;
   if (options.unique) {
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;

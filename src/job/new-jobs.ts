@@ -15,6 +15,8 @@ export interface EnqueueRequest {
   /** Run this many seconds from now instead of now. */
   in?: number;
   options?: JobOptions;
+  /** Trace context for the job's `traceparent`, `tracestate`, `baggage` fields (nexq's producer span sets it). */
+  trace?: Record<string, string>;
   /** The batch the job belongs to (written as Sidekiq Pro's `bid`); set by a Batch, not by callers. */
   bid?: string;
 }
@@ -52,6 +54,7 @@ export function prepareJobs(
       timestamps,
       runAt,
       now,
+      trace: request.trace,
       bid: request.bid,
     });
     const unique = request.options?.unique;

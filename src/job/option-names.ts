@@ -13,6 +13,7 @@ export const JOB_OPTION_NAMES: readonly string[] = [
   'atMostOnce',
   'unique',
   'backtrace',
+  'keepResult',
 ];
 export const UNIQUE_OPTION_NAMES: readonly string[] = ['for', 'until', 'key'];
 

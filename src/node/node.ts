@@ -32,6 +32,7 @@ import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { ClassTimings } from '../run/class-timings';
 import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
+import { reportProgress } from '../run/progress';
 import { NodeLifecycle } from './lifecycle';
 import { nodeTree } from '../../supervisors/node-tree';
 import { replaceEndedClient } from '../actors/redis-connection';
@@ -107,7 +108,9 @@ export class NexqNode {
             data: {
               workTable: running.slots.buffer,
               retry: { dialect: resolved.dialect, maxRetries: resolved.maxRetries },
+              setup: resolved.threadSetup,
             },
+            onProgress: (jid, value) => reportProgress(ctx, running, jid, value),
             enqueueInBatch: (bid, jobs) => joinBatch(ctx, bid).enqueueAll(jobs as BatchJob[]),
           }),
           middleware: [statsMiddleware(counters, timings), loggingMiddleware(logger), ...middleware],

@@ -12,6 +12,7 @@ import {
   EnqueueReply,
   JobOutcome,
   JobTask,
+  PROGRESS,
   STARTED,
   ThreadData,
   ThreadMessage,
@@ -44,6 +45,8 @@ export interface ThreadPoolOptions {
   /** Young generation each thread starts with, MB (0: V8's default). */
   threadYoungGenerationMb: number;
   data: ThreadData;
+  /** A handler's `this.progress(value)`, with its job's jid. */
+  onProgress?: (jid: string, value: unknown) => void;
   /** Enqueues jobs a handler adds to its batch (`this.batch`); resolves to their jids. */
   enqueueInBatch?: (bid: string, jobs: unknown[]) => Promise<string[]>;
 }
@@ -86,6 +89,10 @@ export class ThreadPool {
       concurrentTasksPerWorker: TASKS_PER_THREAD,
       idleTimeout: Infinity,
       workerData: options.data,
+      // A thread waits for its next task blocked in Atomics.wait by default, its event loop stopped:
+      // a threadSetup module usually starts background work (a span exporter), which must go on
+      // between jobs, so with one the threads wait with Atomics.waitAsync instead.
+      ...(options.data.setup ? { atomics: 'async' as const } : {}),
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
     // Setting up a thread's heap undoes the cap's V8 flag: apply it again once each first thread is
@@ -103,6 +110,7 @@ export class ThreadPool {
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
       else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
         this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
+      else if (msg?.type === PROGRESS && typeof msg.jid === 'string') options.onProgress?.(msg.jid, msg.value);
       else if (msg?.type === ENQUEUE && msg.port && typeof msg.bid === 'string' && Array.isArray(msg.jobs))
         void answerEnqueue(msg.port, () => enqueueInBatch(msg.bid as string, msg.jobs as unknown[]));
     });

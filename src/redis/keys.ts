@@ -23,6 +23,8 @@
 //                                      arrival time in Redis ms (expires when idle)
 //   <ns>:nexq:rate-class:<class>       string: likewise for a class's rate limit
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
+//   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
+//   <ns>:nexq:results                  pub/sub channel: jids whose result was just kept (waitFor)
 //   <ns>:nexq:metrics:<YYYY-MM-DDTHH:MM> hash: per-class counts and durations of one UTC minute
 //                                      (src/redis/class-metrics.ts), expiring after a few hours
 //   <ns>:nexq:batch:<bid>              hash: a batch's description, counts, callbacks (src/redis/batch-scripts.ts)
@@ -227,6 +229,16 @@ export class Keys {
   /** nexq's own: the pub/sub channel that carries cancel requests to every node. */
   get cancelChannel(): string {
     return this.key('nexq:cancel');
+  }
+
+  /** nexq's own: the result a job kept (its handler's return value as JSON), expiring after its keepResult. */
+  result(jid: string): string {
+    return this.key(`nexq:result:${jid}`);
+  }
+
+  /** nexq's own: the pub/sub channel that says which job just kept a result (waitFor listens). */
+  get resultChannel(): string {
+    return this.key('nexq:results');
   }
 
   /** nexq's own: a unique job's lock, holding its jid (unique within its queue in the per-queue layout). */

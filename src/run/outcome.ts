@@ -11,10 +11,11 @@ import { rewriteMembers } from '../job/json-members';
 import { JobCancelledError, jobErrorOf, JobExpiredError, JobInterruptedError } from '../job/run-errors';
 import { jsonTimestamp } from '../job/time';
 import type { JobOutcome } from '../../workers/protocol';
+import type { KeptResult } from '../../workers/job-result';
 
 export type Outcome =
-  /** The handler returned. */
-  | { kind: 'success'; durationMs: number }
+  /** The handler returned; `result`: its return value, to keep before the ack (keepResult). */
+  | { kind: 'success'; durationMs: number; result?: KeptResult }
   /** The handler returned after asking to run again later (Disque's NACK). */
   | { kind: 'nack'; durationMs: number }
   /** The handler returned saying the remote side throttles it for `seconds` (`this.rateLimited`). */
@@ -35,7 +36,8 @@ export type Outcome =
 /** The Outcome of a run whose handler returned: a success, a nack or a rateLimited. */
 export function okOutcome(result: Extract<JobOutcome, { ok: true }>, durationMs: number): Outcome {
   if (result.rateLimited !== undefined) return { kind: 'rateLimited', seconds: result.rateLimited, durationMs };
-  return { kind: result.nack ? 'nack' : 'success', durationMs };
+  if (result.nack) return { kind: 'nack', durationMs };
+  return { kind: 'success', durationMs, result: result.result };
 }
 
 export type Fate =

@@ -16,6 +16,8 @@ export interface RunningJob {
   readonly raw: string;
   /** Epoch seconds when it was dispatched (by the node's clock: Redis' time, see docs/time.md). */
   readonly runAt: number;
+  /** The latest `this.progress(value)` of its handler, if it reported any. */
+  readonly progress?: unknown;
 }
 
 /** Stops a running job (its worker's cancel). */
@@ -24,6 +26,7 @@ export interface Cancellable {
 }
 
 interface Entry extends RunningJob {
+  progress?: unknown;
   worker?: Cancellable;
   /** Its slot was given back when its thread finished, before its Redis step landed. */
   slotFree?: boolean;
@@ -86,6 +89,17 @@ export class RunningJobs {
       if (jobs.size === 0) this.held.delete(job.queue);
     }
     return (job as Entry).slotFree ? false : this.slots.release(job.queue);
+  }
+
+  /** Records the progress of every running copy of `jid`; those copies (none when it no longer runs here). */
+  setProgress(jid: string, value: unknown): RunningJob[] {
+    const copies: RunningJob[] = [];
+    for (const entry of this.entries)
+      if (entry.jid === jid) {
+        entry.progress = value;
+        copies.push(entry);
+      }
+    return copies;
   }
 
   /** Cancels every running copy of the job `jid`; false when none runs here. */

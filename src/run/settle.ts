@@ -26,6 +26,7 @@ import type { NodeContext } from '../node/context';
 import type { JobSteps } from './job-steps';
 import { batchOf, memberKindOf, settleInBatch } from './batch-step';
 import { EXPIRED, Fate, fateOf, Outcome } from './outcome';
+import { storeResult } from '../redis/results';
 
 const SETTLE_RETRY_MIN_MS = 100;
 const SETTLE_RETRY_MAX_MS = 2000;
@@ -46,6 +47,10 @@ export interface SettlingJob {
 export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> {
   // Retry backoff and failed_at by Redis' clock (docs/time.md).
   const fate = fateOf(outcome, job.fetched, job.ctx.config, job.ctx.clock.now());
+  // A kept result lands before the ack: a crash between them re-runs the job, never loses its result.
+  const kept = outcome.kind === 'success' ? outcome.result : undefined;
+  if (kept)
+    await untilItLands(job, () => storeResult(job.ctx.redis, job.ctx.keys, job.fetched.job.jid, kept.json, kept.ttl));
   // A job of a batch is counted there first, the job held in its backup list until that lands.
   const bid = batchOf(job.fetched);
   const kind = bid === undefined ? undefined : memberKindOf(fate);

@@ -1,0 +1,54 @@
+// Type tests of defineJob, checked by `tsc` when `npm test` builds (tsconfig.json includes test/):
+// each `@ts-expect-error` line must fail to compile, or the build fails with "Unused
+// '@ts-expect-error' directive". Nothing here runs: the function is never called.
+import { defineJob, Nexq } from '../../src/index';
+
+export async function typeTests(nexq: Nexq): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const SendEmail = defineJob<[to: string, userId: number]>('SendEmail', { queue: 'mail' });
+
+  const jid: string = await SendEmail.enqueue(nexq, ['a@b.c', 7]);
+  seen.push(jid);
+  await SendEmail.enqueueIn(nexq, 60, ['a@b.c', 7], { retry: 3 });
+  await SendEmail.enqueueAt(nexq, new Date(), ['a@b.c', 7]);
+
+  // @ts-expect-error: the arguments swapped
+  await SendEmail.enqueue(nexq, [7, 'a@b.c']);
+  // @ts-expect-error: one argument missing
+  await SendEmail.enqueue(nexq, ['a@b.c']);
+  // @ts-expect-error: one argument too many
+  await SendEmail.enqueue(nexq, ['a@b.c', 7, true]);
+  // @ts-expect-error: a wrong type in enqueueIn
+  await SendEmail.enqueueIn(nexq, 60, ['a@b.c', '7']);
+  // @ts-expect-error: enqueueAt takes a Date
+  await SendEmail.enqueueAt(nexq, 1700000000, ['a@b.c', 7]);
+  // @ts-expect-error: an option that does not exist
+  await SendEmail.enqueue(nexq, ['a@b.c', 7], { retries: 3 });
+
+  // The handler's parameters are typed by the definition, and `this` is the job context.
+  SendEmail.handler(function (to, userId) {
+    const address: string = to;
+    const id: number = userId;
+    const jidOfRun: string = this.jid;
+    seen.push(address, id, jidOfRun);
+  });
+  // @ts-expect-error: a handler whose parameter types disagree with the definition
+  SendEmail.handler(function (to: number) {
+    seen.push(to);
+  });
+
+  // A definition with a result type: its handler must return it, and its result is typed by it.
+  const Total = defineJob<[values: number[]], number>('Total');
+  Total.handler((values) => values.reduce((a, b) => a + b, 0));
+  // @ts-expect-error: returns a string where the definition says number
+  Total.handler(() => 'ten');
+  const total: number = await Total.waitFor(nexq, jid, { timeout: 1000 });
+  const kept: number | undefined = await Total.result(nexq, jid);
+  seen.push(total, kept);
+  // @ts-expect-error: a result may be missing
+  const sure: number = await Total.result(nexq, jid);
+  seen.push(sure);
+  // @ts-expect-error: keepResult is a number of seconds
+  await Total.enqueue(nexq, [[1, 2]], { keepResult: true });
+  return seen;
+}
