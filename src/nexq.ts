@@ -1,16 +1,16 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
+import { jobInfo, JobInfo } from './admin/job-info';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
-import { readBacktrace } from './job/failure';
 import type { JobOptions } from './job/job';
 import { jsonObject } from './job/json-object';
 import { ActorNames, runsJobs } from './node/context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node/node';
-import { deleteJobByJid, indexEntryOf, JobLocation, locateJob, parseEntry } from './redis/job-index';
+import { deleteJobByJid, indexEntryOf, locateJob, parseEntry } from './redis/job-index';
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
@@ -18,22 +18,7 @@ export type { PauseMode };
 /** How often `cancel` sends its request again while the job still runs. */
 const CANCEL_REPEAT_MS = 1000;
 
-/** Everything about one job, wherever it is (see `Nexq#show`). */
-export interface JobInfo extends JobLocation {
-  jid: string;
-  /** The job's fields as stored (undefined when it is not valid JSON). */
-  job?: Record<string, unknown>;
-  /** The job exactly as stored. */
-  raw: string;
-  /** Times it was handed to a handler, re-runs after a crash included. */
-  deliveries: number;
-  /** Times its handler asked for it to be requeued. */
-  nacks: number;
-  /** Sidekiq's retry_count: failures so far (absent before the first). */
-  retryCount?: number;
-  /** The stack of its last failure, as kept in `error_backtrace` (see the `backtrace` options). */
-  errorBacktrace?: string[];
-}
+export type { JobInfo };
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
 export type BulkJob = EnqueueRequest;
@@ -103,18 +88,7 @@ export class Nexq {
    */
   async show(jid: string): Promise<JobInfo | undefined> {
     const found = await locateJob(this.node.ctx.redis, this.node.ctx.keys, jid);
-    if (!found) return undefined;
-    const job = jsonObject(found.raw);
-    const { key: _key, indexEntry: _entry, ...info } = found;
-    const nacks = job?.nacks;
-    const retryCount = job?.retry_count;
-    return {
-      ...info,
-      job,
-      nacks: Number.isInteger(nacks) ? (nacks as number) : 0,
-      retryCount: Number.isInteger(retryCount) ? (retryCount as number) : undefined,
-      errorBacktrace: readBacktrace(job?.error_backtrace),
-    };
+    return found && jobInfo(found);
   }
 
   /**

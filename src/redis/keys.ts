@@ -8,7 +8,8 @@
 //   <ns>:stat:processed[:YYYY-MM-DD]   counters, and :stat:failed[...] likewise
 //   <ns>:processes                     set of live process identities
 //   <ns>:<identity>                    hash: info, busy, beat, quiet (Sidekiq's process entry)
-//   <ns>:<identity>:workers            hash: one field per running job
+//   <ns>:<identity>:workers            hash: one field per running job (Sidekiq 6.4 and before)
+//   <ns>:<identity>:work               the same hash, as Sidekiq 6.5, 7 and 8 read it
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
@@ -215,6 +216,11 @@ export class Keys {
 
   processWorkers(identity: string): string {
     return this.key(`${identity}:workers`);
+  }
+
+  /** The same running-jobs hash as Sidekiq 6.5 and later name it (they read this one). */
+  processWork(identity: string): string {
+    return this.key(`${identity}:work`);
   }
 
   processSignals(identity: string): string {

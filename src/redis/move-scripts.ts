@@ -82,6 +82,20 @@ export async function clearSet(
   return total;
 }
 
+/**
+ * Empties the list of `queue`, forgetting its waiting jobs in the index and letting go of the unique
+ * locks they held; how many jobs it held. Jobs already fetched are not touched.
+ */
+export async function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
+  const [count, locks] = (await runScript(client, 'clear-queue', [keys.queue(queue), keys.jobIndex(queue)], [])) as [
+    number,
+    string[],
+  ];
+  for (let i = 0; i < locks.length; i += 2)
+    await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
+  return count;
+}
+
 /** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */
 export async function findInList(client: RedisClient, list: string, jid: string): Promise<string | null> {
   return (await runScript(client, 'find-in-list', [list], [jid])) as string | null;

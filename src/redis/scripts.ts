@@ -23,6 +23,7 @@ const SCRIPTS = [
   'find-in-list',
   'delete-job',
   'clear-set',
+  'clear-queue',
   'ack-batch',
   'lease-due',
   'beat',
