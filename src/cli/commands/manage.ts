@@ -50,8 +50,7 @@ ${CONNECTION_HELP}`,
     if (jid !== undefined && args.flags.has('dead')) throw new UsageError('--dead goes with --all');
     const set = args.flags.has('dead') ? 'dead' : 'retry';
     const moved = await withNexq(args, async (session): Promise<Moved[]> => {
-      if (jid === undefined)
-        return (await retryAll(session, set)).map((m) => ({ jid: m.jid, from: set, to: m.queue }));
+      if (jid === undefined) return (await retryAll(session, set)).map((m) => ({ jid: m.jid, from: set, to: m.queue }));
       const result = await retryJob(session, jid, ['retry', 'dead']);
       if (result.error !== undefined) throw new JobNotFoundError(result.error);
       return [{ jid, from: result.from, to: result.queue }];
@@ -80,7 +79,8 @@ ${CONNECTION_HELP}`,
   async run(args, out) {
     const jid = jidOrAll(args, 'kill');
     const moved = await withNexq(args, async (session): Promise<Moved[]> => {
-      if (jid === undefined) return (await killAll(session)).map((j) => ({ jid: j || null, from: 'retry', to: 'dead' }));
+      if (jid === undefined)
+        return (await killAll(session)).map((j) => ({ jid: j || null, from: 'retry', to: 'dead' }));
       const result = await killJob(session, jid);
       if (result.error !== undefined) throw new JobNotFoundError(result.error);
       return [{ jid, from: 'retry', to: 'dead' }];
