@@ -66,7 +66,7 @@ describe('nexq kill, clear, quiet, stop', () => {
     const producer = await t.start({ mode: 'enqueuer' });
     const keep = await producer.enqueue('mail', 'Keep', []);
     for (let i = 0; i < 4; i++) await producer.enqueue('default', 'Gone', [i]);
-    const unique = await producer.enqueue('default', 'Once', [], { unique: { for: 3600, key: 'only-one' } } as never);
+    const unique = await producer.enqueue('default', 'Once', [], { unique: { for: 3600, key: 'only-one' } });
     const refused = await cli(['clear', 'default']);
     expect(refused.status).to.equal(2);
     expect(refused.stderr).to.equal('nexq: clearing queue default needs --yes when stdin is not a terminal\n');
@@ -79,7 +79,7 @@ describe('nexq kill, clear, quiet, stop', () => {
     expect((await producer.show(keep))?.state).to.equal('queued');
     const again = await producer.enqueueResult('default', 'Once', [], {
       unique: { for: 3600, key: 'only-one' },
-    } as never);
+    });
     expect(again.conflict).to.not.equal(true);
     expect(again.jid).not.to.equal(unique);
     await producer.enqueueIn('default', 600, 'Later', []);
