@@ -70,16 +70,19 @@ export async function clearSet(
   queues: Iterable<string>,
 ): Promise<number> {
   let total = 0;
-  for (const { key, queue = '' } of keys.jobSets(set, queues)) {
-    const [count, locks] = (await runScript(client, 'clear-set', [key, keys.jobIndex(queue)], [set])) as [
-      number,
-      string[],
-    ];
-    for (let i = 0; i < locks.length; i += 2)
-      await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
-    total += count;
-  }
+  for (const { key, queue = '' } of keys.jobSets(set, queues)) total += await clearJobs(client, keys, key, queue, set);
   return total;
+}
+
+/** Empties one set or list (clear-set.lua) and lets go of the unique locks its jobs held. */
+async function clearJobs(client: RedisClient, keys: Keys, key: string, queue: string, state: string): Promise<number> {
+  const [count, locks] = (await runScript(client, 'clear-set', [key, keys.jobIndex(queue)], [state])) as [
+    number,
+    string[],
+  ];
+  for (let i = 0; i < locks.length; i += 2)
+    await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
+  return count;
 }
 
 /**
@@ -87,13 +90,7 @@ export async function clearSet(
  * locks they held; how many jobs it held. Jobs already fetched are not touched.
  */
 export async function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
-  const [count, locks] = (await runScript(client, 'clear-queue', [keys.queue(queue), keys.jobIndex(queue)], [])) as [
-    number,
-    string[],
-  ];
-  for (let i = 0; i < locks.length; i += 2)
-    await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
-  return count;
+  return clearJobs(client, keys, keys.queue(queue), queue, 'queued');
 }
 
 /** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */

@@ -23,7 +23,6 @@ const SCRIPTS = [
   'find-in-list',
   'delete-job',
   'clear-set',
-  'clear-queue',
   'ack-batch',
   'lease-due',
   'beat',

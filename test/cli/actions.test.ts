@@ -1,24 +1,13 @@
 // The admin commands that act on many jobs or on processes (kill, clear, retry --all --dead,
 // quiet, stop) and the checks on what they are given, each a real `nexq` process on the test Redis.
 import { expect } from 'chai';
-import { CLI, Run, runProcess } from '../support/cli';
+import { cliAgainst } from '../support/cli';
 import { useNodes, waitFor } from '../support/node';
 
 describe('nexq kill, clear, quiet, stop', () => {
   const t = useNodes();
 
-  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-    return runProcess(process.execPath, [CLI, ...args], { REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns, ...env }, 15_000);
-  }
-
-  async function ok(args: string[]): Promise<string> {
-    const result = await cli(args);
-    expect(result.stderr, `stderr of nexq ${args.join(' ')}`).to.equal('');
-    expect(result.status).to.equal(0);
-    return result.stdout;
-  }
-
-  const json = async (args: string[]) => JSON.parse(await ok([...args, '--json']));
+  const { cli, ok, json } = cliAgainst(() => t);
 
   /** Puts `count` failed jobs in the retry set, as a node files them. */
   async function retrying(count: number): Promise<string[]> {

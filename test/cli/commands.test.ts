@@ -2,26 +2,14 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, Run, runProcess } from '../support/cli';
+import { cliAgainst, Run } from '../support/cli';
 import { repoRoot } from '../support/paths';
 import { useNodes, waitFor } from '../support/node';
 
 describe('nexq admin commands', () => {
   const t = useNodes();
 
-  /** Runs the CLI without blocking this process (a node may be running in it). */
-  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-    return runProcess(process.execPath, [CLI, ...args], { REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns, ...env }, 15_000);
-  }
-
-  async function ok(args: string[]): Promise<string> {
-    const result = await cli(args);
-    expect(result.stderr, `stderr of nexq ${args.join(' ')}`).to.equal('');
-    expect(result.status).to.equal(0);
-    return result.stdout;
-  }
-
-  const json = async (args: string[]) => JSON.parse(await ok([...args, '--json']));
+  const { cli, ok, json } = cliAgainst(() => t);
 
   function expectUsage(result: Run, pattern: RegExp, status = 2) {
     expect(result.status).to.equal(status);

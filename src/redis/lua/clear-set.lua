@@ -1,14 +1,16 @@
--- clear-set: empty a schedule, retry or dead set and forget its jobs in the job index, atomically.
--- KEYS[1]  the sorted set
+-- clear-set: empty a schedule, retry or dead set, or a queue's list, and forget its jobs in the job
+-- index, atomically. Jobs a node already fetched (its backup lists) are not touched.
+-- KEYS[1]  the sorted set, or the queue's list <ns>:queue:<q>
 -- KEYS[2]  job index <ns>:nexq:jobs
--- ARGV[1]  the set's name in the index: schedule, retry or dead
+-- ARGV[1]  the jobs' state in the index: schedule, retry or dead (a sorted set), queued (a list)
 -- Returns { how many entries the set held, { unique_key, jid, ... } of the unique jobs it held }: the
 -- caller lets go of their locks (lock keys are built outside, where every key a script writes is).
-nexq_expect_type(KEYS[1], 'zset')
-local count = redis.call('ZCARD', KEYS[1])
+local list = ARGV[1] == 'queued'
+nexq_expect_type(KEYS[1], list and 'list' or 'zset')
+local count = redis.call(list and 'LLEN' or 'ZCARD', KEYS[1])
 local members, locks = {}, {}
 for start = 0, count - 1, 1000 do
-  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], start, start + 999)) do
+  for _, member in ipairs(redis.call(list and 'LRANGE' or 'ZRANGE', KEYS[1], start, start + 999)) do
     members[#members + 1] = member
   end
 end
