@@ -21,6 +21,7 @@ export type NexqErrorCode =
   | 'QUEUE_PAUSED'
   | 'QUEUE_FULL'
   | 'ENQUEUE_PARTIAL'
+  | 'BATCH_NOT_FOUND'
   | 'JOB_RUNNING'
   | 'REDIS_OOM'
   | 'REDIS_WRONG_TYPE'

@@ -20,6 +20,7 @@ export {
   KeyLayoutError,
   PartialEnqueueError,
   QueueFullError,
+  BatchNotFoundError,
   QueuePausedError,
   RedisOutOfMemoryError,
   RedisWrongTypeError,

@@ -1,6 +1,7 @@
 // nexq's library entry: `import { Nexq } from 'nexq'`.
 export { Nexq } from './nexq';
-export type { BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { Batch, BatchOptions, BatchStatus, BulkJob, NexqStartOptions, PauseMode } from './nexq';
+export type { BatchCallback, BatchJob } from './admin/batch';
 export type { EnqueueResult } from './actors/enqueuer';
 // Every error class, each with its stable `code` (docs/errors.md).
 export * from './errors';
@@ -13,3 +14,6 @@ export { JobEvents } from './events/job-events';
 export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';
 export { NodeMetrics } from './metrics/prometheus';
 export type { MetricsHandler } from './metrics/prometheus';
+export { nexqDashboard } from './web/mount';
+export type { DashboardMountOptions, NexqDashboard } from './web/mount';
+export { nexqFastify } from './web/fastify';

@@ -4,6 +4,8 @@ import { jobInfo, JobInfo } from './admin/job-info';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
+import { Batch, BatchOptions, newBatch } from './admin/batch';
+import { batchStatus, BatchStatus, listBatches } from './admin/batch-status';
 import type { JobOptions } from './job/job';
 import { jsonObject } from './job/json-object';
 import { ActorNames, runsJobs } from './node/context';
@@ -14,6 +16,7 @@ import { deleteJobByJid, indexEntryOf, locateJob, parseEntry } from './redis/job
 
 export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
+export type { Batch, BatchOptions, BatchStatus };
 
 /** How often `cancel` sends its request again while the job still runs. */
 const CANCEL_REPEAT_MS = 1000;
@@ -21,7 +24,7 @@ const CANCEL_REPEAT_MS = 1000;
 export type { JobInfo };
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
-export type BulkJob = EnqueueRequest;
+export type BulkJob = Omit<EnqueueRequest, 'bid'>;
 
 export class Nexq {
   private constructor(readonly node: NexqNode) {}
@@ -68,6 +71,25 @@ export class Nexq {
   /** Enqueues every job or none, in one round trip; resolves to their jids in order. */
   enqueueAll(jobs: BulkJob[]): Promise<string[]> {
     return this.enqueuer.enqueueAll(jobs);
+  }
+
+  /**
+   * A new batch (Sidekiq Pro's): add jobs with `enqueue`/`enqueueAll` (or several calls inside
+   * `jobs(async () => ...)`); its callbacks are jobs enqueued once each when every job ran
+   * (`onComplete`), every job succeeded (`onSuccess`) and the first job died (`onDeath`).
+   */
+  batch(options: BatchOptions = {}): Batch {
+    return newBatch(this.node.ctx, options);
+  }
+
+  /** Batch `bid`'s counts and failures; undefined once its data expired. */
+  batchStatus(bid: string): Promise<BatchStatus | undefined> {
+    return batchStatus(this.node.ctx, bid);
+  }
+
+  /** The newest batches first (at most `limit`), with their status. */
+  batches(limit = 50): Promise<BatchStatus[]> {
+    return listBatches(this.node.ctx, limit);
   }
 
   /** Like `enqueue`, saying whether a `unique` lock sent it to an existing job (`conflict`, with that jid). */

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { firstLocation, handlerFrames } from './backtrace';
 
 import type { QueueSlots } from './work-table-layout';
+import type { JobBatch } from './job-batch';
 
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
 
@@ -26,6 +27,8 @@ export interface JobContext {
    * size a batch by how busy the node is. In nexq/testing a job runs alone: 1 slot, 1 busy.
    */
   slots(): QueueSlots;
+  /** The job's batch, when it belongs to one: jobs added with it join that batch. */
+  batch?: JobBatch;
 }
 
 const loaded = new Map<string, Promise<Perform>>();

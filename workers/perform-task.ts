@@ -9,6 +9,7 @@ import { handlerFrames } from './backtrace';
 import { HandlerLoadError, JobContext, loadPerform } from './handler-loader';
 import { JobOutcome, JobTask, ThrownError } from './protocol';
 import type { QueueSlots } from './work-table-layout';
+import { jobBatch, PostToMain } from './job-batch';
 
 /** Optional hooks for callers that inspect a run (nexq/testing); a node passes none. */
 export interface PerformObserver {
@@ -38,12 +39,14 @@ const ALONE: QueueSlots = { concurrency: 1, busy: 1, free: 0 };
 
 /**
  * Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`. `slots` reads the
- * job's queue's row of the work table (a thread's; in-process, a job runs alone).
+ * job's queue's row of the work table (a thread's; in-process, a job runs alone); `post` reaches
+ * the main thread (for `this.batch`; absent in-process).
  */
 export async function performTask(
   task: JobTask,
   observer: PerformObserver = {},
   slots: (row: number | undefined) => QueueSlots = () => ALONE,
+  post?: PostToMain,
 ): Promise<JobOutcome> {
   try {
     // Decoded (checked) on the main thread before it came here.
@@ -66,6 +69,7 @@ export async function performTask(
       nacks: countOf(job.nacks),
       nack: () => void (nacked = true),
       slots: () => slots(task.slotsRow),
+      batch: typeof job.bid === 'string' && job.bid !== '' ? jobBatch(job.bid, post) : undefined,
     };
     observer.starting?.(args, context);
     const value = await perform.apply(context, args);

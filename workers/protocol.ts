@@ -1,5 +1,6 @@
 // What the main thread and a worker thread say to each other: plain, structured-clonable records.
 import type { NexqErrorCode } from '../config/nexq-error';
+import type { MessagePort } from 'node:worker_threads';
 
 /** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
 export interface JobTask {
@@ -23,11 +24,20 @@ export const BATCH = 'nexq:batch';
 /** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
+/**
+ * The message a handler's `this.batch.enqueue…` posts: `{ type: ENQUEUE, bid, jobs, port }`; the
+ * main thread enqueues the jobs into batch `bid` and answers on `port` with an EnqueueReply.
+ */
+export const ENQUEUE = 'nexq:enqueue';
+
+export type EnqueueReply = { ok: true; jids: string[] } | { ok: false; error: { class: string; message: string } };
+
 /** What a thread posts to the main thread (a handler may post values of its own besides). */
 export type ThreadMessage =
   | { type: typeof STARTED; id: number }
   | { type: typeof BATCH; ids: number[]; threadId: number }
-  | { type: typeof DONE; id: number; outcome: JobOutcome };
+  | { type: typeof DONE; id: number; outcome: JobOutcome }
+  | { type: typeof ENQUEUE; bid: string; jobs: unknown[]; port: MessagePort };
 
 export interface ThrownError {
   class: string;

@@ -2,6 +2,7 @@
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { performTask } from './perform-task';
+import type { PostToMain } from './job-batch';
 import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
 
@@ -9,11 +10,14 @@ import { QueueSlots, readSlots } from './work-table-layout';
 const table = (workerData as Partial<ThreadData> | undefined)?.workTable;
 const cells = table ? new Int32Array(table) : undefined;
 const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
+const post: PostToMain | undefined = parentPort
+  ? (message, transfer) => parentPort?.postMessage(message, transfer)
+  : undefined;
 const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
 
 export default async function runJob(task: JobTask): Promise<JobOutcome> {
   if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return performTask(task, {}, slotsOf);
+  return performTask(task, {}, slotsOf, post);
 }
 
 /**
@@ -28,7 +32,7 @@ export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<
   port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
   await Promise.all(
     tasks.map(async (task) => {
-      const outcome = await performTask(task, {}, slotsOf);
+      const outcome = await performTask(task, {}, slotsOf, post);
       try {
         port.postMessage({ type: DONE, id: task.id, outcome });
       } catch {

@@ -4,10 +4,13 @@
 //  1. Count processed and failed jobs in memory and flush them to Redis every second (total and
 //     per-day keys), so counting costs the hot path no round trip. Sidekiq counts the same way;
 //     a node killed with -9 loses at most the last second of counts, never a job.
+//  2. In the same MULTI, add each class's counts and run times to the current minute's metrics
+//     (src/redis/class-metrics.ts, the dashboard's Metrics page), by Redis' clock.
 // The counts themselves are in src/run/job-counters.ts, fed by the built-in stats middleware; the
 // jobs running on this node are in src/run/running-jobs.ts.
 import { TickingActor } from '../runtime';
 import { statDay } from '../redis/keys';
+import { addClassMetrics, minuteOf } from '../redis/class-metrics';
 import { fromReply } from '../redis/errors';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
@@ -43,12 +46,14 @@ export class Stats extends TickingActor {
 
   /** Writes the counts gathered since the last flush. Counts stay in memory if Redis fails. */
   async flush(): Promise<void> {
-    const { counters } = this.ctx.jobs;
+    const { counters, timings } = this.ctx.jobs;
     const counts = counters.take();
+    const samples = timings.take();
     const { processed, failed } = counts;
-    if (processed === 0 && failed === 0) return;
+    if (processed === 0 && failed === 0 && samples.size === 0) return;
     const { keys } = this.ctx;
-    const day = statDay(new Date(this.ctx.clock.now() * 1000)); // by Redis' clock, as every node counts
+    const now = this.ctx.clock.now(); // by Redis' clock, as every node counts
+    const day = statDay(new Date(now * 1000));
     try {
       const tx = this.ctx.redis.multi();
       if (processed)
@@ -59,9 +64,11 @@ export class Stats extends TickingActor {
         tx.incrby(keys.stat('failed'), failed)
           .incrby(keys.stat('failed', day), failed)
           .expire(keys.stat('failed', day), STATS_DAY_TTL_SECONDS);
+      addClassMetrics(tx, keys, minuteOf(now), samples);
       await tx.exec();
     } catch (err) {
       counters.restore(counts);
+      timings.restore(samples);
       throw fromReply(err, 'the stats flush');
     }
   }

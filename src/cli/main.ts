@@ -7,6 +7,7 @@ import { NEXQ_VERSION } from '../../config/version';
 import { InvalidJobError } from '../job/job';
 import { parseArgs, UsageError } from './args';
 import { BOOLEAN_FLAGS, checkCommandFlags, Command, outputFor } from './commands/common';
+import { batchesCommand } from './commands/batches';
 import { drainCommand } from './commands/drain';
 import { enqueueCommand } from './commands/enqueue';
 import { deadCommand, jobsCommand, retriesCommand, scheduledCommand } from './commands/jobs';
@@ -37,6 +38,7 @@ const COMMANDS: Record<string, Command> = {
   quiet: quietCommand,
   stop: stopCommand,
   drain: drainCommand,
+  batches: batchesCommand,
 };
 
 const HELP = `Usage: nexq <command> [options]

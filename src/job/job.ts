@@ -33,6 +33,8 @@ export interface JobPayload {
   unique_until?: 'success' | 'start' | 'expiry';
   /** nexq: times a handler asked to run it again later (nack). */
   nacks?: number;
+  /** The batch it belongs to (Sidekiq Pro's field). */
+  bid?: string;
   [field: string]: unknown;
 }
 
@@ -167,6 +169,8 @@ export interface EncodeOptions {
   runAt?: number;
   /** Now, epoch seconds (created_at, enqueued_at, the ttl's start): the node's Clock, Redis' time. */
   now?: number;
+  /** The batch the job belongs to: Sidekiq Pro's `bid` field, which Sidekiq keeps as it is. */
+  bid?: string;
 }
 
 /** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
@@ -205,6 +209,7 @@ export function encodeNewJob(
   let extra = '';
   if (options.ttl !== undefined) extra += `,"expires_at":${jsonSeconds((encoding.runAt ?? nowAt) + options.ttl)}`;
   if (options.atMostOnce) extra += ',"at_most_once":true';
+  if (encoding.bid !== undefined) extra += `,"bid":${JSON.stringify(encoding.bid)}`;
   if (options.unique) {
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
   }

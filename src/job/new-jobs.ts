@@ -15,6 +15,8 @@ export interface EnqueueRequest {
   /** Run this many seconds from now instead of now. */
   in?: number;
   options?: JobOptions;
+  /** The batch the job belongs to (written as Sidekiq Pro's `bid`); set by a Batch, not by callers. */
+  bid?: string;
 }
 
 /** One checked, encoded job: `runAt` (epoch seconds) is set when it goes to `schedule`. */
@@ -50,6 +52,7 @@ export function prepareJobs(
       timestamps,
       runAt,
       now,
+      bid: request.bid,
     });
     const unique = request.options?.unique;
     return {

@@ -3,40 +3,36 @@
 // when scraped: queue sizes and latency, the retry/dead/schedule set sizes (one Redis round trip
 // per scrape, shared by every gauge), this node's busy slots (from its work table) and how far its
 // wall clock is off Redis' (its Clock's last sample, src/actors/clock-watch.ts).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+//
+// What this node did or holds carries a `node` label; the queue and set gauges describe the whole
+// cluster (every node reads the same keys, ./cluster-gauges.ts), so they carry none:
+// `max by (queue) (nexq_queue_size)` over a fleet is the backlog, where a node label would make
+// `sum` count it once per node.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobEventMap } from '../events/job-events';
 import type { NodeContext } from '../node/context';
-import { queueInfo, QueueInfo } from '../redis/queue-info';
-import { jobSetSize } from '../redis/known-queues';
+import { ClusterGauges, MetricsHandler, registryHandler } from './cluster-gauges';
 
 /** Seconds; from 5 ms to 5 minutes. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 /** The class label of jobs no handler is registered for, so payloads cannot make up label values. */
-export const UNKNOWN_CLASS = '(unknown)';
+export { UNKNOWN_CLASS } from '../run/class-timings';
+import { UNKNOWN_CLASS } from '../run/class-timings';
 
-interface Snapshot {
-  queues: QueueInfo[];
-  retry: number;
-  dead: number;
-  scheduled: number;
-}
-
-export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+export type { MetricsHandler };
 
 export class NodeMetrics {
   readonly registry = new Registry();
-  private pending?: Promise<Snapshot | undefined>;
-  private readonly processed: Counter<'queue' | 'class'>;
-  private readonly failed: Counter<'queue' | 'class'>;
-  private readonly retried: Counter<'queue' | 'class'>;
-  private readonly died: Counter<'queue' | 'class'>;
-  private readonly duration: Histogram<'queue' | 'class'>;
+  private readonly processed: Counter<'queue' | 'class' | 'node'>;
+  private readonly failed: Counter<'queue' | 'class' | 'node'>;
+  private readonly retried: Counter<'queue' | 'class' | 'node'>;
+  private readonly died: Counter<'queue' | 'class' | 'node'>;
+  private readonly duration: Histogram<'queue' | 'class' | 'node'>;
 
   constructor(private readonly ctx: NodeContext) {
     const registers = [this.registry];
-    this.registry.setDefaultLabels({ node: ctx.config.nodeId });
-    const labelNames = ['queue', 'class'] as const;
+    const node = ctx.config.nodeId;
+    const labelNames = ['queue', 'class', 'node'] as const;
     this.processed = new Counter({
       name: 'nexq_jobs_processed_total',
       help: 'Jobs finished on this node, failed or not.',
@@ -69,73 +65,50 @@ export class NodeMetrics {
       registers,
     });
 
-    const read = () => this.snapshot();
-    const queueGauge = (name: string, help: string, pick: (q: QueueInfo) => number) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['queue'],
-        registers,
-        async collect() {
-          const s = await read();
-          this.reset();
-          for (const q of s?.queues ?? []) this.set({ queue: q.queue }, pick(q));
-        },
-      });
-    queueGauge('nexq_queue_size', 'Jobs waiting in each queue.', (q) => q.size);
-    queueGauge(
-      'nexq_queue_latency_seconds',
-      'Seconds since the oldest waiting job of each queue was enqueued.',
-      (q) => q.latency,
-    );
-    const setGauge = (name: string, help: string, pick: (s: Snapshot) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        async collect() {
-          const s = await read();
-          this.reset();
-          if (s) this.set(pick(s));
-        },
-      });
-    setGauge('nexq_retry_set_size', 'Jobs waiting in the retry set.', (s) => s.retry);
-    setGauge('nexq_dead_set_size', 'Jobs in the dead set.', (s) => s.dead);
-    setGauge('nexq_scheduled_set_size', 'Jobs waiting in the schedule set.', (s) => s.scheduled);
+    const cluster = new ClusterGauges(this.registry, {
+      redis: () => ctx.redis,
+      keys: ctx.keys,
+      clock: ctx.clock,
+      queues: () => subscribedQueues(ctx),
+      onError: (err) => ctx.logger.warn(`metrics: cannot read Redis: ${err.message}`, { actor: 'metrics' }),
+    });
+    const read = () => cluster.snapshot();
     new Gauge({
       name: 'nexq_redis_up',
       help: '1 when the last scrape could read Redis, else 0.',
+      labelNames: ['node'],
       registers,
       async collect() {
-        this.set((await read()) ? 1 : 0);
+        this.set({ node }, (await read()) ? 1 : 0);
       },
     });
     new Gauge({
       name: 'nexq_clock_offset_seconds',
       help: "Redis' clock minus this machine's wall clock at the last sample (nexq keeps time by Redis').",
+      labelNames: ['node'],
       registers,
       collect() {
-        this.set(ctx.clock.offsetSeconds);
+        this.set({ node }, ctx.clock.offsetSeconds);
       },
     });
     const slots = (pick: 'busy' | 'concurrency') =>
-      function (this: Gauge<'queue'>) {
+      function (this: Gauge<'queue' | 'node'>) {
         this.reset();
         const table = ctx.jobs?.running.slots;
         if (!table) return;
-        for (const q of subscribedQueues(ctx)) this.set({ queue: q }, table[pick](q));
+        for (const q of subscribedQueues(ctx)) this.set({ queue: q, node }, table[pick](q));
       };
     new Gauge({
       name: 'nexq_busy_slots',
       help: 'Jobs running on this node, per queue.',
-      labelNames: ['queue'],
+      labelNames: ['queue', 'node'],
       registers,
       collect: slots('busy'),
     });
     new Gauge({
       name: 'nexq_slots',
       help: 'Concurrency of this node, per queue.',
-      labelNames: ['queue'],
+      labelNames: ['queue', 'node'],
       registers,
       collect: slots('concurrency'),
     });
@@ -148,16 +121,7 @@ export class NodeMetrics {
   }
 
   /** Serves the registry in Prometheus' text format; for any HTTP server's `/metrics` route. */
-  readonly handler: MetricsHandler = async (_req, res) => {
-    try {
-      const body = await this.registry.metrics();
-      res.writeHead(200, { 'Content-Type': this.registry.contentType });
-      res.end(body);
-    } catch (err) {
-      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(`metrics failed: ${(err as Error).message}\n`);
-    }
-  };
+  readonly handler: MetricsHandler = registryHandler(this.registry);
 
   /** Stops counting (the node stopped). */
   detach(): void {
@@ -168,9 +132,9 @@ export class NodeMetrics {
       .off('job:dead', this.onDead);
   }
 
-  private labels(e: { queue: string; class: string }): { queue: string; class: string } {
+  private labels(e: { queue: string; class: string }): { queue: string; class: string; node: string } {
     const known = this.ctx.jobs?.handlers.has(e.class) ?? false;
-    return { queue: e.queue, class: known ? e.class : UNKNOWN_CLASS };
+    return { queue: e.queue, class: known ? e.class : UNKNOWN_CLASS, node: this.ctx.config.nodeId };
   }
 
   private readonly onSuccess = (e: JobEventMap['job:success']) => {
@@ -188,32 +152,8 @@ export class NodeMetrics {
 
   private readonly onRetry = (e: JobEventMap['job:retry']) => this.retried.inc(this.labels(e));
   private readonly onDead = (e: JobEventMap['job:dead']) => this.died.inc(this.labels(e));
-
-  /** One Redis read per scrape, shared by the gauges collected together; undefined when Redis fails. */
-  private snapshot(): Promise<Snapshot | undefined> {
-    this.pending ??= this.readRedis().finally(() => (this.pending = undefined));
-    return this.pending;
-  }
-
-  private async readRedis(): Promise<Snapshot | undefined> {
-    const { redis, keys, logger } = this.ctx;
-    try {
-      const subscribed = subscribedQueues(this.ctx);
-      const [queues, retry, dead, scheduled] = await Promise.all([
-        queueInfo({ redis, keys, clock: this.ctx.clock }, subscribed),
-        jobSetSize(redis, keys, 'retry', subscribed),
-        jobSetSize(redis, keys, 'dead', subscribed),
-        jobSetSize(redis, keys, 'schedule', subscribed),
-      ]);
-      return { queues, retry, dead, scheduled };
-    } catch (err) {
-      logger.warn(`metrics: cannot read Redis: ${(err as Error).message}`, { actor: 'metrics' });
-      return undefined;
-    }
-  }
 }
 
-/** The queues this node serves now (the manager's subscriptions), or as configured. */
 /** The queues this node serves now, read from the shared work table (none in enqueuer mode). */
 function subscribedQueues(ctx: NodeContext): string[] {
   return (ctx.jobs?.running.slots.subscribed() ?? []).map((q) => q.name);

@@ -10,6 +10,7 @@ import type { Keys } from '../redis/keys';
 import type { ScriptedRedis } from '../redis/scripts';
 import type { ThreadPool } from '../pool/thread-pool';
 import type { JobCounters } from '../run/job-counters';
+import type { ClassTimings } from '../run/class-timings';
 import type { RunningJobs } from '../run/running-jobs';
 import type { Clock } from '../job/time';
 import type { NodeLifecycle } from './lifecycle';
@@ -49,6 +50,8 @@ export interface NodeJobs {
   acks: AckBatcher;
   /** Processed and failed counts since the Stats actor's last flush. */
   counters: JobCounters;
+  /** Per-class counts and run times since that flush (the Metrics page). */
+  timings: ClassTimings;
 }
 
 /** The context of a node that runs jobs: what the manager, the dispatcher and the job runners get. */

@@ -27,8 +27,10 @@ import { requeueBackup } from '../redis/move-scripts';
 import { dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
+import { BatchJob, joinBatch } from '../admin/batch';
 import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
+import { ClassTimings } from '../run/class-timings';
 import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { NodeLifecycle } from './lifecycle';
@@ -92,6 +94,7 @@ export class NexqNode {
       if (handlers) {
         const running = new RunningJobs(() => ctx.clock.now());
         const counters = new JobCounters();
+        const timings = new ClassTimings((name) => handlers.has(name));
         // The configured queues are subscribed from the start, so every reader of the table sees them.
         for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);
         ctx.jobs = {
@@ -103,9 +106,11 @@ export class NexqNode {
             mainYoungGenerationMb: resolved.maxYoungGenerationMb,
             threadYoungGenerationMb: resolved.threadYoungGenerationMb,
             data: { workTable: running.slots.buffer },
+            enqueueInBatch: (bid, jobs) => joinBatch(ctx, bid).enqueueAll(jobs as BatchJob[]),
           }),
-          middleware: [statsMiddleware(counters), loggingMiddleware(logger), ...middleware],
+          middleware: [statsMiddleware(counters, timings), loggingMiddleware(logger), ...middleware],
           counters,
+          timings,
           acks: new AckBatcher(() => ctx.redis, ctx.keys),
         };
       }

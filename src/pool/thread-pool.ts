@@ -3,7 +3,18 @@
 // a throw, and piscina replaces the thread.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { BATCH, DONE, JobOutcome, JobTask, STARTED, ThreadData, ThreadMessage } from '../../workers/protocol';
+import type { MessagePort } from 'node:worker_threads';
+import {
+  BATCH,
+  DONE,
+  ENQUEUE,
+  EnqueueReply,
+  JobOutcome,
+  JobTask,
+  STARTED,
+  ThreadData,
+  ThreadMessage,
+} from '../../workers/protocol';
 import type { JobError } from '../job/failure';
 import {
   JobCancelledError,
@@ -32,6 +43,8 @@ export interface ThreadPoolOptions {
   /** Young generation each thread starts with, MB (0: V8's default). */
   threadYoungGenerationMb: number;
   data: ThreadData;
+  /** Enqueues jobs a handler adds to its batch (`this.batch`); resolves to their jids. */
+  enqueueInBatch?: (bid: string, jobs: unknown[]) => Promise<string[]>;
 }
 
 const ENTRY = path.join(__dirname, '..', '..', 'workers', 'thread-entry.js');
@@ -86,7 +99,11 @@ export class ThreadPool {
       else if (msg?.type === STARTED && msg.id !== undefined) this.starting.get(msg.id)?.();
       else if (msg?.type === BATCH && msg.ids && msg.threadId !== undefined)
         this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
+      else if (msg?.type === ENQUEUE && msg.port && typeof msg.bid === 'string' && Array.isArray(msg.jobs))
+        void answerEnqueue(msg.port, () => enqueueInBatch(msg.bid as string, msg.jobs as unknown[]));
     });
+    const enqueueInBatch =
+      options.enqueueInBatch ?? (() => Promise.reject(new Error('this node cannot enqueue into batches')));
   }
 
   get threads(): number {
@@ -224,4 +241,21 @@ function threadFailure(err: unknown): JobError {
   if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
     return jobErrorOf(new WorkerOutOfMemory(err.message));
   return jobErrorOf(new WorkerThreadExited(err.message));
+}
+
+/** Answers a thread's `this.batch` enqueue on the port it sent, with the jids or the error. */
+async function answerEnqueue(port: MessagePort, enqueue: () => Promise<string[]>): Promise<void> {
+  let reply: EnqueueReply;
+  try {
+    reply = { ok: true, jids: await enqueue() };
+  } catch (err) {
+    const error =
+      err instanceof Error ? { class: err.name, message: err.message } : { class: 'Error', message: String(err) };
+    reply = { ok: false, error };
+  }
+  try {
+    port.postMessage(reply);
+  } finally {
+    port.close();
+  }
 }

@@ -16,6 +16,12 @@ export class QueueFullError extends NexqError {
   override readonly name = 'QueueFullError';
 }
 
+/** A batch that does not exist: it expired (30 days after its last step by default), or the bid is wrong. */
+export class BatchNotFoundError extends NexqError {
+  static override readonly code = 'BATCH_NOT_FOUND';
+  override readonly name = 'BatchNotFoundError';
+}
+
 /**
  * Per-queue key layout: some queues' jobs of one enqueueAll were written and others were not
  * (one call per queue). `written` holds, per job, its result or undefined when it was not written,

@@ -19,6 +19,13 @@
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
+//   <ns>:nexq:metrics:<YYYY-MM-DDTHH:MM> hash: per-class counts and durations of one UTC minute
+//                                      (src/redis/class-metrics.ts), expiring after a few hours
+//   <ns>:nexq:batch:<bid>              hash: a batch's description, counts, callbacks (src/redis/batch-scripts.ts)
+//   <ns>:nexq:batch:<bid>:pending      set: members (jids, `batch:<bid>` of children) not succeeded yet
+//   <ns>:nexq:batch:<bid>:failed, :dead  sets: members that failed (not succeeded since), that died
+//   <ns>:nexq:batches                  sorted set: bid -> created at, for listings
+//   <ns>:nexq:batch-fired:<bid>:<ev>   string: callback <ev> of batch <bid> was pushed (once, across nodes)
 // With an empty namespace there is no prefix at all: Sidekiq's exact key names. On a Redis Cluster
 // a namespace that carries a hash tag ({exq}) puts every key in the one slot of that tag.
 //
@@ -26,7 +33,8 @@
 // the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
-//   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>
+//   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
+// a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
 // and every other key is prefixed {<ns>}: (one slot for the node-wide keys: processes, stats, node
 // beats). A script then touches the keys of one queue (or the node-wide ones) only. Sidekiq and Exq
 // cannot read this layout (docs/compatibility.md).
@@ -144,6 +152,11 @@ export class Keys {
     return [...new Set(queues)].sort().map((queue) => ({ key: this.jobSet(set, queue), queue }));
   }
 
+  /** Per-class metrics of one UTC minute (`YYYY-MM-DDTHH:MM`), a node-wide key. */
+  classMetrics(minute: string): string {
+    return this.key(`nexq:metrics:${minute}`);
+  }
+
   stat(name: 'processed' | 'failed', day?: string): string {
     return this.key(day ? `stat:${name}:${day}` : `stat:${name}`);
   }
@@ -204,6 +217,28 @@ export class Keys {
   /** nexq's own: the last tick (epoch seconds) enqueued for periodic entry `id` into `queue`. */
   periodic(id: string, queue: string): string {
     return this.perQueue ? this.ofQueue('nexq:periodic:', queue, `:${id}`) : this.key(`nexq:periodic:${id}`);
+  }
+
+  /**
+   * nexq's own: batch `bid`'s hash (`part` absent) or its member sets, all in one slot (the batch's
+   * own tag in the per-queue layout). Undefined for a bid that cannot be a hash tag there.
+   */
+  batch(bid: string, part?: 'pending' | 'failed' | 'dead'): string | undefined {
+    const suffix = part ? `:${part}` : '';
+    if (!this.perQueue) return this.key(`nexq:batch:${bid}${suffix}`);
+    return bid === '' || /[{}]/.test(bid) ? undefined : `${this.queuePrefix}nexq:batch:{${bid}}${suffix}`;
+  }
+
+  /** nexq's own: every batch by when it was created (node-wide), for `nexq batches`. */
+  get batches(): string {
+    return this.key('nexq:batches');
+  }
+
+  /** nexq's own: set once callback `event` of batch `bid` was pushed into `queue` (in the queue's slot). */
+  batchFired(queue: string, bid: string, event: string): string {
+    return this.perQueue
+      ? this.ofQueue('nexq:batch-fired:', queue, `:${bid}:${event}`)
+      : this.key(`nexq:batch-fired:${bid}:${event}`);
   }
 
   get processes(): string {

@@ -28,6 +28,9 @@ const SCRIPTS = [
   'beat',
   'dead-nodes',
   'redis-time',
+  'batch-add',
+  'batch-settle',
+  'batch-deliver',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 

@@ -2,6 +2,7 @@
 // built-in stats middleware adds to them as each job settles, the Stats actor takes them every
 // second and writes them to Redis (and puts them back when Redis fails). A plain object both get
 // at construction, so counting costs the hot path neither a round trip nor a message.
+import type { ClassTimings } from './class-timings';
 import type { Middleware } from './middleware';
 
 export class JobCounters {
@@ -21,16 +22,21 @@ export class JobCounters {
   }
 }
 
-/** The built-in stats middleware: a success or a failure counts as processed, a failure as failed too. */
-export function statsMiddleware(counters: JobCounters): Middleware {
+/**
+ * The built-in stats middleware: a success or a failure counts as processed, a failure as failed
+ * too; each is recorded with its class and run time for the per-class metrics.
+ */
+export function statsMiddleware(counters: JobCounters, timings: ClassTimings): Middleware {
   return {
     name: 'stats',
-    afterSuccess: () => {
+    afterSuccess: (e) => {
       counters.processed++;
+      timings.record(e.className, Date.now() - e.startedAt, false);
     },
-    afterFailure: () => {
+    afterFailure: (e) => {
       counters.processed++;
       counters.failed++;
+      timings.record(e.className, Date.now() - e.startedAt, true);
     },
   };
 }

@@ -1,6 +1,7 @@
 // The one settle path: from how a run ended (its Outcome) to everything that follows, in one
 // table — the job's fate (src/run/outcome.ts), the Redis step that files it (src/run/job-steps.ts,
-// retried until it lands: until then the job stays in the backup list), the log line, the job
+// retried until it lands: until then the job stays in the backup list; a job of a batch is counted
+// in its batch first, src/run/batch-step.ts), the log line, the job
 // events and the middleware's after hooks (stats among them). The slot comes back when the
 // worker exits, whatever happened here (src/run/running-jobs.ts).
 //
@@ -20,6 +21,7 @@ import { errorLogFields, jobLogFields } from './logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from './middleware';
 import type { NodeContext } from '../node/context';
 import type { JobSteps } from './job-steps';
+import { batchOf, memberKindOf, settleInBatch } from './batch-step';
 import { EXPIRED, Fate, fateOf, Outcome } from './outcome';
 
 const SETTLE_RETRY_MIN_MS = 100;
@@ -41,6 +43,10 @@ export interface SettlingJob {
 export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> {
   // Retry backoff and failed_at by Redis' clock (docs/time.md).
   const fate = fateOf(outcome, job.fetched, job.ctx.config, job.ctx.clock.now());
+  // A job of a batch is counted there first, the job held in its backup list until that lands.
+  const bid = batchOf(job.fetched);
+  const kind = bid === undefined ? undefined : memberKindOf(fate);
+  if (kind) await untilItLands(job, () => settleInBatch(job.ctx, bid as string, job.fetched.job.jid, kind));
   await untilItLands(job, () => job.steps.apply(fate, job.taken));
   await report(job, outcome, fate);
   return fate;

@@ -5,6 +5,7 @@ import { deleteAll, deleteJob, retryAll, retryJob } from '../admin/actions';
 import { AdminContext, isJobSet, JobSet } from '../admin/context';
 import { findJob } from '../admin/find';
 import { backtraceOf, isoOf } from '../admin/job-view';
+import { classMetrics, RETENTION_MINUTES } from '../admin/class-metrics';
 import { jsonObject } from '../job/json-object';
 import { queueJobs, setJobs } from '../admin/listing';
 import { pausedQueues, pauseQueue, PAUSE_MODES, PauseMode, resumeQueue } from '../admin/pause';
@@ -157,6 +158,11 @@ const ROUTES: Route[] = [
   { method: 'POST', path: /^\/sets\/([^/]+)\/retry$/, handler: bulk('retry') },
   { method: 'POST', path: /^\/sets\/([^/]+)\/delete$/, handler: bulk('delete') },
   { method: 'GET', path: /^\/jobs\/([^/]+)$/, handler: job },
+  {
+    method: 'GET',
+    path: /^\/metrics$/,
+    handler: (ctx, _, q) => classMetrics(ctx, count(q, 'minutes', 60, RETENTION_MINUTES)),
+  },
 ];
 
 async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: unknown) {

@@ -1,6 +1,7 @@
 // What a node tells dashboards: the processed/failed counters and its entry in the process list.
 import { expect } from 'chai';
 import { statDay } from '../../src/redis/keys';
+import { BUCKETS_MS, minuteOf, RETENTION_SECONDS } from '../../src/redis/class-metrics';
 import { NodeTest, useNodes, waitFor } from '../support/node';
 
 async function processEntry(t: NodeTest, identity: string): Promise<Record<string, string>> {
@@ -23,6 +24,36 @@ describe('stats and the process entry', () => {
     expect(day).to.match(/^\d{4}-\d{2}-\d{2}$/);
     expect(await t.redis.get(t.keys.stat('processed', day))).to.equal('5');
     expect(await t.redis.get(t.keys.stat('failed', day))).to.equal('2');
+  });
+
+  it("adds per-class counts, run time and a run-time histogram to the minute's hash, which expires", async () => {
+    const node = await t.start({ queues: [{ name: 'default', concurrency: 4 }] });
+    const before = minuteOf(node.node.ctx.clock.now());
+    await node.enqueueAll([
+      ...[1, 2, 3].map(() => ({ queue: 'default', class: 'Sleep', args: [60] })),
+      ...[1, 2].map(() => ({ queue: 'default', class: 'Fail', args: [] })),
+      { queue: 'default', class: 'NoSuchHandler', args: [] },
+    ]);
+    await waitFor(async () => (await t.redis.get(t.keys.stat('processed'))) === '6', 5000, 'six processed');
+    const after = minuteOf(node.node.ctx.clock.now());
+    const minutes = [...new Set([before, after])];
+    const hashes = await Promise.all(minutes.map((m) => t.redis.hgetall(t.keys.classMetrics(m))));
+    const sum = (field: string) => hashes.reduce((n, h) => n + Number(h[field] ?? 0), 0);
+    expect(sum('Sleep|p')).to.equal(3);
+    expect(sum('Sleep|f')).to.equal(0);
+    expect(sum('Sleep|ms')).to.be.at.least(3 * 60);
+    // Each 60 ms run is in a bucket above 50 ms.
+    const over50 = BUCKETS_MS.map((_, i) => i).filter((i) => i > 0 && BUCKETS_MS[i - 1] >= 50);
+    expect(over50.reduce((n, i) => n + sum(`Sleep|h${i}`), 0) + sum(`Sleep|h${BUCKETS_MS.length}`)).to.equal(3);
+    expect(sum('Fail|p')).to.equal(2);
+    expect(sum('Fail|f')).to.equal(2);
+    // A class without a handler counts under one name, so payloads cannot add fields at will.
+    expect(sum('(unknown)|p')).to.equal(1);
+    expect(hashes.some((h) => Object.keys(h).some((f) => f.startsWith('NoSuchHandler')))).to.equal(false);
+    for (const m of minutes) {
+      const ttl = await t.redis.ttl(t.keys.classMetrics(m));
+      if (ttl !== -2) expect(ttl).to.be.within(1, RETENTION_SECONDS);
+    }
   });
 
   it('flushes the last counts when the node stops', async () => {

@@ -116,6 +116,7 @@ describe('nexq admin commands', () => {
       'stop',
       'drain',
       'start',
+      'batches',
     ];
     // Three at a time: each is a Node process start.
     const results = new Map<string, Run>();
@@ -373,6 +374,24 @@ describe('nexq admin commands', () => {
     const table = await ok(['processes']);
     expect(table).to.include(identity).and.to.include('default,mail');
     expect(await ok(['processes', '--namespace', `${t.ns}-other`])).to.equal('(none)\n');
+  });
+
+  it('batches lists batches with their counts, and one batch with its failures', async () => {
+    const node = await t.start();
+    const batch = node.batch({ description: 'nightly' });
+    const [, dying] = await batch.enqueueAll([
+      { queue: 'default', class: 'RecordArgs', args: [t.url, t.out('jobs')] },
+      { queue: 'default', class: 'Fail', args: ['no'], options: { retry: false } },
+    ]);
+    await waitFor(async () => (await batch.status())?.completeAt, 10_000, 'the batch to complete');
+    const [listed] = await json(['batches']);
+    expect(listed).to.include({ bid: batch.bid, description: 'nightly', total: 2, pending: 1, failed: 1, dead: 1 });
+    expect(await ok(['batches']))
+      .to.include(batch.bid)
+      .and.to.include('nightly');
+    expect(await ok(['batches', batch.bid])).to.include(`failures: ${dying}`);
+    expect((await json(['batches', batch.bid])).failures).to.deep.equal([dying]);
+    expectUsage(await cli(['batches', 'no-such-bid']), /^nexq: no batch "no-such-bid"/);
   });
 
   it('takes --redis and --namespace flags over the environment, and --config files', async () => {

@@ -33,6 +33,14 @@ function sample(body: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
+const CLUSTER_GAUGES = [
+  'nexq_queue_size',
+  'nexq_queue_latency_seconds',
+  'nexq_retry_set_size',
+  'nexq_dead_set_size',
+  'nexq_scheduled_set_size',
+];
+
 function portOf(node: Nexq): number {
   const address = node.node.metricsAddress;
   if (!address) throw new Error('no metrics server');
@@ -88,6 +96,16 @@ describe('Prometheus metrics', () => {
     expect(sample(body, 'nexq_redis_up')).to.equal(1);
     // Redis runs on this machine: its clock and this one agree (clock-skew.chaos.ts shows ±45 s).
     expect(Math.abs(sample(body, 'nexq_clock_offset_seconds') ?? Infinity)).to.be.below(1);
+    // Cluster-wide gauges carry no node label (summed over nodes they would count the backlog
+    // once per node); what this node did or holds does.
+    const series = body.split('\n').filter((l) => l.startsWith('nexq_'));
+    for (const name of CLUSTER_GAUGES) {
+      const lines = series.filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+      expect(lines, name).not.to.be.empty;
+      for (const line of lines) expect(line, name).not.to.include('node=');
+    }
+    for (const line of series.filter((l) => !CLUSTER_GAUGES.some((name) => l.startsWith(name))))
+      expect(line).to.include(`node="${nodeId}"`);
   });
 
   it('shows the busy slots of this node while a job runs', async () => {

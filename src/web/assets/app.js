@@ -2,6 +2,7 @@
 import { el, getJson, number } from './dom.js';
 import { dashboard, queuesPage, queuePage, runningPage, processesPage } from './views.js';
 import { setPage, jobPage } from './jobs.js';
+import { metricsPage } from './metrics.js';
 
 const POLL_MS = 2000;
 const MAX_SAMPLES = 60;
@@ -17,6 +18,7 @@ const ROUTES = [
   [/^dead$/, setPage('dead'), false],
   [/^processes$/, processesPage, true],
   [/^jobs\/(.+)$/, jobPage, false],
+  [/^metrics$/, metricsPage, false],
 ];
 
 const env = { samples: [], rerender: () => render() };

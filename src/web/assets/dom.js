@@ -25,13 +25,13 @@ async function answer(response) {
 
 /** GET /api<path>, as JSON. */
 export async function getJson(path) {
-  return answer(await fetch(`/api${path}`, { headers: { Accept: 'application/json' } }));
+  return answer(await fetch(`api${path}`, { headers: { Accept: 'application/json' } }));
 }
 
 /** POST /api<path> with a JSON body. X-Nexq is the header the server requires of every action. */
 export async function post(path, body = {}) {
   return answer(
-    await fetch(`/api${path}`, {
+    await fetch(`api${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Nexq': '1' },
       body: JSON.stringify(body),
