@@ -49,6 +49,11 @@ export type NexqErrorCode =
   // The CLI and the dashboard
   | 'CLI_USAGE'
   | 'DRAIN_TIMEOUT'
+  | 'JOB_NOT_FOUND'
+  | 'QUEUE_UNKNOWN'
+  | 'QUEUE_UNSERVED'
+  | 'PROCESS_UNKNOWN'
+  | 'REDIS_UNREACHABLE'
   | 'API_REQUEST';
 
 /**

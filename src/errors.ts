@@ -28,7 +28,7 @@ export {
   RedisWrongTypeError,
   UnconfirmedWriteError,
 } from './redis/errors';
-export { ConnectionEndedError } from './redis/ended';
+export { ConnectionEndedError, RedisUnreachableError } from './redis/ended';
 export { ResultTimeoutError } from './redis/results';
 
 // A job's run that nexq ended (the `error` of job events, and the job's error_class)

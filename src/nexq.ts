@@ -3,20 +3,20 @@ import { resolveQueue, ResolvedQueue } from '../config/validate';
 import { cancelJob } from './admin/cancel';
 import { clearQueue } from './admin/clear-queue';
 import { killJob } from './admin/kill';
+import { jobInfo, JobInfo } from './admin/job-info';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import { Schedules } from './admin/schedules';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
 import type { Manager, ManagerCall } from './actors/manager';
 import { Batch, BatchOptions, newBatch } from './admin/batch';
 import { batchStatus, BatchStatus, listBatches } from './admin/batch-status';
-import { readBacktrace } from './job/failure';
 import type { JobOptions } from './job/job';
 import { jsonObject } from './job/json-object';
 import { ActorNames, runsJobs } from './node/context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node/node';
-import { deleteJobByJid, JobLocation, locateJob } from './redis/job-index';
+import { deleteJobByJid, locateJob } from './redis/job-index';
 import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
@@ -25,29 +25,12 @@ export type NexqStartOptions = NodeStartOptions;
 export type { PauseMode };
 export type { Batch, BatchOptions, BatchStatus };
 
-/** Everything about one job, wherever it is (see `Nexq#show`). */
-export interface JobInfo extends JobLocation {
-  jid: string;
-  /** The job's fields as stored (undefined when it is not valid JSON). */
-  job?: Record<string, unknown>;
-  /** The job exactly as stored. */
-  raw: string;
-  /** Times it was handed to a handler, re-runs after a crash included. */
-  deliveries: number;
-  /** Times its handler asked for it to be requeued. */
-  nacks: number;
-  /** Sidekiq's retry_count: failures so far (absent before the first). */
-  retryCount?: number;
-  /** The stack of its last failure, as kept in `error_backtrace` (see the `backtrace` options). */
-  errorBacktrace?: string[];
-  /** A running job's latest `this.progress(value)` (this node's now; another node's as of its last beat). */
-  progress?: unknown;
-}
-
 export interface WaitForOptions {
   /** Milliseconds to wait for the result before rejecting with ResultTimeoutError (default 30000). */
   timeout?: number;
 }
+
+export type { JobInfo };
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
 export type BulkJob = Omit<EnqueueRequest, 'bid'>;
@@ -149,20 +132,10 @@ export class Nexq {
   async show(jid: string): Promise<JobInfo | undefined> {
     const found = await locateJob(this.node.ctx.redis, this.node.ctx.keys, jid);
     if (!found) return undefined;
-    const job = jsonObject(found.raw);
-    const { key: _key, indexEntry: _entry, ...info } = found;
-    const nacks = job?.nacks;
-    const retryCount = job?.retry_count;
+    const info = jobInfo(found);
     const progress =
       found.state === 'running' && found.node ? await progressOf(this.node.ctx, jid, found.node) : undefined;
-    return {
-      ...info,
-      ...(progress === undefined ? {} : { progress }),
-      job,
-      nacks: Number.isInteger(nacks) ? (nacks as number) : 0,
-      retryCount: Number.isInteger(retryCount) ? (retryCount as number) : undefined,
-      errorBacktrace: readBacktrace(job?.error_backtrace),
-    };
+    return progress === undefined ? info : { ...info, progress };
   }
 
   /** Moves the job `jid` from the retry set to the dead set now, unchanged; false when it is not in retry. */

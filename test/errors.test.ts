@@ -11,6 +11,7 @@ import { NameTakenError } from '../src/runtime/registry';
 import { ApiError } from '../src/web/api';
 import { UsageError } from '../src/cli/args';
 import { DrainTimeoutError } from '../src/cli/commands/drain';
+import { JobNotFoundError, QueueUnservedError, UnknownProcessError, UnknownQueueError } from '../src/cli/errors';
 import type { JobErrorInfo } from '../src/events/job-events';
 import { Nexq } from '../src/nexq';
 import { freshNamespace, sharedRedis } from './support/global-hooks';
@@ -32,6 +33,10 @@ const others: Array<[string, ErrorClass]> = Object.entries({
   ApiError,
   UsageError,
   DrainTimeoutError,
+  JobNotFoundError,
+  UnknownQueueError,
+  QueueUnservedError,
+  UnknownProcessError,
 });
 const all = [...exported, ...others];
 

@@ -78,28 +78,43 @@ export class Heartbeat extends TickingActor {
     await redis
       .multi()
       .srem(keys.processes, identity)
-      .del(keys.process(identity), keys.processWorkers(identity), keys.processTree(identity))
+      .del(
+        keys.process(identity),
+        keys.processWorkers(identity),
+        keys.processWork(identity),
+        keys.processTree(identity),
+      )
       .exec()
       .catch((err: unknown) =>
         this.ctx.logger.warn(`process entry not removed: ${(err as Error).message}`, { actor: this.name }),
       );
   }
 
+  /**
+   * The process entry's `info`, read by every Sidekiq's ProcessSet (docs/compatibility.md): 6.x's
+   * fields, 7's `weights`, `version` and `embedded`, and 8.1's `capsules` (one, as nexq has one pool).
+   */
   info(): Record<string, unknown> {
     const { config, identity, startedAt } = this.ctx;
     // What the node serves now, from the shared work table.
     const served = this.ctx.jobs?.running.slots.subscribed() ?? [];
+    const concurrency = served.reduce((sum, q) => sum + q.concurrency, 0);
+    // Weight 0 is Sidekiq's "strict order"; nexq's queue order is its own (fetchOrder).
+    const weights = Object.fromEntries(served.map((q) => [q.name, 0]));
     return {
       hostname: os.hostname(),
       started_at: startedAt,
       pid: process.pid,
       tag: '',
-      concurrency: served.reduce((sum, q) => sum + q.concurrency, 0),
+      concurrency,
       queues: served.map((q) => q.name),
+      weights: [weights],
+      capsules: { default: { concurrency, mode: 'strict', weights } },
       labels: ['nexq'],
       identity,
-      node_id: config.nodeId,
       version: NEXQ_VERSION,
+      embedded: false,
+      node_id: config.nodeId,
       threads: config.threads,
     };
   }
@@ -117,11 +132,13 @@ export class Heartbeat extends TickingActor {
         ...(job.progress === undefined ? {} : { progress: job.progress }),
       });
     // Scored by Redis' clock inside the script: this node's wall clock can make no one dead.
+    const info = this.info();
     const signal = await writeBeat(redis, keys, {
       nodeId: config.nodeId,
       identity,
       ttlSeconds: PROCESS_TTL_SECONDS,
-      info: JSON.stringify(this.info()),
+      info: JSON.stringify(info),
+      concurrency: info.concurrency as number,
       busy: running.length,
       quiet: this.ctx.lifecycle.quiet,
       rssKb: Math.round(process.memoryUsage.rss() / 1024),

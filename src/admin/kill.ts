@@ -29,17 +29,17 @@ export async function killJob(ctx: AdminContext, jid: string): Promise<KillResul
 
 /**
  * Moves the entries of the retry set to the dead set, as many as it held when called (jobs failing
- * meanwhile are not chased); how many moved.
+ * meanwhile are not chased); the jids moved.
  */
-export async function killAll(ctx: AdminContext): Promise<number> {
-  let killed = 0;
+export async function killAll(ctx: AdminContext): Promise<string[]> {
+  const killed: string[] = [];
   for (const { key, queue } of await setKeys(ctx, 'retry')) {
     // Each entry read is moved or was gone already, so the next read starts past it.
     for (let left = await ctx.redis.zcard(key); left > 0;) {
       const batch = await ctx.redis.zrange(key, 0, Math.min(left, 100) - 1);
       if (batch.length === 0) break;
       left -= batch.length;
-      for (const raw of batch) if (await bury(ctx, { where: 'retry', key, raw, queue })) killed++;
+      for (const raw of batch) if (await bury(ctx, { where: 'retry', key, raw, queue })) killed.push(jidOf(raw));
     }
   }
   return killed;

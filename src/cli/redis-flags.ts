@@ -16,7 +16,7 @@ export const REDIS_FLAGS_HELP = `  --redis URL                 Redis to use (def
                               the sentinels' own: $NEXQ_REDIS_SENTINEL_PASSWORD)
   --redis-sentinel-name NAME  the master group the sentinels monitor
   --redis-cluster LIST        Redis Cluster seed nodes: host:port or redis:// URLs, comma-separated
-                              (needs a namespace with a hash tag, like --namespace '{exq}')
+                              (the namespace picks the key layout: see docs/cluster.md)
   --redis-wait-replicas N     a write counts once N replicas, and every replica its master has had
                               online, hold it (WAIT; see docs/reliability.md)`;
 

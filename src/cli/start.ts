@@ -16,6 +16,7 @@ import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
 import { forceStop } from './forced-stop';
 import { LocalRedis, redisAnswers, startLocalRedis } from './local-redis';
+import { wrapHelp } from './wrap';
 import { layRedisFlagsOver, REDIS_FLAG_NAMES, REDIS_FLAGS_HELP } from './redis-flags';
 
 export const START_HELP = `Usage: nexq start [options]
@@ -28,7 +29,8 @@ ${REDIS_FLAGS_HELP}
   --queues LIST               queues and concurrency, e.g. default:10,mail:5
   --concurrency N             default concurrency of a queue
   --jobs DIR                  folder of job handlers (Foo.js handles class Foo)
-  --node-id ID                names this node's backup lists (default: hostname)
+  --node-id ID                names this node's backup lists (default: hostname-pid-random, new
+                              each start; a fixed id leaves unfinished jobs for its next boot)
   --config FILE               JSON or YAML (.yaml, .yml) file of options
   --shutdown-timeout MS       how long running jobs get to finish on stop
   --metrics PORT              serve Prometheus metrics on http://127.0.0.1:PORT/metrics
@@ -37,12 +39,12 @@ ${REDIS_FLAGS_HELP}
   --local-redis               start redis-server (data in ./var/) when none answers locally
   --help                      this text
 
-Environment: REDIS_URL, and NEXQ_ with any option in upper snake case (NEXQ_QUEUES=default:10,mail:5,
+Environment: REDIS_URL, and NEXQ_ + any option in upper snake case (NEXQ_QUEUES=default:10,mail:5,
 NEXQ_SHUTDOWN_TIMEOUT, NEXQ_LOG_LEVEL, ...; NEXQ_JOBS, NEXQ_PERIODIC, NEXQ_CLASS_CONCURRENCY and
-NEXQ_CLASS_RATE_LIMITS in JSON; NEXQ_METRICS_PORT and NEXQ_METRICS_HOST; NEXQ_WEB_PORT, NEXQ_WEB_HOST, NEXQ_WEB_USERNAME and
-NEXQ_WEB_PASSWORD for the dashboard; NEXQ_REDIS_SENTINELS, NEXQ_REDIS_SENTINEL_NAME, NEXQ_REDIS_CLUSTER,
-NEXQ_REDIS_WAIT_REPLICAS, NEXQ_REDIS_PASSWORD, NEXQ_REDIS_SENTINEL_PASSWORD for Redis). Precedence:
-defaults < --config file < environment < flags.`;
+NEXQ_CLASS_RATE_LIMITS in JSON; NEXQ_METRICS_PORT and NEXQ_METRICS_HOST; NEXQ_WEB_PORT, NEXQ_WEB_HOST,
+NEXQ_WEB_USERNAME and NEXQ_WEB_PASSWORD for the dashboard; NEXQ_REDIS_SENTINELS,
+NEXQ_REDIS_SENTINEL_NAME, NEXQ_REDIS_CLUSTER, NEXQ_REDIS_WAIT_REPLICAS, NEXQ_REDIS_PASSWORD,
+NEXQ_REDIS_SENTINEL_PASSWORD for Redis). Precedence: defaults < --config file < environment < flags.`;
 
 const FLAGS = [
   ...REDIS_FLAG_NAMES,
@@ -133,7 +135,7 @@ async function ensureLocalRedis(config: NexqConfig): Promise<LocalRedis | undefi
 
 export async function runStart(args: ParsedArgs): Promise<number> {
   if (args.flags.has('help')) {
-    process.stdout.write(`${START_HELP}\n`);
+    process.stdout.write(`${wrapHelp(START_HELP)}\n`);
     return 0;
   }
   const { config, sources } = startLayers(args);

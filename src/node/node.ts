@@ -1,5 +1,6 @@
 // One running nexq node: the resources its actors share (Redis client, thread pool, work table,
 // handler registry) and its supervision tree. Opens them in order and closes them in reverse.
+import { RedisUnreachableError } from '../redis/ended';
 import { Cluster, ReplyError } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -287,7 +288,7 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
   const gaveUp = new Promise<never>((_, reject) => {
     if (giveUpMs === undefined)
       timer = setTimeout(() => logger.error(`${unreachable()}; still trying`, { actor: 'node' }), REDIS_WAIT_LOG_MS);
-    else timer = setTimeout(() => reject(new Error(unreachable())), giveUpMs);
+    else timer = setTimeout(() => reject(new RedisUnreachableError(unreachable())), giveUpMs);
   });
   const pinging = { stop: false };
   try {

@@ -14,6 +14,12 @@ export class ConnectionEndedError extends NexqError {
   override readonly name = 'ConnectionEndedError';
 }
 
+/** Redis did not answer within `redisStartTimeout` (Nexq.start, the CLI's commands). */
+export class RedisUnreachableError extends NexqError {
+  static override readonly code = 'REDIS_UNREACHABLE';
+  override readonly name = 'RedisUnreachableError';
+}
+
 /**
  * Calls `onEnd` once if `client` ends (or has ended already) while watched; `what` names the
  * connection in the error. Returns the unwatch, to call before closing the connection on purpose.

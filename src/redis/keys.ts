@@ -8,7 +8,8 @@
 //   <ns>:stat:processed[:YYYY-MM-DD]   counters, and :stat:failed[...] likewise
 //   <ns>:processes                     set of live process identities
 //   <ns>:<identity>                    hash: info, busy, beat, quiet (Sidekiq's process entry)
-//   <ns>:<identity>:workers            hash: one field per running job
+//   <ns>:<identity>:workers            hash: one field per running job (Sidekiq 6.4 and before)
+//   <ns>:<identity>:work               the same hash, as Sidekiq 6.5, 7 and 8 read it
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 //   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
@@ -293,6 +294,11 @@ export class Keys {
   /** nexq's own: the node's supervision tree (JSON), written with its heartbeat. */
   processTree(identity: string): string {
     return this.key(`nexq:tree:${identity}`);
+  }
+
+  /** The same running-jobs hash as Sidekiq 6.5 and later name it (they read this one). */
+  processWork(identity: string): string {
+    return this.key(`${identity}:work`);
   }
 
   processSignals(identity: string): string {

@@ -38,6 +38,8 @@ export interface Beat {
   rssKb: number;
   /** Jobs fetched ahead of a free slot (prefetch), shown beside busy. */
   reserved: number;
+  /** Slots across the queues served (also in `info`; Sidekiq 8.1 reads it as its own field). */
+  concurrency: number;
   /** The running-jobs hash, field -> value. */
   workers: Record<string, string>;
 }
@@ -53,6 +55,7 @@ export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Pr
     String(beat.quiet),
     beat.rssKb,
     beat.reserved,
+    beat.concurrency,
   ];
   for (const [field, value] of Object.entries(beat.workers)) argv.push(field, value);
   const scriptKeys = [
@@ -62,6 +65,7 @@ export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Pr
     keys.processes,
     keys.process(beat.identity),
     keys.processSignals(beat.identity),
+    keys.processWork(beat.identity),
   ];
   const [signal] = (await runScript(client, 'beat', scriptKeys, argv)) as [string | null, string];
   return signal ?? undefined;

@@ -24,7 +24,7 @@ export const ACTION_ROUTES: Route[] = [
     path: /^\/sets\/retry\/kill$/,
     handler: async (ctx, _, __, body) => {
       const chosen = selection(body);
-      if ('all' in chosen) return { set: 'retry', killed: await killAll(ctx) };
+      if ('all' in chosen) return { set: 'retry', killed: (await killAll(ctx)).length };
       const results = [];
       for (const jid of chosen.jids) results.push(await killJob(ctx, jid));
       return { set: 'retry', results };

@@ -1,24 +1,15 @@
 // The admin commands, each run as a real `nexq` process against the test Redis in a fresh namespace.
 import { expect } from 'chai';
-import { CLI, Run, runProcess } from '../support/cli';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cliAgainst, Run } from '../support/cli';
+import { repoRoot } from '../support/paths';
 import { useNodes, waitFor } from '../support/node';
 
 describe('nexq admin commands', () => {
   const t = useNodes();
 
-  /** Runs the CLI without blocking this process (a node may be running in it). */
-  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-    return runProcess(process.execPath, [CLI, ...args], { REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns, ...env }, 15_000);
-  }
-
-  async function ok(args: string[]): Promise<string> {
-    const result = await cli(args);
-    expect(result.stderr, `stderr of nexq ${args.join(' ')}`).to.equal('');
-    expect(result.status).to.equal(0);
-    return result.stdout;
-  }
-
-  const json = async (args: string[]) => JSON.parse(await ok([...args, '--json']));
+  const { cli, ok, json } = cliAgainst(() => t);
 
   function expectUsage(result: Run, pattern: RegExp, status = 2) {
     expect(result.status).to.equal(status);
@@ -103,8 +94,9 @@ describe('nexq admin commands', () => {
     ]);
   });
 
-  it('every command answers --help with its usage and exit code 0', async () => {
-    for (const command of [
+  it('every command answers --help with its usage and exit code 0', async function () {
+    this.timeout(120_000);
+    const commands = [
       'enqueue',
       'stats',
       'queues',
@@ -113,19 +105,68 @@ describe('nexq admin commands', () => {
       'retries',
       'dead',
       'retry',
+      'kill',
       'delete',
+      'clear',
       'show',
       'pause',
       'resume',
       'processes',
+      'quiet',
+      'stop',
+      'drain',
+      'start',
       'batches',
-    ]) {
-      const result = await cli([command, '--help']);
+    ];
+    // Three at a time: each is a Node process start.
+    const results = new Map<string, Run>();
+    for (let i = 0; i < commands.length; i += 3)
+      for (const [j, result] of (
+        await Promise.all(commands.slice(i, i + 3).map((command) => cli([command, '--help'])))
+      ).entries())
+        results.set(commands[i + j], result);
+    for (const command of commands) {
+      const result = results.get(command) as Run;
       expect(result.status, command).to.equal(0);
-      expect(result.stdout).to.include(`Usage: nexq ${command}`).and.to.include('--json');
+      expect(result.stdout).to.include(`Usage: nexq ${command}`);
+      if (command !== 'start') expect(result.stdout).to.include('--json');
+      for (const line of result.stdout.split('\n')) {
+        expect(line.length, `nexq ${command} --help: ${line}`).to.be.at.most(100);
+        // Every option's description starts in column 31.
+        if (/^ {2}--/.test(line)) expect(line, `nexq ${command} --help`).to.match(/^ {2}--.{26}\S/);
+      }
     }
-    expect((await cli(['show', '--help'])).stdout).to.include('scans');
-    expect((await cli(['--help'])).stdout).to.include('processes');
+    const show = (await cli(['show', '--help'])).stdout;
+    expect(show).not.to.include('no index by jid');
+    expect(show).to.include('job index');
+    const start = (await cli(['start', '--help'])).stdout;
+    expect(start).to.include('(default: hostname-pid-random');
+    expect(start).not.to.include('hash tag');
+    const listed = (await cli(['--help'])).stdout;
+    for (const command of ['processes', 'kill', 'clear', 'quiet', 'stop']) expect(listed).to.include(`  ${command} `);
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+    expect(await ok(['--version'])).to.equal(`nexq ${version}\n`);
+  });
+
+  it('with --json an error is one JSON line on stderr with its NexqError code', async () => {
+    const usage = await cli(['jobs', 'default', '--limit', 'many', '--json']);
+    expect(usage.status).to.equal(2);
+    expect(JSON.parse(usage.stderr)).to.deep.equal({
+      error: { code: 'CLI_USAGE', message: '--limit must be a whole number, got "many"' },
+    });
+    const missing = await cli(['show', 'no-such-jid', '--json']);
+    expect(missing.status).to.equal(1);
+    expect(JSON.parse(missing.stderr).error).to.include({ code: 'JOB_NOT_FOUND' });
+    const unknown = await cli(['jobs', 'nosuchqueue', '--json']);
+    expect(unknown.status).to.equal(1);
+    expect(JSON.parse(unknown.stderr).error.code).to.equal('QUEUE_UNKNOWN');
+    const down = await cli(['stats', '--json'], { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(down.status).to.equal(1);
+    expect(JSON.parse(down.stderr).error.code).to.equal('REDIS_UNREACHABLE');
+    expect(down.stdout).to.equal('');
   });
 
   it('a failed job: retries lists it with its error, retry <jid> moves it back to its queue', async () => {
@@ -142,6 +183,7 @@ describe('nexq admin commands', () => {
     expect(await ok(['retries'])).to.include('BoomError: it broke');
     expect((await ok(['retry', jid])).trim()).to.equal(`${jid} moved to queue default`);
     expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
+    expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
     const [raw] = await t.redis.lrange(t.keys.queue('default'), 0, -1);
     const job = JSON.parse(raw);
     expect(job).to.include({ jid, error_class: 'BoomError' });
@@ -156,10 +198,14 @@ describe('nexq admin commands', () => {
     const shown = await ok(['show', jid]);
     expect(shown.split('\n')[0]).to.match(new RegExp(`^${jid}: dead \\(at \\d{4}-`));
     expect(shown).to.include('BoomError: it broke');
-    const [found] = await json(['show', jid]);
-    expect(found).to.include({ where: 'dead', key: t.keys.dead('default') });
+    const found = await json(['show', jid]);
+    expect(found).to.include({ jid, state: 'dead', deliveries: 1, nacks: 0 });
+    expect(found.score).to.be.a('number');
     expect(found.job).to.include({ jid, class: 'Fail' });
-    expect((await json(['retry', jid]))[0]).to.include({ jid, queue: 'default', from: 'dead' });
+    // One shape: what the API's show() returns.
+    const producer = await t.start({ mode: 'enqueuer' });
+    expect(found).to.deep.equal(JSON.parse(JSON.stringify(await producer.show(jid))));
+    expect(await json(['retry', jid])).to.deep.equal({ count: 1, jobs: [{ jid, from: 'dead', to: 'default' }] });
     expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(0);
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
   });
@@ -168,8 +214,8 @@ describe('nexq admin commands', () => {
     const jid = await failedJob({ retry: 0, backtrace: true }, 'dead');
     const shown = await ok(['show', jid]);
     expect(shown).to.match(/\nbacktrace:\n {2}at .*Fail\.js:\d+:\d+\)?\n/);
-    const [found] = await json(['show', jid]);
-    expect(found.backtrace[0]).to.match(/Fail\.js:\d+/);
+    const found = await json(['show', jid]);
+    expect(found.errorBacktrace[0]).to.match(/Fail\.js:\d+/);
   });
 
   it('retry --all moves every job of the retry set', async () => {
@@ -189,7 +235,7 @@ describe('nexq admin commands', () => {
         }),
       );
     }
-    expect(await json(['retry', '--all'])).to.have.length(3);
+    expect((await json(['retry', '--all'])).count).to.equal(3);
     expect(await t.redis.zcard(t.keys.retry('default'))).to.equal(0);
     expect(await t.redis.llen(t.keys.queue('a'))).to.equal(2);
     expect(await t.redis.llen(t.keys.queue('b'))).to.equal(1);
@@ -199,7 +245,7 @@ describe('nexq admin commands', () => {
   it('delete removes a scheduled job; an unknown jid fails with one line', async () => {
     const jid = (await ok(['enqueue', 'default', 'Later', '--in', '600'])).trim();
     const keep = (await ok(['enqueue', 'default', 'Keep', '--in', '600'])).trim();
-    expect(await json(['delete', jid])).to.deep.equal({ jid, deleted_from: ['schedule'] });
+    expect(await json(['delete', jid])).to.deep.equal({ count: 1, jobs: [{ jid, from: 'schedule', to: null }] });
     const left = await t.redis.zrange(t.keys.schedule('default'), 0, -1);
     expect(left).to.have.length(1);
     expect(JSON.parse(left[0]).jid).to.equal(keep);
@@ -211,8 +257,9 @@ describe('nexq admin commands', () => {
     const shown = await ok(['show', jid]);
     expect(shown.split('\n')[0]).to.equal(`${jid}: queue mail`);
     expect(shown).to.include('["to@example.com"]');
-    const [found] = await json(['show', jid]);
-    expect(found).to.include({ where: 'queue', queue: 'mail', node: null });
+    const found = await json(['show', jid]);
+    expect(found).to.include({ jid, state: 'queued', queue: 'mail', deliveries: 0 });
+    expect(found).not.to.have.property('node');
     expectUsage(await cli(['show', 'no-such-jid']), /^nexq: no job no-such-jid found/, 1);
   });
 
@@ -225,8 +272,8 @@ describe('nexq admin commands', () => {
       enqueued_at: 1700000000.5,
     });
     await t.redis.lpush(t.keys.backup('node-a', 'default'), raw);
-    const [found] = await json(['show', 'running-1']);
-    expect(found).to.include({ where: 'running', node: 'node-a', queue: 'default' });
+    const found = await json(['show', 'running-1']);
+    expect(found).to.include({ jid: 'running-1', state: 'running', node: 'node-a', queue: 'default' });
     expect((await ok(['show', 'running-1'])).split('\n')[0]).to.equal(
       'running-1: running (backup list of node node-a, queue default)',
     );
@@ -291,10 +338,13 @@ describe('nexq admin commands', () => {
     const queues = await json(['queues']);
     expect(queues.map((q: { queue: string }) => q.queue)).to.deep.equal(['empty', 'ms', 'old']);
     const by = Object.fromEntries(queues.map((q: { queue: string }) => [q.queue, q]));
-    expect(by.empty).to.deep.equal({ queue: 'empty', size: 0, latency: 0 });
+    expect(by.empty).to.deep.equal({ queue: 'empty', size: 0, latency: 0, paused: null });
     expect(by.old.size).to.equal(2);
     for (const q of [by.old, by.ms]) expect(q.latency).to.be.within(3599, 3600 + 600);
-    expect((await ok(['queues'])).split('\n')[0]).to.match(/^QUEUE\s+SIZE\s+LATENCY$/);
+    expect((await ok(['queues'])).split('\n')[0]).to.match(/^QUEUE\s+SIZE\s+LATENCY\s+PAUSED$/);
+    await ok(['pause', 'ms', '--mode', 'out']);
+    expect((await json(['queues'])).map((q: { paused: string | null }) => q.paused)).to.deep.equal([null, 'out', null]);
+    expect(await ok(['queues'])).to.match(/^ms\s+1\s+\d+\.\ds\s+out$/m);
   });
 
   it('pause and resume are reflected in <ns>:nexq:paused', async () => {

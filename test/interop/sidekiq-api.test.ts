@@ -52,7 +52,7 @@ describe('Sidekiq interop: Sidekiq API on a nexq node', function () {
     expect(record.jid).to.equal(jid);
   });
 
-  it('appears in Sidekiq::ProcessSet with hostname, pid, queues and concurrency, and its running jobs in Sidekiq::Workers', async () => {
+  it('appears in Sidekiq::ProcessSet with hostname, pid, queues and concurrency, its running jobs in Sidekiq::Workers, and in the fields Sidekiq 7 and 8 read', async () => {
     const node = await t.start({
       jobs,
       queues: [
@@ -75,6 +75,29 @@ describe('Sidekiq interop: Sidekiq API on a nexq node', function () {
     const workers = api('workers');
     expect(workers).to.have.length(1);
     expect(workers[0]).to.include({ process: proc.identity, queue: 'mail', jid, class: 'Sleep' });
+    expect(api('stats').workers_size).to.equal(1);
+
+    // Sidekiq 6.5, 7 and 8 read <identity>:work: the same entries, run_at in epoch seconds.
+    const identity: string = proc.identity;
+    const work = await t.redis.hgetall(`${identity}:work`);
+    expect(work).to.deep.equal(await t.redis.hgetall(`${identity}:workers`));
+    const [entry] = Object.values(work).map((text) => JSON.parse(text));
+    expect(entry.queue).to.equal('mail');
+    expect(JSON.parse(entry.payload)).to.include({ jid, class: 'Sleep' });
+    expect(Number.isInteger(entry.run_at)).to.equal(true);
+    expect(await t.redis.ttl(`${identity}:work`)).to.be.within(1, 60);
+    // Sidekiq 8.1 reads concurrency from the process hash; 7 reads weights, version, embedded from info.
+    const hash = await t.redis.hgetall(identity);
+    expect(hash.concurrency).to.equal('5');
+    const info = JSON.parse(hash.info);
+    expect(info).to.include({ concurrency: 5, embedded: false });
+    expect(info.version).to.match(/^\d+\.\d+\.\d+/);
+    expect(info.weights).to.deep.equal([{ default: 0, mail: 0 }]);
+    expect(info.capsules).to.deep.equal({
+      default: { concurrency: 5, mode: 'strict', weights: { default: 0, mail: 0 } },
+    });
+    await t.stop(node);
+    expect(await t.redis.exists(`${identity}:work`, `${identity}:workers`, identity)).to.equal(0);
   });
 
   it('is counted by Sidekiq::Stats: processed counts every run, failed the failures', async () => {

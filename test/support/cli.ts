@@ -24,3 +24,20 @@ export function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv,
     );
   });
 }
+
+/** The admin commands of `nexq` against one test Redis and namespace, each a real process. */
+export function cliAgainst(target: () => { url: string; ns: string }) {
+  function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+    const { url, ns } = target();
+    return runProcess(process.execPath, [CLI, ...args], { REDIS_URL: url, NEXQ_NAMESPACE: ns, ...env }, 15_000);
+  }
+  /** Runs the command, which must exit 0 with nothing on stderr; its stdout. */
+  async function ok(args: string[]): Promise<string> {
+    const result = await cli(args);
+    if (result.status !== 0 || result.stderr !== '')
+      throw new Error(`nexq ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    return result.stdout;
+  }
+  const json = async (args: string[]) => JSON.parse(await ok([...args, '--json']));
+  return { cli, ok, json };
+}

@@ -15,7 +15,7 @@ failed (failed and not succeeded since), dead, and when each completed and succe
 that batch alone, with the jids of its failures. Batch data expires 30 days after its last step.
 
 Options:
-  --limit N     how many batches to list (default 50)
+  --limit N                   how many batches to list (default 50)
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const given = positionals(args, 'batches', ['bid'], 1);

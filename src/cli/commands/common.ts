@@ -22,7 +22,7 @@ export function checkCommandFlags(args: ParsedArgs, command: Command): void {
   checkFlags(args, [...CONNECTION_FLAGS, ...(command.flags ?? [])]);
 }
 /** Flags that take no value, for every command. */
-export const BOOLEAN_FLAGS = new Set(['json', 'help', 'all']);
+export const BOOLEAN_FLAGS = new Set(['json', 'help', 'all', 'dead', 'yes']);
 
 /** How long a command waits for Redis before giving up (a node waits forever; a command should not). */
 const CONNECT_TIMEOUT_MS = 2000;

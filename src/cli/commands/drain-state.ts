@@ -1,6 +1,9 @@
-// What `nexq drain` watches, read from Redis as any process sees it: jobs waiting in the queues,
-// jobs nexq nodes hold in their backup lists (from fetch until settled, so exact at every moment),
-// and the busy jobs every process entry reports (Sidekiq's and nexq's, as of its last beat).
+// What `nexq drain` watches, each read from where it is true at that instant: jobs waiting in the
+// queues; jobs nexq nodes hold in their backup lists (from fetch until settled); at-most-once jobs
+// running off their backup list (their job index entry says `taken` until they end); and, for
+// processes that are not nexq nodes (Sidekiq), the jobs their entry reports running. A nexq node's
+// own report (`<identity>:workers`) is written with each beat and lags up to one heartbeat, so it is
+// not read: the backup lists and the index say the same at once.
 import type { Session } from './common';
 import { jsonObject } from '../../job/json-object';
 
@@ -8,17 +11,19 @@ export interface DrainState {
   queues: string[];
   /** Waiting jobs per queue. */
   queued: Record<string, number>;
-  /** Jobs of these queues in the nexq nodes' backup lists: fetched and not settled yet. */
+  /** Jobs of these queues in the nexq nodes' backup lists, or taken (at most once): running now. */
   inBackup: number;
-  /** Jobs of these queues that the process entries report running. */
+  /** Jobs of these queues that processes other than nexq nodes (Sidekiq) report running. */
   busy: number;
   /** `<ns>:stat:processed`, for the rate. */
   processed: number;
+  /** Queues with waiting jobs that no live, unquiet process serves, or paused for output. */
+  unserved: Array<{ queue: string; why: string }>;
 }
 
-/** Waiting plus running; a running job may be counted by both its backup list and its process. */
+/** Waiting plus running. */
 export function remainingOf(state: DrainState): number {
-  return totalQueued(state) + Math.max(state.inBackup, state.busy);
+  return totalQueued(state) + state.inBackup + state.busy;
 }
 
 export function totalQueued(state: DrainState): number {
@@ -26,43 +31,7 @@ export function totalQueued(state: DrainState): number {
 }
 
 export function isDrained(state: DrainState): boolean {
-  return totalQueued(state) === 0 && state.inBackup === 0 && state.busy === 0;
-}
-
-/** Reads the state of `only` (or every queue of the queues set when empty) in two rounds. */
-export async function readDrainState({ redis, keys }: Session, only: string[]): Promise<DrainState> {
-  const [known, nodeIds, identities, processed] = valuesOf(
-    await redis
-      .multi()
-      .smembers(keys.queues)
-      .zrange(keys.nodes, 0, -1)
-      .smembers(keys.processes)
-      .get(keys.stat('processed'))
-      .exec(),
-  );
-  const queues = only.length > 0 ? only : [...(known as string[])].sort();
-  const ids = nodeIds as string[];
-  const processes = identities as string[];
-
-  // Sent together rather than as one pipeline: in the per-queue key layout the queues' keys are on
-  // several cluster masters.
-  const replies: unknown[] = await Promise.all([
-    ...queues.map((q) => redis.llen(keys.queue(q))),
-    ...ids.flatMap((id) => queues.map((q) => redis.llen(keys.backup(id, q)))),
-    ...processes.map((identity) => redis.hvals(keys.processWorkers(identity))),
-  ]);
-
-  const queued: Record<string, number> = {};
-  queues.forEach((q, i) => (queued[q] = Number(replies[i])));
-  const backupReplies = replies.slice(queues.length, queues.length + ids.length * queues.length);
-  const inBackup = backupReplies.reduce<number>((sum, n) => sum + Number(n), 0);
-  const wanted = new Set(queues);
-  let busy = 0;
-  for (const workers of replies.slice(queues.length + backupReplies.length) as string[][]) {
-    // Sidekiq's shape: each running job a JSON { queue, payload, run_at }.
-    for (const entry of workers) if (wanted.has(String(jsonObject(entry)?.queue))) busy++;
-  }
-  return { queues, queued, inBackup, busy, processed: Number(processed ?? 0) };
+  return remainingOf(state) === 0;
 }
 
 /** The replies of a pipeline or transaction; the first error is thrown. */
@@ -71,4 +40,81 @@ function valuesOf(results: Array<[Error | null, unknown]> | null): unknown[] {
     if (err) throw err;
     return value;
   });
+}
+
+/** At-most-once jobs of `queues` running now: index entries `<n>\ttaken\t<queue>\t<node>`. */
+async function takenJobs({ redis, keys }: Session, queues: string[]): Promise<number> {
+  const wanted = new Set(queues);
+  const indexes = keys.perQueue ? queues.map((q) => keys.jobIndex(q)) : [keys.jobIndex('')];
+  let taken = 0;
+  for (const index of indexes) {
+    let cursor = '0';
+    do {
+      const [next, flat] = await redis.hscan(index, cursor, 'COUNT', 1000);
+      for (let i = 1; i < flat.length; i += 2) {
+        const [, state, queue] = flat[i].split('\t');
+        if (state === 'taken' && wanted.has(queue)) taken++;
+      }
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return taken;
+}
+
+/** Why no process will take the waiting jobs of `queue`, or undefined when one will. */
+function unservedWhy(queue: string, serving: Array<Set<string>>, paused: string | null): string | undefined {
+  if (paused === 'out' || paused === 'all') return `it is paused (${paused}; nexq resume ${queue})`;
+  if (!serving.some((queues) => queues.has(queue))) return 'no live process serves it';
+  return undefined;
+}
+
+/** Reads the state of `only` (or every queue of the queues set when empty). */
+export async function readDrainState(session: Session, only: string[]): Promise<DrainState> {
+  const { redis, keys } = session;
+  const [known, nodeIds, identities, nexqIdentities, processed] = valuesOf(
+    await redis
+      .multi()
+      .smembers(keys.queues)
+      .zrange(keys.nodes, 0, -1)
+      .smembers(keys.processes)
+      .hvals(keys.nodeIdentities)
+      .get(keys.stat('processed'))
+      .exec(),
+  );
+  const queues = only.length > 0 ? only : [...(known as string[])].sort();
+  const ids = nodeIds as string[];
+  const processes = identities as string[];
+  const nexq = new Set(nexqIdentities as string[]);
+  const others = processes.filter((identity) => !nexq.has(identity));
+
+  // Sent together rather than as one pipeline: in the per-queue key layout the queues' keys are on
+  // several cluster masters.
+  const [lengths, backups, entries, works, pauses] = await Promise.all([
+    Promise.all(queues.map((q) => redis.llen(keys.queue(q)))),
+    Promise.all(ids.flatMap((id) => queues.map((q) => redis.llen(keys.backup(id, q))))),
+    Promise.all(processes.map((identity) => redis.hmget(keys.process(identity), 'info', 'quiet'))),
+    Promise.all(others.map((identity) => redis.hvals(keys.processWorkers(identity)))),
+    Promise.all(queues.map((q) => redis.hget(keys.paused(q), q))),
+  ]);
+
+  const queued: Record<string, number> = {};
+  queues.forEach((q, i) => (queued[q] = lengths[i]));
+  let inBackup = backups.reduce((sum, n) => sum + n, 0);
+  const wanted = new Set(queues);
+  let busy = 0;
+  // Sidekiq's shape: each running job a JSON { queue, payload, run_at }.
+  for (const workers of works) for (const entry of workers) if (wanted.has(String(jsonObject(entry)?.queue))) busy++;
+  // Only once nothing waits or sits in a backup list: the index is read whole.
+  if (inBackup === 0 && busy === 0 && lengths.every((n) => n === 0)) inBackup = await takenJobs(session, queues);
+
+  // A live process serves the queues its info lists, unless it is quiet.
+  const serving = entries.flatMap(([info, quiet]) => {
+    const listed = jsonObject(info ?? '')?.queues;
+    return info === null || quiet === 'true' || !Array.isArray(listed) ? [] : [new Set(listed.map(String))];
+  });
+  const unserved = queues.flatMap((queue, i) => {
+    const why = queued[queue] > 0 ? unservedWhy(queue, serving, pauses[i]) : undefined;
+    return why === undefined ? [] : [{ queue, why }];
+  });
+  return { queues, queued, inBackup, busy, processed: Number(processed ?? 0), unserved };
 }

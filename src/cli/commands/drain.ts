@@ -8,6 +8,15 @@ import { isQueueName } from '../../../config/validate';
 import { STATS_FLUSH_MS } from '../../actors/stats';
 import { Command, CONNECTION_HELP, flagText, Output, printJson, Session, withNexq } from './common';
 import { DrainState, isDrained, readDrainState, remainingOf, totalQueued } from './drain-state';
+import { QueueUnservedError } from '../errors';
+import { knownQueue } from './known-queue';
+
+/** Fails at once when a queue has jobs that nothing will take. */
+function checkServed(state: DrainState): void {
+  if (state.unserved.length === 0) return;
+  const text = state.unserved.map((u) => `${u.queue}: ${u.why}`).join('; ');
+  throw new QueueUnservedError(`cannot drain queue ${text}`);
+}
 
 /** How often the state is read again. */
 export const DRAIN_POLL_MS = 250;
@@ -48,7 +57,7 @@ function summarize(state: DrainState, first: DrainState, startedAt: number, drai
     initial: remainingOf(first),
     remaining: drained ? 0 : remainingOf(state),
     queued: drained ? Object.fromEntries(state.queues.map((q) => [q, 0])) : state.queued,
-    running: drained ? 0 : Math.max(state.inBackup, state.busy),
+    running: drained ? 0 : state.inBackup + state.busy,
     processed,
     seconds,
     rate: seconds > 0 ? Math.round((processed / seconds) * 10) / 10 : 0,
@@ -82,13 +91,14 @@ export const drainCommand: Command = {
   help: `Usage: nexq drain [queue...] [options]
 
 Waits until the given queues (default: every queue in the queues set) are empty and no process runs
-a job of them: the running nodes drain them; this command only watches. Jobs in the schedule and
+a job of them: the running nodes drain them; this command only watches. It fails at once, naming
+the queue, when a queue has jobs that no live process serves (or that is paused for output). Jobs in the schedule and
 retry sets are not waited for. On a terminal a progress bar shows the jobs left (waiting and
 running), the rate and the time; otherwise, or with --json, only a summary is printed at the end.
 Exits 0 once drained, 1 when --timeout passes first.
 
 Options:
-  --timeout SECONDS give up after this long (default: wait for ever; 0: check once)
+  --timeout SECONDS           give up after this long (default: wait for ever; 0: check once)
 ${CONNECTION_HELP}`,
   async run(args, out) {
     for (const queue of args.positional)
@@ -97,6 +107,7 @@ ${CONNECTION_HELP}`,
     const live = !out.json && process.stdout.isTTY ? new LiveLine(out.write) : undefined;
     return withNexq(args, async (session) => {
       const startedAt = Date.now();
+      for (const queue of args.positional) await knownQueue(session, queue);
       const first = await readDrainState(session, args.positional);
       let state = first;
       let total = remainingOf(first);
@@ -117,6 +128,8 @@ ${CONNECTION_HELP}`,
           );
         }
         if (isDrained(state)) break;
+        if (state.unserved.length > 0) live?.end();
+        checkServed(state);
         if (timeout !== undefined && elapsed >= timeout) {
           live?.end();
           const summary = summarize(state, first, startedAt, false);

@@ -41,8 +41,8 @@ Enqueues a job of <class> on <queue> and prints its jid. json-args is a JSON arr
 e.g. '[1, "two", {"three": 3}]'.
 
 Options:
-  --in SECONDS      run that many seconds from now (goes to the schedule set)
-  --at ISO          run at that time, e.g. 2030-01-01T12:00:00Z
+  --in SECONDS                run that many seconds from now (goes to the schedule set)
+  --at ISO                    run at that time, e.g. 2030-01-01T12:00:00Z
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [queue, className, argsText] = positionals(args, 'enqueue', ['queue', 'class', 'json-args'], 1);

@@ -14,9 +14,16 @@ import {
   wholeNumber,
   withNexq,
 } from './common';
+import { knownQueue } from './known-queue';
 
 const DEFAULT_LIMIT = 50;
-const LIMIT_HELP = `  --limit N         show at most N jobs (default ${DEFAULT_LIMIT})`;
+const LIMIT_HELP = `  --limit N                   show at most N jobs (default ${DEFAULT_LIMIT}; 0: all)`;
+/** `--limit 0` lists everything: Redis clamps a range's end to the list's. */
+const ALL = 2 ** 31;
+
+function limitOf(args: ParsedArgs): number {
+  return wholeNumber(args, 'limit', DEFAULT_LIMIT) || ALL;
+}
 
 const argsText = (v: JobView) => clip(v.args === null ? (v.raw ?? '') : JSON.stringify(v.args), 50);
 
@@ -66,8 +73,12 @@ ${LIMIT_HELP}
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [queue] = positionals(args, 'jobs', ['queue']);
-    const limit = wholeNumber(args, 'limit', DEFAULT_LIMIT);
-    printQueueJobs(out, await withNexq(args, (s) => queueJobs(s, queue, limit)));
+    const limit = limitOf(args);
+    const views = await withNexq(args, async (s) => {
+      await knownQueue(s, queue);
+      return queueJobs(s, queue, limit);
+    });
+    printQueueJobs(out, views);
     return 0;
   },
 };
@@ -78,14 +89,15 @@ function setCommand(name: string, what: string, set: JobSet, withErrors: boolean
     flags: ['limit'],
     help: `Usage: nexq ${name} [options]
 
-Lists the ${what}, earliest first: jid, class, queue, when (the set's score as an ISO time)${withErrors ? ', retry count and error' : ''}, args.
+Lists the ${what}, earliest first: jid, class, queue,
+when (the set's score as an ISO time)${withErrors ? ', retry count and error' : ''}, args.
 
 Options:
 ${LIMIT_HELP}
 ${CONNECTION_HELP}`,
     async run(args: ParsedArgs, out: Output) {
       positionals(args, name, []);
-      const limit = wholeNumber(args, 'limit', DEFAULT_LIMIT);
+      const limit = limitOf(args);
       printSetJobs(out, await withNexq(args, (s) => setJobs(s, set, limit)), withErrors);
       return 0;
     },

@@ -1,39 +1,91 @@
-// `nexq retry <jid | --all>`, `nexq delete <jid>`, `nexq show <jid>`: act on one job by its jid.
+// `nexq retry`, `nexq kill`, `nexq delete` (jobs of the sets, by jid or --all) and `nexq show <jid>`.
+// Every action prints, with --json, `{ count, jobs: [{ jid, from, to }] }` (docs/cli.md).
 import { deleteJob, retryAll, retryJob } from '../../admin/actions';
 import { findJob, Found } from '../../admin/find';
+import { foundJobInfo } from '../../admin/job-info';
 import { backtraceOf, isoOf, jobView } from '../../admin/job-view';
-import { jsonObject } from '../../job/json-object';
-import { UsageError } from '../args';
-import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
+import { killAll, killJob } from '../../admin/kill';
+import { ParsedArgs, UsageError } from '../args';
+import { JobNotFoundError } from '../errors';
+import { Command, CONNECTION_HELP, Output, positionals, printJson, printTable, withNexq } from './common';
 
-const SCAN_NOTE =
+const INDEX_NOTE =
   'The job index finds it at once; a job nexq never indexed (pushed by another producer) is searched for with ZSCAN.';
 
+/** One job an action moved or removed: from a set to a queue name, 'dead', or null (deleted). */
+export interface Moved {
+  jid: string | null;
+  from: string;
+  to: string | null;
+}
+
+export function printMoved(out: Output, moved: Moved[], text: string): void {
+  if (out.json) printJson(out, { count: moved.length, jobs: moved });
+  else out.write(`${text}\n`);
+}
+
+/** `<jid>` or `--all`, not both. */
+function jidOrAll(args: ParsedArgs, command: string): string | undefined {
+  const all = args.flags.has('all');
+  if (all && args.positional.length > 0) throw new UsageError('give a jid or --all, not both');
+  return all ? undefined : positionals(args, command, ['jid'])[0];
+}
+
 export const retryCommand: Command = {
-  summary: 'move a job (or --all) from the retry or dead set back to its queue now',
-  flags: ['all'],
+  summary: 'move a job (or --all) of the retry or dead set back to its queue now',
+  flags: ['all', 'dead'],
   help: `Usage: nexq retry <jid> [options]
-       nexq retry --all [options]
+       nexq retry --all [--dead] [options]
 
 Moves the job <jid> from the retry set (or the dead set) back to the front of its queue now, one
-atomic step per job. --all does so for every job in the retry set. ${SCAN_NOTE}
+atomic step per job. --all does so for every job of the retry set (with --dead: of the dead set).
+${INDEX_NOTE}
 
 Options:
-  --all             every job in the retry set
+  --all                       every job of the retry set
+  --dead                      with --all: every job of the dead set instead
 ${CONNECTION_HELP}`,
   async run(args, out) {
-    const all = args.flags.has('all');
-    if (all && args.positional.length > 0) throw new UsageError('give a jid or --all, not both');
-    const [jid] = all ? [] : positionals(args, 'retry', ['jid']);
-    const moved = await withNexq(args, async (session) => {
-      if (all) return retryAll(session, 'retry');
+    const jid = jidOrAll(args, 'retry');
+    if (jid !== undefined && args.flags.has('dead')) throw new UsageError('--dead goes with --all');
+    const set = args.flags.has('dead') ? 'dead' : 'retry';
+    const moved = await withNexq(args, async (session): Promise<Moved[]> => {
+      if (jid === undefined) return (await retryAll(session, set)).map((m) => ({ jid: m.jid, from: set, to: m.queue }));
       const result = await retryJob(session, jid, ['retry', 'dead']);
-      if (result.error !== undefined) throw new Error(result.error);
-      return [{ jid, queue: result.queue, from: result.from }];
+      if (result.error !== undefined) throw new JobNotFoundError(result.error);
+      return [{ jid, from: result.from, to: result.queue }];
     });
-    if (out.json) printJson(out, moved);
-    else if (all) out.write(`${moved.length} job(s) moved to their queues\n`);
-    else out.write(`${jid} moved to queue ${moved[0].queue}\n`);
+    printMoved(
+      out,
+      moved,
+      jid === undefined ? `${moved.length} job(s) moved to their queues` : `${jid} moved to queue ${moved[0].to}`,
+    );
+    return 0;
+  },
+};
+
+export const killCommand: Command = {
+  summary: 'move a job (or --all) of the retry set to the dead set now',
+  flags: ['all'],
+  help: `Usage: nexq kill <jid> [options]
+       nexq kill --all [options]
+
+Moves the job <jid> from the retry set to the dead set now (Sidekiq's Kill): it will not be retried.
+--all does so for every job of the retry set. ${INDEX_NOTE}
+
+Options:
+  --all                       every job of the retry set
+${CONNECTION_HELP}`,
+  async run(args, out) {
+    const jid = jidOrAll(args, 'kill');
+    const moved = await withNexq(args, async (session): Promise<Moved[]> => {
+      if (jid === undefined)
+        return (await killAll(session)).map((j) => ({ jid: j || null, from: 'retry', to: 'dead' }));
+      const result = await killJob(session, jid);
+      if (!result.killed) throw new JobNotFoundError(result.error);
+      return [{ jid, from: 'retry', to: 'dead' }];
+    });
+    printMoved(out, moved, jid === undefined ? `${moved.length} job(s) moved to the dead set` : `${jid} moved to dead`);
     return 0;
   },
 };
@@ -43,7 +95,7 @@ export const deleteCommand: Command = {
   help: `Usage: nexq delete <jid> [options]
 
 Removes the job <jid> from the schedule, retry or dead set. Jobs waiting in a queue or running
-are not touched. ${SCAN_NOTE}
+are not touched (nexq clear empties a whole queue or set). ${INDEX_NOTE}
 
 Options:
 ${CONNECTION_HELP}`,
@@ -51,11 +103,11 @@ ${CONNECTION_HELP}`,
     const [jid] = positionals(args, 'delete', ['jid']);
     const removed = await withNexq(args, async (session) => {
       const result = await deleteJob(session, jid, ['schedule', 'retry', 'dead']);
-      if (result.error) throw new Error(result.error);
+      if (result.error) throw new JobNotFoundError(result.error);
       return result.deletedFrom;
     });
-    if (out.json) printJson(out, { jid, deleted_from: removed });
-    else out.write(`${jid} deleted from ${removed.join(', ') || 'nowhere (it moved meanwhile)'}\n`);
+    const moved = removed.map((from) => ({ jid, from, to: null }));
+    printMoved(out, moved, `${jid} deleted from ${removed.join(', ') || 'nowhere (it moved meanwhile)'}`);
     return 0;
   },
 };
@@ -71,28 +123,20 @@ export const showCommand: Command = {
   help: `Usage: nexq show <jid> [options]
 
 Says where the job <jid> is (a queue, the schedule/retry/dead set, or running in a node's backup
-list) and prints its payload. Redis has no index by jid: this scans every queue (LRANGE), the
-sets (ZSCAN) and the backup lists (SCAN), so it can take a while on a large Redis.
+list) and prints its payload. ${INDEX_NOTE} With --json, prints what the API's show() returns:
+{ jid, state, queue, node, score, home, job, raw, deliveries, nacks, retryCount, errorBacktrace }.
 
 Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [jid] = positionals(args, 'show', ['jid']);
-    const found = await withNexq(args, (session) => findJob(session, jid));
-    if (found.length === 0) throw new Error(`no job ${jid} found (it may have finished)`);
+    const { found, perQueue } = await withNexq(args, async (session) => ({
+      found: await findJob(session, jid),
+      perQueue: session.keys.perQueue,
+    }));
+    if (found.length === 0) throw new JobNotFoundError(`no job ${jid} found (it may have finished)`);
     if (out.json) {
-      printJson(
-        out,
-        found.map((f) => ({
-          where: f.where,
-          queue: f.queue ?? null,
-          node: f.node ?? null,
-          at: isoOf(f.score),
-          key: f.key,
-          job: jsonObject(f.raw) ?? f.raw,
-          backtrace: backtraceOf(f.raw),
-        })),
-      );
+      printJson(out, foundJobInfo(jid, found[0], perQueue));
       return 0;
     }
     for (const f of found) {

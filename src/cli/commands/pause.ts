@@ -12,7 +12,7 @@ Pauses <queue> on every node: 'in' refuses enqueues, 'out' stops every node fetc
 'all' (the default) both. Jobs already running finish.
 
 Options:
-  --mode in|out|all what to pause (default all)
+  --mode in|out|all           what to pause (default all)
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [queue] = positionals(args, 'pause', ['queue']);

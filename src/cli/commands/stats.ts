@@ -1,4 +1,5 @@
 // `nexq stats` and `nexq queues`: counters, queue sizes and latency, set sizes, process count.
+import { pausedQueues } from '../../admin/pause';
 import { queueInfo, readStats } from '../../admin/stats';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
 
@@ -36,22 +37,26 @@ ${CONNECTION_HELP}`,
 };
 
 export const queuesCommand: Command = {
-  summary: 'each queue with its size and latency',
+  summary: 'each queue with its size, latency and pause',
   help: `Usage: nexq queues [options]
 
-Lists every queue with its size and latency: seconds since the oldest job waiting was enqueued.
+Lists every queue with its size, its latency (seconds since the oldest job waiting was enqueued)
+and whether it is paused (in, out or all; see nexq pause).
 
 Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     positionals(args, 'queues', []);
-    const queues = await withNexq(args, (session) => queueInfo(session));
+    const queues = await withNexq(args, async (session) => {
+      const [infos, paused] = await Promise.all([queueInfo(session), pausedQueues(session)]);
+      return infos.map((q) => ({ ...q, paused: Object.hasOwn(paused, q.queue) ? paused[q.queue] : null }));
+    });
     if (out.json) printJson(out, queues);
     else
       printTable(
         out,
-        ['QUEUE', 'SIZE', 'LATENCY'],
-        queues.map((q) => [q.queue, q.size, `${q.latency.toFixed(1)}s`]),
+        ['QUEUE', 'SIZE', 'LATENCY', 'PAUSED'],
+        queues.map((q) => [q.queue, q.size, `${q.latency.toFixed(1)}s`, q.paused ?? '-']),
       );
     return 0;
   },

@@ -8,29 +8,33 @@
 -- KEYS[4]  process set <ns>:processes
 -- KEYS[5]  the node's process entry, hash <ns>:<identity>
 -- KEYS[6]  the node's signals, list <ns>:<identity>-signals
+-- KEYS[7]  the node's running-jobs hash as Sidekiq 6.5+ names it, <ns>:<identity>:work (same fields)
 -- ARGV[1]  node id
 -- ARGV[2]  process identity
 -- ARGV[3]  seconds the process entry and running-jobs hash live without another beat
 -- ARGV[4]  info (JSON), ARGV[5] busy, ARGV[6] quiet, ARGV[7] rss (KB), ARGV[8] reserved (jobs
---          fetched ahead, nexq's own field): the entry's fields
--- ARGV[9..] the running-jobs hash: field, value, field, value...
+--          fetched ahead, nexq's own field), ARGV[9] concurrency (Sidekiq 8.1's own field): the
+--          entry's fields
+-- ARGV[10..] the running-jobs hash: field, value, field, value...
 -- Returns { the signal taken (nil when none), the beat's time in epoch seconds }.
 local time = redis.call('TIME')
 local now = time[1] .. '.' .. string.format('%06d', tonumber(time[2]))
 -- The DEL is the first write, and must stay first: Redis at maxmemory (noeviction) refuses a
 -- script's writes that add only until its first write, so a full Redis still takes the beat and
 -- no other node reaps this one (docs/errors.md, "A full Redis").
-redis.call('DEL', KEYS[1])
-if #ARGV > 8 then
-  for first = 9, #ARGV, 1000 do
-    redis.call('HSET', KEYS[1], unpack(ARGV, first, math.min(first + 999, #ARGV)))
+redis.call('DEL', KEYS[1], KEYS[7])
+if #ARGV > 9 then
+  for _, key in ipairs({ KEYS[1], KEYS[7] }) do
+    for first = 10, #ARGV, 1000 do
+      redis.call('HSET', key, unpack(ARGV, first, math.min(first + 999, #ARGV)))
+    end
+    redis.call('EXPIRE', key, ARGV[3])
   end
-  redis.call('EXPIRE', KEYS[1], ARGV[3])
 end
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[4], ARGV[2])
 redis.call('HSET', KEYS[5], 'info', ARGV[4], 'busy', ARGV[5], 'beat', now, 'quiet', ARGV[6], 'rss', ARGV[7], 'rtt_us', '0',
-  'reserved', ARGV[8])
+  'reserved', ARGV[8], 'concurrency', ARGV[9])
 redis.call('EXPIRE', KEYS[5], ARGV[3])
 return { redis.call('RPOP', KEYS[6]), now }

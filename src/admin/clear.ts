@@ -1,0 +1,16 @@
+// Clearing a whole queue or set, as Sidekiq's "Clear" (Queue#clear, RetrySet#clear): each list or
+// sorted set is emptied in one atomic script call that forgets its jobs in the job index and lets
+// go of their unique locks. Jobs already fetched by a node (its backup lists) are not touched.
+import { clearQueueList } from '../redis/move-scripts';
+import { deleteAll } from './actions';
+import { AdminContext, JobSet } from './context';
+
+/** Empties `queue`; resolves to how many jobs it held. The queue stays known (in `<ns>:queues`). */
+export function clearQueue(ctx: AdminContext, queue: string): Promise<number> {
+  return clearQueueList(ctx.redis, ctx.keys, queue);
+}
+
+/** Empties the schedule, retry or dead set; resolves to how many entries it held. */
+export function clearJobSet(ctx: AdminContext, set: JobSet): Promise<number> {
+  return deleteAll(ctx, set);
+}
