@@ -11,7 +11,6 @@ import type { Manager, ManagerCall } from './actors/manager';
 import { Batch, BatchOptions, newBatch } from './admin/batch';
 import { batchStatus, BatchStatus, listBatches } from './admin/batch-status';
 import type { JobOptions } from './job/job';
-import { jsonObject } from './job/json-object';
 import { ActorNames, runsJobs } from './node/context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
