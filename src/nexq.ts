@@ -1,7 +1,7 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
 import { cancelJob } from './admin/cancel';
-import { clearQueue } from './admin/clear-queue';
+import { clearQueue } from './admin/clear';
 import { killJob } from './admin/kill';
 import { jobInfo, JobInfo } from './admin/job-info';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';

@@ -8,10 +8,15 @@ export type ProcessSignal = 'TSTP' | 'TERM';
 /** Sidekiq's expiry of a signal nobody took (its process died meanwhile). */
 const SIGNAL_TTL_SECONDS = 60;
 
-/** Leaves `signal` for the process `identity`; false when no such process is in the process set. */
+/** Leaves `signal` for the process `identity`; false when no live process has that identity. */
 export async function signalProcess(ctx: AdminContext, identity: string, signal: ProcessSignal): Promise<boolean> {
   const { redis, keys } = ctx;
-  if (!(await redis.sismember(keys.processes, identity))) return false;
+  // Live: in the process set, and its entry not expired (a process killed -9 stays a member until reaped).
+  const [member, alive] = await Promise.all([
+    redis.sismember(keys.processes, identity),
+    redis.exists(keys.process(identity)),
+  ]);
+  if (member === 0 || alive === 0) return false;
   const key = keys.processSignals(identity);
   await redis.multi().lpush(key, signal).expire(key, SIGNAL_TTL_SECONDS).exec();
   return true;

@@ -2,7 +2,7 @@
 // a process, cancel a running job. POST only, behind the X-Nexq header and the Origin check
 // (server.ts), each one call of src/admin, the functions the CLI uses.
 import { cancelJob } from '../admin/cancel';
-import { clearQueue } from '../admin/clear-queue';
+import { clearQueue } from '../admin/clear';
 import { killAll, killJob } from '../admin/kill';
 import { quietProcess, stopProcess } from '../admin/signals';
 import type { AdminContext } from '../admin/context';

@@ -1,7 +1,7 @@
 // `nexq processes`: the live processes from `<ns>:processes` and each `<ns>:<identity>` hash;
 // `nexq quiet` and `nexq stop` signal them as Sidekiq's API does.
 import { readProcesses } from '../../admin/processes';
-import { ProcessSignal, signalProcess } from '../../admin/signal';
+import { ProcessSignal, signalProcess } from '../../admin/signals';
 import { UsageError } from '../args';
 import { UnknownProcessError } from '../errors';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
