@@ -130,6 +130,7 @@ export async function readDrainState(session: Session, only: string[]): Promise<
     const why = queued[queue] > 0 ? unservedWhy(queue, serving, pauses[i]) : undefined;
     return why === undefined ? [] : [{ queue, why }];
   });
-  const counts = Object.entries(processedByQueue as Record<string, string>).map(([q, n]) => [q, Number(n)]);
-  return { queues, queued, inBackup, busy, processedByQueue: Object.fromEntries(counts), unserved };
+  const counts: Record<string, number> = {};
+  for (const [q, n] of Object.entries(processedByQueue as Record<string, string>)) counts[q] = Number(n);
+  return { queues, queued, inBackup, busy, processedByQueue: counts, unserved };
 }
