@@ -74,7 +74,7 @@ function summarize(state: DrainState, first: DrainState, startedAt: number, drai
 
 /**
  * Nodes flush their counts each second: give the jobs seen (left at the start, and seen arriving)
- * that long to show in `<ns>:nexq:processed-by-queue`, so the summary counts them.
+ * up to two flushes to show in `<ns>:nexq:processed-by-queue`, so the summary counts them.
  */
 async function awaitCounts(
   session: Session,
@@ -83,7 +83,8 @@ async function awaitCounts(
   state: DrainState,
   target: number,
 ): Promise<DrainState> {
-  const deadline = Date.now() + STATS_FLUSH_MS + 500;
+  // Two flushes and a margin: a node on a busy machine may flush late.
+  const deadline = Date.now() + 2 * STATS_FLUSH_MS + 1000;
   while (processedSince(first, state) < target && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     state = await readDrainState(session, queues);
