@@ -1,11 +1,21 @@
 // Typed jobs for TypeScript users: one definition names a job's class, queue and argument types,
-// and both its producers (`enqueue`, `enqueueIn`, `enqueueAt`) and its handler (`handler`) are
-// checked against it by the compiler. At run time it is a thin layer over Nexq's untyped API, which
-// plain JavaScript keeps using; the wire format is the same. Imports Nexq as a type only, so a
-// handler module on a worker thread that imports its definition loads nothing else.
+// and both its producers (`enqueue`, `enqueueIn`, `enqueueAt`, `job`) and its handler (`handler`)
+// are checked against it by the compiler, also when a batch (or a handler's `this.batch`) takes its
+// jobs. At run time it is a thin layer over Nexq's untyped API, which plain JavaScript keeps using;
+// the wire format is the same. Imports Nexq as a type only, so a handler module on a worker thread
+// that imports its definition loads nothing else.
 import type { JobOptions } from './job/job';
-import type { Nexq, WaitForOptions } from './nexq';
+import type { Batch, BulkJob, Nexq, WaitForOptions } from './nexq';
 import type { JobContext } from '../workers/handler-loader';
+import type { BatchJobRequest, JobBatch } from '../workers/job-batch';
+
+/** Where a typed job is enqueued: a node, a batch (`nexq.batch()`), or a handler's `this.batch`. */
+export type EnqueueTarget = Nexq | Batch | JobBatch;
+
+/** One job of a definition, as `enqueueAll` takes it (of a Nexq, a batch or `this.batch`). */
+export interface TypedJob<A extends unknown[]> extends BulkJob {
+  args: A;
+}
 
 /** What `defineJob` takes besides the class name: the queue (default `default`) and default job options. */
 export interface JobDefinitionOptions extends JobOptions {
@@ -21,12 +31,14 @@ export interface JobDefinition<A extends unknown[], R = unknown> {
   readonly queue: string;
   /** Options every enqueue of it starts from; an enqueue's own options win. */
   readonly options: Readonly<JobOptions>;
-  /** Enqueues the job now; resolves to its jid. */
-  enqueue(nexq: Nexq, args: A, options?: JobOptions): Promise<string>;
+  /** Enqueues the job now (into `target`'s batch when it is one); resolves to its jid. */
+  enqueue(target: EnqueueTarget, args: A, options?: JobOptions): Promise<string>;
   /** Enqueues the job to run `seconds` from now. */
-  enqueueIn(nexq: Nexq, seconds: number, args: A, options?: JobOptions): Promise<string>;
+  enqueueIn(target: EnqueueTarget, seconds: number, args: A, options?: JobOptions): Promise<string>;
   /** Enqueues the job to run at `date`. */
-  enqueueAt(nexq: Nexq, date: Date, args: A, options?: JobOptions): Promise<string>;
+  enqueueAt(target: EnqueueTarget, date: Date, args: A, options?: JobOptions): Promise<string>;
+  /** The job as `enqueueAll` takes it: `batch.enqueueAll(users.map((u) => SendEmail.job([u.email, u.id])))`. */
+  job(args: A, options?: JobOptions): TypedJob<A>;
   /** The result a run of it kept (see `keepResult`), typed `R`; undefined when none is kept. */
   result(nexq: Nexq, jid: string): Promise<R | undefined>;
   /** Waits for the result of a run of it (see `Nexq#waitFor`). */
@@ -49,15 +61,29 @@ export function defineJob<A extends unknown[], R = unknown>(
   const { queue = 'default', ...defaults } = definition;
   const merged = (options?: JobOptions): JobOptions | undefined =>
     options ? { ...defaults, ...options } : Object.keys(defaults).length ? defaults : undefined;
+  const job = (args: A, options?: JobOptions, when: { at?: Date; in?: number } = {}): TypedJob<A> => {
+    const opts = merged(options);
+    return { queue, class: className, args, ...when, ...(opts ? { options: opts } : {}) };
+  };
+  // A batch (or `this.batch`) takes scheduled jobs through enqueueAll only; a Nexq keeps its own calls.
+  const inBatch = async (target: Batch | JobBatch, typed: TypedJob<A>): Promise<string> =>
+    (await target.enqueueAll([typed as BatchJobRequest & TypedJob<A>]))[0];
+  const isBatch = (target: EnqueueTarget): target is Batch | JobBatch => 'bid' in target;
   return Object.freeze({
     className,
     queue,
     options: Object.freeze({ ...defaults }),
-    enqueue: (nexq: Nexq, args: A, options?: JobOptions) => nexq.enqueue(queue, className, args, merged(options)),
-    enqueueIn: (nexq: Nexq, seconds: number, args: A, options?: JobOptions) =>
-      nexq.enqueueIn(queue, seconds, className, args, merged(options)),
-    enqueueAt: (nexq: Nexq, date: Date, args: A, options?: JobOptions) =>
-      nexq.enqueueAt(queue, date, className, args, merged(options)),
+    enqueue: (target: EnqueueTarget, args: A, options?: JobOptions) =>
+      isBatch(target) ? inBatch(target, job(args, options)) : target.enqueue(queue, className, args, merged(options)),
+    enqueueIn: (target: EnqueueTarget, seconds: number, args: A, options?: JobOptions) =>
+      isBatch(target)
+        ? inBatch(target, job(args, options, { in: seconds }))
+        : target.enqueueIn(queue, seconds, className, args, merged(options)),
+    enqueueAt: (target: EnqueueTarget, date: Date, args: A, options?: JobOptions) =>
+      isBatch(target)
+        ? inBatch(target, job(args, options, { at: date }))
+        : target.enqueueAt(queue, date, className, args, merged(options)),
+    job: (args: A, options?: JobOptions) => job(args, options),
     result: (nexq: Nexq, jid: string) => nexq.result(jid) as Promise<R | undefined>,
     waitFor: (nexq: Nexq, jid: string, options?: WaitForOptions) => nexq.waitFor(jid, options) as Promise<R>,
     handler: (perform: TypedPerform<A, R>) => perform,

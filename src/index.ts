@@ -18,7 +18,7 @@ export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErro
 export { NodeMetrics } from './metrics/prometheus';
 export type { MetricsHandler } from './metrics/prometheus';
 export { defineJob } from './define-job';
-export type { JobDefinition, JobDefinitionOptions, TypedPerform } from './define-job';
+export type { EnqueueTarget, JobDefinition, JobDefinitionOptions, TypedJob, TypedPerform } from './define-job';
 export { nexqDashboard } from './web/mount';
 export type { DashboardMountOptions, NexqDashboard } from './web/mount';
 export { nexqFastify } from './web/fastify';

@@ -12,6 +12,7 @@ import type { Enqueuer, EnqueueResult } from '../actors/enqueuer';
 import { ActorNames, NodeContext } from '../node/context';
 import { BatchContext, settleInBatch } from '../run/batch-step';
 import { batchStatus, BatchStatus } from './batch-status';
+import { activeTrace, tracedEnqueue } from '../tracing/enqueue-span';
 
 /** A callback: a normal job, enqueued once when its event happens; it gets `{ bid, event }` as its last arg. */
 export interface BatchCallback {
@@ -55,24 +56,27 @@ export function joinBatch(ctx: NodeContext, bid: string): Batch {
   return new Batch(ctx, enqueuerOf(ctx), {}, undefined, bid, true);
 }
 
+/** Writes through the node's Enqueuer in a producer span, as `Nexq#enqueue` does. */
 function enqueuerOf(ctx: NodeContext): Enqueue {
-  return (requests) => ctx.registry.lookup<Enqueuer>(ActorNames.enqueuer).enqueueAllResults(requests);
+  return (requests) =>
+    tracedEnqueue(requests, (traced) => ctx.registry.lookup<Enqueuer>(ActorNames.enqueuer).enqueueAllResults(traced));
 }
 
 export class Batch {
-  private readonly fields: Record<string, string>;
+  private readonly createdAt: number;
 
   constructor(
     private readonly ctx: BatchContext,
     private readonly write: Enqueue,
-    options: BatchOptions = {},
+    private readonly options: BatchOptions = {},
     /** The bid of the batch this one is a child of. */
     readonly parent?: string,
     readonly bid: string = uuidv4(),
     /** Set once the batch exists in Redis (and its parent holds it). */
     private created = false,
   ) {
-    this.fields = fieldsOf(this.bid, options, parent, ctx.clock.now());
+    this.createdAt = ctx.clock.now();
+    fieldsOf(this.bid, options, parent, this.createdAt); // refuses bad options now, not at the first enqueue
   }
 
   /** Adds one job; resolves to its jid. */
@@ -154,11 +158,12 @@ export class Batch {
   private async create(add: { hold: string }): Promise<void> {
     if (!this.created && this.parent !== undefined)
       await addToBatch(this.ctx.redis, this.ctx.keys, this.parent, { members: [childMember(this.bid)] });
-    await addToBatch(this.ctx.redis, this.ctx.keys, this.bid, {
-      ...add,
-      fields: this.created ? undefined : this.fields,
-    });
-    if (!this.created) await this.ctx.redis.zadd(this.ctx.keys.batches, this.fields.created_at, this.bid);
+    // The callbacks continue the trace of the code that creates the batch (its first enqueue).
+    const fields = this.created
+      ? undefined
+      : fieldsOf(this.bid, this.options, this.parent, this.createdAt, activeTrace());
+    await addToBatch(this.ctx.redis, this.ctx.keys, this.bid, { ...add, fields });
+    if (!this.created) await this.ctx.redis.zadd(this.ctx.keys.batches, this.createdAt, this.bid);
     this.created = true;
   }
 }
@@ -171,8 +176,14 @@ function checkedJob(job: BatchJob): BatchJob {
   return job;
 }
 
-/** The hash fields a batch is created with: description, parent, ttl and each callback's job. */
-function fieldsOf(bid: string, options: BatchOptions, parent: string | undefined, now: number): Record<string, string> {
+/** The hash fields a batch is created with: description, parent, ttl and each callback's job (with `trace`). */
+function fieldsOf(
+  bid: string,
+  options: BatchOptions,
+  parent: string | undefined,
+  now: number,
+  trace?: Record<string, string>,
+): Record<string, string> {
   const given: unknown = options;
   if (typeof given !== 'object' || given === null) throw new InvalidJobError('batch options must be an object');
   const ttl = options.expiresIn ?? BATCH_TTL_SECONDS;
@@ -194,9 +205,7 @@ function fieldsOf(bid: string, options: BatchOptions, parent: string | undefined
       callback.class,
       [...(callback.args ?? []), { bid, event }],
       {},
-      {
-        now,
-      },
+      { now, trace },
     ).json;
   }
   return fields;

@@ -40,3 +40,15 @@ export async function tracedEnqueue(
     return results;
   });
 }
+
+/**
+ * The caller's trace context as job fields (`traceparent`, ...), for a job enqueued later on the
+ * caller's behalf (a batch's callbacks); undefined without OpenTelemetry or an active trace.
+ */
+export function activeTrace(): Record<string, string> | undefined {
+  const api = otel();
+  if (!api) return undefined;
+  const trace: Record<string, string> = {};
+  api.propagation.inject(api.context.active(), trace);
+  return Object.keys(trace).length ? trace : undefined;
+}

@@ -10,6 +10,7 @@ import { ACTION_ROUTES } from './action-routes';
 import { ApiError, ApiResult, bodyField, count, Handler, queueParam, Route, selection, setParam } from './api-params';
 import { LIST_ROUTES } from './list-routes';
 import { listSchedules } from './schedules-api';
+import { BATCH_ROUTES } from './batches-api';
 
 export { ApiError };
 export type { ApiResult };
@@ -52,6 +53,7 @@ async function job(ctx: AdminContext, [jid]: string[]) {
 const ROUTES: Route[] = [
   ...LIST_ROUTES,
   ...ACTION_ROUTES,
+  ...BATCH_ROUTES,
   { method: 'GET', path: /^\/stats$/, handler: stats },
   { method: 'GET', path: /^\/history$/, handler: (ctx, _, q) => readHistory(ctx, count(q, 'days', 30, 365)) },
   { method: 'GET', path: /^\/queues$/, handler: queues },

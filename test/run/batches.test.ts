@@ -2,6 +2,7 @@
 // run twice counted once. In both key layouts (NEXQ_TEST_KEY_LAYOUT=per-queue).
 import { expect } from 'chai';
 import type { Nexq } from '../../src/nexq';
+import { defineJob } from '../../src/define-job';
 import { deliverCallback, settleMember } from '../../src/redis/batch-scripts';
 import { checkSlotsOn, defineScripts } from '../../src/redis/scripts';
 import { nowSeconds } from '../../src/job/time';
@@ -191,5 +192,21 @@ describe('batches', function () {
     const [p, c] = [await parent.status(), await child.status()];
     expect(c?.parent).to.equal(parent.bid);
     expect(c?.successAt).to.be.at.most(p?.successAt as number);
+  });
+  it('takes typed jobs of a definition: enqueue, enqueueIn and job() join the batch', async () => {
+    const node = await t.start();
+    const out = t.out('jobs');
+    const RecordJob = defineJob<[url: string, key: string, n: number]>('Record');
+    const batch = node.batch({ description: 'typed' });
+    const [now, later, ...more] = await batch.jobs(async () => [
+      await RecordJob.enqueue(batch, [t.url, out, 1]),
+      await RecordJob.enqueueIn(batch, 3600, [t.url, out, 2]),
+      ...(await batch.enqueueAll([RecordJob.job([t.url, out, 3])])),
+    ]);
+    await t.waitForRecords(out, 2, 15_000);
+    expect((await t.records(out)).map((r) => r.jid).sort()).to.deep.equal([now, ...more].sort());
+    const [scheduled] = await t.redis.zrange(t.keys.schedule('default'), 0, -1);
+    expect(JSON.parse(scheduled)).to.include({ jid: later, bid: batch.bid, class: 'Record' });
+    expect(await batch.status()).to.include({ total: 3, pending: 1 });
   });
 });

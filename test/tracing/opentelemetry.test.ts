@@ -94,6 +94,36 @@ describe('OpenTelemetry tracing', () => {
     expect(work?.parentSpanId).to.equal(process_?.spanId);
   });
 
+  it('traces a batch’s jobs and its callback in the trace of the code that made the batch', async () => {
+    const node = await t.start({ jobsDir, threadSetup });
+    const tracer = trace.getTracer('test');
+    const request = await tracer.startActiveSpan('request', async (span) => {
+      try {
+        await node.batch({ onComplete: { queue: 'default', class: 'Traced' } }).enqueueAll([
+          { queue: 'default', class: 'Traced', args: [] },
+          { queue: 'default', class: 'Traced', args: [] },
+        ]);
+        return span;
+      } finally {
+        span.end();
+      }
+    });
+    // Two members, then the callback: a consumer span and a `work` span each.
+    const spans = await threadSpans(6);
+    const traceId = request.spanContext().traceId;
+    const send = exporter.getFinishedSpans().find((s) => s.name === 'send default');
+    expect(send?.kind).to.equal(SpanKind.PRODUCER);
+    expect(send?.parentSpanContext?.spanId).to.equal(request.spanContext().spanId);
+    expect(send?.attributes['messaging.batch.message_count']).to.equal(2);
+    const runs = spans.filter((s) => s.name === 'process default');
+    expect(runs).to.have.length(3);
+    for (const span of spans) expect(span.traceId).to.equal(traceId);
+    // The members run under the producer span, the callback under the span that made the batch.
+    const parents = runs.map((s) => s.parentSpanId).sort();
+    const sendId = send?.spanContext().spanId as string;
+    expect(parents).to.deep.equal([sendId, sendId, request.spanContext().spanId].sort());
+  });
+
   it('continues the same trace on a retry, the failed run’s span marked as an error', async () => {
     const node = await t.start({ jobsDir, threadSetup });
     const jid = await node.enqueue('default', 'FailFirst', []);

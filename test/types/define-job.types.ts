@@ -25,6 +25,26 @@ export async function typeTests(nexq: Nexq): Promise<unknown[]> {
   // @ts-expect-error: an option that does not exist
   await SendEmail.enqueue(nexq, ['a@b.c', 7], { retries: 3 });
 
+  // A batch (and a handler's `this.batch`) takes a definition's jobs, typed the same way.
+  const batch = nexq.batch({ onComplete: { queue: 'default', class: 'Done' } });
+  seen.push(await SendEmail.enqueue(batch, ['a@b.c', 7]));
+  await SendEmail.enqueueIn(batch, 60, ['a@b.c', 7]);
+  await batch.enqueueAll([SendEmail.job(['a@b.c', 7]), SendEmail.job(['d@e.f', 8], { retry: 3 })]);
+  await nexq.enqueueAll([SendEmail.job(['a@b.c', 7])]);
+  // @ts-expect-error: the arguments swapped, enqueued into a batch
+  await SendEmail.enqueue(batch, [7, 'a@b.c']);
+  // @ts-expect-error: one argument missing in a batch's job
+  await batch.enqueueAll([SendEmail.job(['a@b.c'])]);
+  // @ts-expect-error: an option that does not exist, in a batch's job
+  SendEmail.job(['a@b.c', 7], { retries: 3 });
+  // @ts-expect-error: a batch's status is not somewhere to enqueue
+  await SendEmail.enqueue(await batch.status(), ['a@b.c', 7]);
+  SendEmail.handler(async function (to, userId) {
+    if (this.batch) await SendEmail.enqueue(this.batch, [to, userId + 1]);
+    // @ts-expect-error: this.batch may be missing (the job is in no batch)
+    await SendEmail.enqueue(this.batch, [to, userId]);
+  });
+
   // The handler's parameters are typed by the definition, and `this` is the job context.
   SendEmail.handler(function (to, userId) {
     const address: string = to;

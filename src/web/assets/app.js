@@ -4,6 +4,7 @@ import { dashboard, queuesPage, queuePage } from './views.js';
 import { runningPage, processesPage } from './processes.js';
 import { setPage, jobPage } from './jobs.js';
 import { metricsPage } from './metrics.js';
+import { batchesPage, batchPage } from './batches.js';
 
 const POLL_MS = 2000;
 const MAX_SAMPLES = 60;
@@ -20,6 +21,8 @@ const ROUTES = [
   [/^processes$/, processesPage, true],
   [/^jobs\/(.+)$/, jobPage, false],
   [/^metrics$/, metricsPage, false],
+  [/^batches$/, batchesPage, false],
+  [/^batches\/(.+)$/, batchPage, false],
 ];
 
 const env = { samples: [], rerender: () => render() };
