@@ -26,6 +26,7 @@
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
 //   <ns>:nexq:results                  pub/sub channel: jids whose result was just kept (waitFor)
+//   <ns>:nexq:processed-by-queue       hash: queue -> jobs of it processed, failures included (`nexq drain`)
 //   <ns>:nexq:metrics:<YYYY-MM-DDTHH:MM> hash: per-class counts and durations of one UTC minute
 //                                      (src/redis/class-metrics.ts), expiring after a few hours
 //   <ns>:nexq:batch:<bid>              hash: a batch's description, counts, callbacks (src/redis/batch-scripts.ts)
@@ -163,6 +164,11 @@ export class Keys {
   /** Per-class metrics of one UTC minute (`YYYY-MM-DDTHH:MM`), a node-wide key. */
   classMetrics(minute: string): string {
     return this.key(`nexq:metrics:${minute}`);
+  }
+
+  /** nexq's own: queue -> jobs of it processed (failures included), a node-wide key. */
+  get processedByQueue(): string {
+    return this.key('nexq:processed-by-queue');
   }
 
   stat(name: 'processed' | 'failed', day?: string): string {

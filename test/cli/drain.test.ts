@@ -33,6 +33,65 @@ describe('nexq drain', () => {
     expect(summary.processed).to.be.a('number');
   });
 
+  /** Waits until a `nexq drain` started after `known` (client ids) has read the queues once. */
+  async function drainReading(known: Set<string>): Promise<void> {
+    await waitFor(
+      async () =>
+        ((await t.redis.client('LIST')) as string)
+          .split('\n')
+          .some(
+            (line) =>
+              !known.has(/\bid=(\d+)/.exec(line)?.[1] ?? '') &&
+              / cmd=(exec|llen|hget|hmget|hvals|hgetall)\b/.test(line),
+          ),
+      10_000,
+      'drain reading the queues',
+    );
+  }
+
+  const clientIds = async () =>
+    new Set([...((await t.redis.client('LIST')) as string).matchAll(/\bid=(\d+)/g)].map((m) => m[1]));
+
+  it('counts exactly the jobs of the drained queue that finish meanwhile, while another queue runs too', async () => {
+    const node = await t.start({
+      queues: [
+        { name: 'default', concurrency: 2 },
+        { name: 'other', concurrency: 2 },
+      ],
+    });
+    for (let round = 1; round <= 3; round++) {
+      // Jobs of another queue run before, during and after the drain: they are not counted.
+      await node.enqueueAll(
+        Array.from({ length: 12 }, (_, i) => ({
+          queue: 'other',
+          class: 'Record',
+          args: [t.url, t.out('other'), i, 200],
+        })),
+      );
+      await t.waitForRecords(t.out('other'), (round - 1) * 12 + 1);
+      // Five jobs that end only once the drain has started (two running, three waiting meanwhile).
+      const gate = t.out(`gate${round}`);
+      await node.enqueueAll(
+        Array.from({ length: 5 }, () => ({ queue: 'default', class: 'Gate', args: [t.url, gate] })),
+      );
+      const known = await clientIds();
+      const running = drain(['default', '--json']);
+      await drainReading(known);
+      await t.redis.rpush(gate, 1, 2, 3, 4, 5);
+      const result = await running;
+      expect(result.stderr).to.equal('');
+      expect(JSON.parse(result.stdout)).to.include({ drained: true, processed: 5 });
+      await t.waitForRecords(t.out('other'), 12 * round);
+    }
+    // Every job of both queues is in the per-queue counts.
+    await waitFor(
+      async () => (await t.redis.hget(t.keys.processedByQueue, 'other')) === '36',
+      5000,
+      'the other queue counted',
+    );
+    expect(await t.redis.hget(t.keys.processedByQueue, 'default')).to.equal('15');
+  });
+
   it("returns when the jobs are done, not at the node's next beat", async () => {
     const node = await t.start({ heartbeatInterval: 30, nodeTimeout: 90 });
     await waitFor(async () => (await t.redis.scard(t.keys.processes)) === 1, 10_000, 'the process entry');

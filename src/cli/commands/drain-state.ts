@@ -15,8 +15,8 @@ export interface DrainState {
   inBackup: number;
   /** Jobs of these queues that processes other than nexq nodes (Sidekiq) report running. */
   busy: number;
-  /** `<ns>:stat:processed`, for the rate. */
-  processed: number;
+  /** `<ns>:nexq:processed-by-queue`: queue -> jobs of it processed so far, as the nodes last flushed. */
+  processedByQueue: Record<string, number>;
   /** Queues with waiting jobs that no live, unquiet process serves, or paused for output. */
   unserved: Array<{ queue: string; why: string }>;
 }
@@ -28,6 +28,20 @@ export function remainingOf(state: DrainState): number {
 
 export function totalQueued(state: DrainState): number {
   return Object.values(state.queued).reduce((a, b) => a + b, 0);
+}
+
+/** Jobs of `state`'s queues processed since `first` was read (by the nodes' last flushes). */
+export function processedSince(first: DrainState, state: DrainState): number {
+  const of = (s: DrainState, q: string) => s.processedByQueue[q] ?? 0;
+  return state.queues.reduce((sum, q) => sum + Math.max(0, of(state, q) - of(first, q)), 0);
+}
+
+/**
+ * Jobs seen to arrive in the queues between two reads: a lower bound (a job may come and go
+ * between reads), so that the wait for the counts covers them.
+ */
+export function arrivedBetween(before: DrainState, after: DrainState): number {
+  return after.queues.reduce((sum, q) => sum + Math.max(0, (after.queued[q] ?? 0) - (before.queued[q] ?? 0)), 0);
 }
 
 export function isDrained(state: DrainState): boolean {
@@ -71,14 +85,14 @@ function unservedWhy(queue: string, serving: Array<Set<string>>, paused: string 
 /** Reads the state of `only` (or every queue of the queues set when empty). */
 export async function readDrainState(session: Session, only: string[]): Promise<DrainState> {
   const { redis, keys } = session;
-  const [known, nodeIds, identities, nexqIdentities, processed] = valuesOf(
+  const [known, nodeIds, identities, nexqIdentities, processedByQueue] = valuesOf(
     await redis
       .multi()
       .smembers(keys.queues)
       .zrange(keys.nodes, 0, -1)
       .smembers(keys.processes)
       .hvals(keys.nodeIdentities)
-      .get(keys.stat('processed'))
+      .hgetall(keys.processedByQueue)
       .exec(),
   );
   const queues = only.length > 0 ? only : [...(known as string[])].sort();
@@ -116,5 +130,7 @@ export async function readDrainState(session: Session, only: string[]): Promise<
     const why = queued[queue] > 0 ? unservedWhy(queue, serving, pauses[i]) : undefined;
     return why === undefined ? [] : [{ queue, why }];
   });
-  return { queues, queued, inBackup, busy, processed: Number(processed ?? 0), unserved };
+  const counts: Record<string, number> = {};
+  for (const [q, n] of Object.entries(processedByQueue as Record<string, string>)) counts[q] = Number(n);
+  return { queues, queued, inBackup, busy, processedByQueue: counts, unserved };
 }

@@ -7,7 +7,15 @@ import { LiveLine, renderProgress } from '../progress-bar';
 import { isQueueName } from '../../../config/validate';
 import { STATS_FLUSH_MS } from '../../actors/stats';
 import { Command, CONNECTION_HELP, flagText, Output, printJson, Session, withNexq } from './common';
-import { DrainState, isDrained, readDrainState, remainingOf, totalQueued } from './drain-state';
+import {
+  arrivedBetween,
+  DrainState,
+  isDrained,
+  processedSince,
+  readDrainState,
+  remainingOf,
+  totalQueued,
+} from './drain-state';
 import { QueueUnservedError } from '../errors';
 import { knownQueue } from './known-queue';
 
@@ -35,7 +43,7 @@ export interface DrainSummary {
   remaining: number;
   queued: Record<string, number>;
   running: number;
-  /** Jobs processed by all nodes meanwhile (`stat:processed`, flushed each second). */
+  /** Jobs of these queues that finished meanwhile (`<ns>:nexq:processed-by-queue`, flushed each second). */
   processed: number;
   seconds: number;
   rate: number;
@@ -50,7 +58,7 @@ function timeoutSeconds(text: string | undefined): number | undefined {
 
 function summarize(state: DrainState, first: DrainState, startedAt: number, drained: boolean): DrainSummary {
   const seconds = Math.round((Date.now() - startedAt) / 10) / 100;
-  const processed = Math.max(0, state.processed - first.processed);
+  const processed = processedSince(first, state);
   return {
     drained,
     queues: state.queues,
@@ -65,12 +73,19 @@ function summarize(state: DrainState, first: DrainState, startedAt: number, drai
 }
 
 /**
- * Nodes flush their counters each second: give the jobs that were left at the start that long to
- * show in `stat:processed`, so the summary counts them.
+ * Nodes flush their counts each second: give the jobs seen (left at the start, and seen arriving)
+ * up to two flushes to show in `<ns>:nexq:processed-by-queue`, so the summary counts them.
  */
-async function awaitCounts(session: Session, queues: string[], state: DrainState, target: number): Promise<DrainState> {
-  const deadline = Date.now() + STATS_FLUSH_MS + 500;
-  while (state.processed < target && Date.now() < deadline) {
+async function awaitCounts(
+  session: Session,
+  queues: string[],
+  first: DrainState,
+  state: DrainState,
+  target: number,
+): Promise<DrainState> {
+  // Two flushes and a margin: a node on a busy machine may flush late.
+  const deadline = Date.now() + 2 * STATS_FLUSH_MS + 1000;
+  while (processedSince(first, state) < target && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     state = await readDrainState(session, queues);
   }
@@ -111,12 +126,13 @@ ${CONNECTION_HELP}`,
       const first = await readDrainState(session, args.positional);
       let state = first;
       let total = remainingOf(first);
+      let arrived = 0;
       for (;;) {
         const remaining = remainingOf(state);
         total = Math.max(total, remaining);
         const elapsed = (Date.now() - startedAt) / 1000;
         if (live) {
-          const rate = elapsed > 0 ? Math.max(0, state.processed - first.processed) / elapsed : 0;
+          const rate = elapsed > 0 ? processedSince(first, state) / elapsed : 0;
           live.draw(
             renderProgress({
               remaining,
@@ -139,10 +155,12 @@ ${CONNECTION_HELP}`,
           );
         }
         await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+        const previous = state;
         state = await readDrainState(session, args.positional);
+        arrived += arrivedBetween(previous, state);
       }
       live?.end();
-      state = await awaitCounts(session, args.positional, state, first.processed + remainingOf(first));
+      state = await awaitCounts(session, args.positional, first, state, remainingOf(first) + arrived);
       printSummary(out, summarize(state, first, startedAt, true));
       return 0;
     });
