@@ -17,7 +17,8 @@
 //     restarted manager opens fresh ones and reclaims what the old waits may have moved.
 import { Actor } from '../runtime';
 import { resolveQueue, type ResolvedQueue } from '../../config/validate';
-import { COMMAND_TIMEOUT_MS } from '../redis/connection';
+import { commandTimeoutOf } from '../redis/connection';
+import type { RedisClient } from '../redis/client';
 import { ClassLimit, Fetched, fetchJobs } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
 import type { JobsContext } from '../node/context';
@@ -36,7 +37,9 @@ import { handOver, HandOverParts } from '../fetch/hand-over';
  * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
  * killed manager would skip the terminate that closes its blocking connections.
  */
-export const MANAGER_SHUTDOWN_MS = COMMAND_TIMEOUT_MS + 2000;
+export function managerShutdownMs(redis: RedisClient): number {
+  return commandTimeoutOf(redis) + 2000;
+}
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
