@@ -54,7 +54,8 @@ export class SlotMove {
     const others = (await clusterNodes(this.source.port)).filter(
       (n) => n.role === 'master' && !n.failed && n.id !== this.source.id && n.id !== this.target.id,
     );
-    for (const n of others) await askRedis(n.port, (c) => c.call('CLUSTER', 'SETSLOT', this.slot, 'NODE', this.target.id));
+    for (const n of others)
+      await askRedis(n.port, (c) => c.call('CLUSTER', 'SETSLOT', this.slot, 'NODE', this.target.id));
     await waitFor(
       async () => {
         for (const server of this.setup.servers.filter((s) => s.running)) {
