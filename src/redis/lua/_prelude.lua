@@ -2,25 +2,29 @@
 -- what it already wrote, so a script that takes a job from one key and writes it to another
 -- checks first that it can write there: a key of the wrong type fails the whole call, unchanged.
 --
--- A slot in migration (Redis Cluster resharding; docs/cluster.md#a-slot-in-migration) is the
--- other way to fail half way. Redis runs a script on the slot's source master only while every key
--- in KEYS exists there, on its target only while all of them exist there (or KEYS holds one key);
--- otherwise it answers ASK or TRYAGAIN before the script starts, nothing has changed, and the
--- client sends it again. Then every command of the script is checked once more: one that names a
--- key the script itself has emptied or deleted (a key that no longer exists has moved, for the
--- source) is refused, "Script attempted to access a non local key", and redis.call stops the
+-- A slot in migration (Redis Cluster resharding; docs/cluster.md, "The rule every script keeps")
+-- is the other way to fail half way. Redis runs a script on the slot's source master only while
+-- every key in KEYS exists there, on its target only while all of them exist there (or KEYS holds
+-- one key); otherwise it answers ASK or TRYAGAIN before the script starts, nothing has changed,
+-- and the client sends it again. Then every command of the script is checked the same way: on
+-- the source a key the script itself emptied or deleted no longer exists, so it counts as moved,
+-- and the command is refused ("Script attempted to access a non local key"): redis.call stops the
 -- script there with every write before it kept; under redis.pcall the command is lost. So every
--- script keeps this rule, whatever the layout and whether or not a slot moves:
---   1. It touches only keys in KEYS.
---   2. Once a command may have emptied a key (LREM, LPOP/RPOP/LMPOP, LMOVE from it, LTRIM, HDEL,
---      SREM, ZREM, ZREMRANGEBY*, DEL, GETDEL, SPOP), no later command of the call names that key,
---      read or write, pcall or not, unless the script knows the key still holds something: it
---      counted (read the length before, subtracted what it removed), or it added first.
---   3. Hence: add before removing (push the entries kept before trimming the old ones away; HSET
---      the new fields before HDEL of the old); pop a known number of times rather than until nil
---      (the pop that finds the list gone is refused); remove fields and members in one command or
---      with a count kept; check what could make a later write fail before the first change.
--- Each script's header says how it keeps the rule (docs/cluster.md lists them).
+-- script keeps these rules, whatever the layout and whether or not a slot moves:
+--   1. It names only keys in KEYS.
+--   2. Once a command may have emptied a key (LREM, LPOP/RPOP/LMPOP, LMOVE or RPOPLPUSH from it,
+--      LTRIM, HDEL, SREM, SPOP, ZREM, ZPOPMIN/MAX, ZREMRANGEBY*, DEL, UNLINK, GETDEL, an EXPIRE not
+--      ahead), no later command of the call names that key, read or write, pcall or not, unless
+--      the script knows the key still holds something: it read the length before and counted what
+--      it removed, or it added to the key first.
+--   3. Every refusal it can see coming comes before its first change (the type checks below), and
+--      its first write is one a full Redis does not refuse where it must work then (a removal or
+--      EXPIRE, not an add: see beat.lua).
+-- Hence: add before removing (push the entries kept before trimming the old ones away: see
+-- nexq_replace_tail; HSET the new fields before HDEL of the old), pop a counted number of times
+-- rather than until nil (the pop that finds the list gone is refused), and remove fields and
+-- members in one command or with a count kept (nexq_hdel_all). Each script's header says how it
+-- keeps the rules; docs/cluster.md has them all, and recipes.
 local function nexq_expect_type(key, wanted)
   local actual = redis.call('TYPE', key).ok
   if actual ~= 'none' and actual ~= wanted then

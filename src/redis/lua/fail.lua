@@ -16,7 +16,7 @@
 --           index entry still says taken (once, even when a first try's reply was lost)
 -- Returns 1 when filed, 0 when the job was no longer in the backup list (another node recovered it:
 -- filing it as well would run it twice).
--- The cluster rule (_prelude.lua): the LREM is the backup list's only command, each running hash's
+-- The cluster rule (_prelude.lua): the LREM is the backup list's last command, each running hash's
 -- HDEL its last; the set's size is counted through its trims, and the index forgets the trimmed
 -- jobs in one HMGET and one HDEL, its last commands.
 nexq_expect_type(KEYS[1], 'list')
