@@ -11,7 +11,7 @@ import { Keys } from '../../src/redis/keys';
 import { captureLogs } from '../support/capture-logs';
 import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';
-import { RedisClusterSetup } from '../support/redis-cluster';
+import { clusterPerTest } from '../support/redis-cluster';
 import { SlotMove } from '../support/slot-move';
 
 const BUSY = 'busy';
@@ -35,19 +35,10 @@ const SHORT_MS = 200;
 
 describe('chaos: a Redis Cluster slot migration under load', function () {
   const t = useNodes(); // the fixtures record into the shared single Redis, which does not move
-  let setup: RedisClusterSetup;
-
-  beforeEach(async function () {
-    this.timeout(60_000);
-    setup = await RedisClusterSetup.start();
-  });
-
-  afterEach(async function () {
-    this.timeout(60_000);
-    await (setup as RedisClusterSetup | undefined)?.stop(); // unset when beforeEach failed
-  });
+  const cluster = clusterPerTest();
 
   it("moves a busy queue's slot, held open 10 s: 0 lost, 0 stale index entries, no job out of its backup list, no call gives up", async () => {
+    const setup = cluster();
     const namespace = t.ns;
     const keys = new Keys(namespace, 'per-queue');
     const done = t.out('done');
