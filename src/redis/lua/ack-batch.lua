@@ -6,7 +6,7 @@
 -- ARGV[2i]   its jid ('' when unreadable)
 -- Returns per job 1 when acked, 0 when it was no longer in its backup list, or the error of a
 -- broken backup key (that job alone; the others are acked).
--- Two or more jobs of one backup list leave it in two or three commands, whatever their number:
+-- Two or more jobs of one backup list leave it in two to four commands, whatever their number:
 -- the fetch pushes new jobs at the list's head, so the jobs acked are mostly among its oldest
 -- entries (its tail). A window of the tail is read, the acked jobs in it are cut out and the
 -- others after the first cut pushed back in their order. Jobs not in the window are taken off
