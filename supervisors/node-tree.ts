@@ -24,7 +24,7 @@ import { Canceller } from '../src/actors/canceller';
 import { ClockWatch } from '../src/actors/clock-watch';
 import { Enqueuer } from '../src/actors/enqueuer';
 import { Heartbeat } from '../src/actors/heartbeat';
-import { Manager, MANAGER_SHUTDOWN_MS } from '../src/actors/manager';
+import { Manager, managerShutdownMs } from '../src/actors/manager';
 import { NodeReaper } from '../src/actors/node-reaper';
 import { Periodic } from '../src/actors/periodic';
 import { RedisConnection } from '../src/actors/redis-connection';
@@ -73,7 +73,7 @@ export function nodeTree(ctx: NodeContext): Supervisor {
         {
           id: ActorNames.manager,
           start: () => Actor.start(new Manager(ctx)),
-          shutdownMs: MANAGER_SHUTDOWN_MS,
+          shutdownMs: managerShutdownMs(ctx.redis),
         },
         { id: ActorNames.canceller, start: () => Actor.start(new Canceller(ctx)) },
       ];

@@ -9,7 +9,9 @@
 //     (src/fetch/idle-waits.ts), and poll the limited and paused ones every `pollTimeout`
 //     (src/fetch/poll-schedule.ts). A freed slot of a full queue, a wait's answer and every fetch
 //     make it decide again, so no queue waits on another's state.
-//  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobRunner per job).
+//  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobRunner per job),
+//     in the per-queue key layout each queue's call as it answers: a call still out after a moment
+//     (a cluster slot in migration) answers later as a message (src/fetch/late-fetches.ts).
 //  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
 //  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no runner holds.
 //  6. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
@@ -17,12 +19,14 @@
 //     restarted manager opens fresh ones and reclaims what the old waits may have moved.
 import { Actor } from '../runtime';
 import { resolveQueue, type ResolvedQueue } from '../../config/validate';
-import { COMMAND_TIMEOUT_MS } from '../redis/connection';
-import { ClassLimit, Fetched, fetchJobs } from '../redis/scripts';
+import { commandTimeoutOf } from '../redis/connection';
+import type { RedisClient } from '../redis/client';
+import { ClassLimit, failedFetch, Fetched, FetchCall, fetchCalls, fetchJobs } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import { IdleWaits } from '../fetch/idle-waits';
+import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
 import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
 import { decideFetch } from '../fetch/policy';
 import { PollInfo, PollSchedule } from '../fetch/poll-schedule';
@@ -36,7 +40,9 @@ import { handOver, HandOverParts } from '../fetch/hand-over';
  * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
  * killed manager would skip the terminate that closes its blocking connections.
  */
-export const MANAGER_SHUTDOWN_MS = COMMAND_TIMEOUT_MS + 2000;
+export function managerShutdownMs(redis: RedisClient): number {
+  return commandTimeoutOf(redis) + 2000;
+}
 
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
@@ -52,11 +58,13 @@ type Info =
   | { type: 'slot_freed'; queue: string }
   | { type: 'reclaim'; queue: string }
   | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error }
+  | ({ type: 'late_fetched' } & FetchAnswer)
   | { type: 'connection_ended'; error: Error };
 
 export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly queues: ServedQueues;
   private readonly waits: IdleWaits;
+  private readonly late: LateFetches;
   private readonly schedule: PollSchedule;
   private readonly reclaimer: Reclaimer;
   private readonly classes: ClassLimit[];
@@ -83,6 +91,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       // An idle-wait connection ioredis ended by itself: crash, the restart starts afresh.
       (error) => this.send({ type: 'connection_ended', error }),
     );
+    this.late = new LateFetches((answer) => this.send({ type: 'late_fetched', ...answer }));
     this.schedule = new PollSchedule({
       send: (msg) => this.send(msg),
       sendAfter: (msg, ms) => this.sendAfter(msg, ms),
@@ -147,6 +156,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (msg.type === 'connection_ended') throw msg.error;
     try {
       if (msg.type === 'woken') await this.woken(msg.queue, msg.fetched, msg.error);
+      else if (msg.type === 'late_fetched') await this.lateFetched(msg);
       else await this.poll(msg);
     } catch (err) {
       this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
@@ -220,7 +230,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const views = this.queues.all().map((q) => ({
       ...q,
       free: this.table.free(q.name) + this.queues.reserveRoom(q.name),
-      waiting: this.waits.has(q.name),
+      waiting: this.waits.has(q.name) || this.late.has(q.name),
     }));
     const node = {
       now,
@@ -237,9 +247,45 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const fetchQueues = decision.fetch.map((name) =>
       this.queues.fetchQueue(name, this.table.free(name), this.queues.reserveRoom(name)),
     );
-    const fetched = await fetchJobs(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes, capLeft);
-    await handOver(this.handOverParts, fetchQueues, fetched);
+    if (this.ctx.keys.perQueue && capLeft === undefined) {
+      // One call per queue, each handed over as it answers (under a node-wide cap the queues are
+      // taken in order instead, each call with what is left of it).
+      await this.handOverEach(fetchCalls(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes));
+    } else {
+      const fetched = await fetchJobs(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes, capLeft);
+      await handOver(this.handOverParts, fetchQueues, fetched);
+    }
     this.schedule.now(); // the states changed: decide again
+  }
+
+  /**
+   * The fetch calls of the per-queue key layout: each answer is handed over, those that came within
+   * LATE_AFTER_MS now, the others as they come (`late_fetched`), so a queue whose cluster slot is
+   * moving holds back no other. When every call failed, the poll fails as one call would.
+   */
+  private async handOverEach(calls: FetchCall[]): Promise<void> {
+    const answers = await this.late.collect(calls);
+    const failed = answers.filter((a) => a.error);
+    if (failed.length === calls.length && failed[0].error) throw failed[0].error;
+    for (const answer of answers) await this.handOverAnswer(answer);
+  }
+
+  private async handOverAnswer({ call, fetched, error }: FetchAnswer): Promise<void> {
+    await handOver(this.handOverParts, call.queues, fetched ?? failedFetch(call.queues.length, error));
+  }
+
+  /** A late fetch call answered: as a wait's answer, unless the queue was left or the node is quiet meanwhile. */
+  private async lateFetched(answer: FetchAnswer): Promise<void> {
+    this.late.answered(answer.call);
+    const left = answer.call.queues.filter((q) => !this.queues.get(q.name) || !this.table.isActive(q.name));
+    if (this.ctx.lifecycle.quiet || left.length > 0) {
+      // What the call took goes back to its queue (and a failed call's reply may have been lost).
+      for (const q of answer.call.queues) this.reclaimer.queue(q.name);
+    } else {
+      await this.handOverAnswer(answer);
+    }
+    await this.reclaimIfDue();
+    this.schedule.now();
   }
 
   /**
@@ -291,7 +337,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   private reclaimIfDue(): Promise<void> {
-    return this.reclaimer.runIfDue(this.queues.names(), (queue) => this.waits.has(queue));
+    return this.reclaimer.runIfDue(this.queues.names(), (queue) => this.waits.has(queue) || this.late.has(queue));
   }
 
   /** One queue's keys are unusable: say so, and leave it out for a while; the others go on. */

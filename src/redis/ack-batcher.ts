@@ -1,9 +1,11 @@
 // Acks of plain jobs (no unique lock, no running slot) collected for one turn of the event loop
 // and sent as one ack-batch.lua call: one command and one reply for many acks instead of one each.
-// Each ack still resolves on its own, true when its job was taken off its backup list.
+// Each ack still resolves on its own, true when its job was taken off its backup list. In the
+// per-queue key layout each queue's acks are a call of their own and resolve with it: a queue
+// whose cluster slot is moving (its call waits for the move to end) holds back no other's.
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
-import { ackBatch } from './scripts';
+import { ackBatch, groupIndexes } from './scripts';
 
 /** Most acks in one script call (bounds the call's size and how long it holds Redis). */
 const MAX_BATCH = 500;
@@ -41,7 +43,10 @@ export class AckBatcher {
     this.flushScheduled = false;
     const acks = this.pending;
     this.pending = [];
-    for (let i = 0; i < acks.length; i += MAX_BATCH) void this.send(acks.slice(i, i + MAX_BATCH));
+    for (const members of groupIndexes(acks, (ack) => this.keys.group(ack.queue)).values()) {
+      const group = members.length === acks.length ? acks : members.map((i) => acks[i]);
+      for (let i = 0; i < group.length; i += MAX_BATCH) void this.send(group.slice(i, i + MAX_BATCH));
+    }
   }
 
   private async send(batch: PendingAck[]): Promise<void> {

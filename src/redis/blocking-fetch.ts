@@ -11,16 +11,9 @@
 // One that ioredis ended without a close (src/redis/ended.ts) is dropped too, and `onEnded` tells
 // the owner, whose restart starts afresh.
 import { duplicateClient, RedisClient } from './client';
-import { COMMAND_TIMEOUT_MS } from './connection';
+import { commandTimeoutOf } from './connection';
 import { ConnectionEndedError, watchEnd } from './ended';
 import { defineScriptsLike, ScriptedRedis } from './scripts';
-
-/**
- * A wait not answered this long after its own timeout is given up (its connection went silent):
- * the silence every other command is allowed, so a Redis that stalls for less than the command
- * timeout costs no connection and logs nothing, waiting or not (issue 24).
- */
-const ANSWER_GRACE_MS = COMMAND_TIMEOUT_MS;
 
 export class BlockingFetch {
   private connection?: ScriptedRedis;
@@ -48,6 +41,11 @@ export class BlockingFetch {
     fetch?: (connection: ScriptedRedis) => Promise<T>,
   ): Promise<T | undefined> {
     const connection = this.open();
+    // A wait not answered this long after its own timeout is given up (its connection went
+    // silent): the silence every other command is allowed, so a Redis that stalls (or a cluster
+    // slot that moves) for less than the command timeout costs no connection and logs nothing,
+    // waiting or not (issue 24).
+    const answerWithinMs = seconds * 1000 + commandTimeoutOf(connection);
     return new Promise<T | undefined>((resolve, reject) => {
       let settled = false;
       const settle = (finish: () => void) => {
@@ -61,15 +59,10 @@ export class BlockingFetch {
         this.drop(connection);
         settle(() => reject(new Error('the blocking connection closed')));
       };
-      const timer = setTimeout(
-        () => {
-          this.drop(connection);
-          settle(() =>
-            reject(new Error(`no answer to the idle wait ${seconds * 1000 + ANSWER_GRACE_MS} ms after it was sent`)),
-          );
-        },
-        seconds * 1000 + ANSWER_GRACE_MS,
-      );
+      const timer = setTimeout(() => {
+        this.drop(connection);
+        settle(() => reject(new Error(`no answer to the idle wait ${answerWithinMs} ms after it was sent`)));
+      }, answerWithinMs);
       connection.once('close', closed);
       const woken = connection.blmove(queueKey, queueKey, 'RIGHT', 'RIGHT', seconds);
       // With a fetch, the wait's outcome shows in the fetch's: a broken queue key or a closed

@@ -12,6 +12,28 @@ import { keepCommandTimerList } from './command-timer-list';
 export const RECONNECT_MAX_DELAY_MS = 2000;
 export const COMMAND_TIMEOUT_MS = 10_000;
 
+/**
+ * A call on a Redis Cluster waits out what the cluster answers while its slot moves or fails over
+ * (docs/cluster.md, "A slot in migration"): TRYAGAIN and ASK while the slot is open (every call
+ * whose keys are not all on one side waits until the move ends), CLUSTERDOWN and closed
+ * connections during a failover, MOVED while the nodes' views converge. It is sent again every
+ * CLUSTER_RETRY_DELAY_MS until it runs or its command timeout ends it, which is longer than a single
+ * server's so a call rides out a slot held open for 10 s with room to spare.
+ */
+export const CLUSTER_COMMAND_TIMEOUT_MS = 20_000;
+const CLUSTER_RETRY_DELAY_MS = 100;
+/**
+ * ioredis counts redirections rather than timing them, so enough are allowed that the command
+ * timeout is what ends a call: a retry after TRYAGAIN goes to a random master, which may answer
+ * MOVED, then the source ASK and the target TRYAGAIN again, three in each wait at most.
+ */
+const CLUSTER_MAX_REDIRECTIONS = 3 * Math.ceil(CLUSTER_COMMAND_TIMEOUT_MS / CLUSTER_RETRY_DELAY_MS) + 16;
+
+/** The time a command of `client` may take (with its redirections, on a cluster) before it fails. */
+export function commandTimeoutOf(client: Redis | Cluster): number {
+  return client instanceof Cluster ? CLUSTER_COMMAND_TIMEOUT_MS : COMMAND_TIMEOUT_MS;
+}
+
 const backoff = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), RECONNECT_MAX_DELAY_MS);
 
 /** What every connection to one Redis server gets, whatever found that server. */
@@ -74,10 +96,18 @@ export function connectCluster(
   overrides: RedisOptions = {},
 ): Scripted<Cluster> {
   const { lazyConnect = true, ...nodeOptions } = { ...ioredisOptions(target), ...overrides };
-  keepCommandTimerList(COMMAND_TIMEOUT_MS);
+  keepCommandTimerList(CLUSTER_COMMAND_TIMEOUT_MS);
   const cluster = new Cluster(target.cluster, {
-    redisOptions: { ...nodeOptions, ...POLICY },
+    redisOptions: { ...nodeOptions, ...POLICY, commandTimeout: CLUSTER_COMMAND_TIMEOUT_MS },
     clusterRetryStrategy: backoff,
+    // Wait out a moving or failing-over slot (see CLUSTER_COMMAND_TIMEOUT_MS), where ioredis'
+    // defaults give up after 16 redirections (1.6 s of TRYAGAIN) and follow a MOVED at once, which
+    // can bounce between two nodes whose views of the slot differ for a moment.
+    maxRedirections: CLUSTER_MAX_REDIRECTIONS,
+    retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,
+    retryDelayOnMoved: CLUSTER_RETRY_DELAY_MS,
+    retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
+    retryDelayOnFailover: CLUSTER_RETRY_DELAY_MS,
     // Off: ioredis' auto-pipelines group commands by node and fail the commands of a slot that
     // moved (a failover) with MOVED instead of following it (redis/ioredis#2075).
     enableAutoPipelining: false,

@@ -200,15 +200,14 @@ export async function fetchJobs(
       // One master away (a failover): its queues wait, the others are served.
       failures++;
       firstError ??= err;
-      fetched.unsure = true;
-      for (const i of members) fetched.errors.push([i, (err as Error).message]);
-      return 0;
+      part = failedFetch(members.length, err);
     }
     part.jobs.forEach((jobs, k) => (fetched.jobs[members[k]] = jobs));
     part.states.forEach((state, k) => (fetched.states[members[k]] = state));
     part.waits.forEach((wait, k) => (fetched.waits[members[k]] = wait));
     for (const [k, message] of part.errors) fetched.errors.push([members[k], message]);
     fetched.classErrors.push(...part.classErrors);
+    if (part.unsure) fetched.unsure = true;
     return part.jobs.reduce((n, jobs) => n + jobs.length, 0);
   };
   if (cap === undefined) {
@@ -220,6 +219,43 @@ export async function fetchJobs(
   }
   if (failures === groups.size) throw firstError;
   return fetched;
+}
+
+/** One fetch call of a group of queues (one per queue in the per-queue key layout): its queues and its answer. */
+export interface FetchCall {
+  queues: FetchQueue[];
+  answer: Promise<Fetched>;
+}
+
+/**
+ * Sends the fetch of `queues` as one call per group (the calls fetchJobs makes without a cap), so a
+ * caller can take each answer as it comes: a call on a cluster slot in migration waits for the move
+ * to end (src/redis/connection.ts), and need not hold back the others.
+ */
+export function fetchCalls(
+  client: RedisClient,
+  keys: Keys,
+  nodeId: string,
+  queues: FetchQueue[],
+  classes: ClassLimit[] = [],
+): FetchCall[] {
+  return [...groupIndexes(queues, (q) => keys.group(q.name)).values()].map((members) => {
+    const group = members.map((i) => queues[i]);
+    return { queues: group, answer: fetchCall(client, keys, nodeId, group, classes) };
+  });
+}
+
+/** What a fetch call that failed (its master away) says of its `count` queues: none served, the call unsure. */
+export function failedFetch(count: number, err: unknown): Fetched {
+  const message = (err as Error).message;
+  return {
+    jobs: Array.from({ length: count }, () => []),
+    states: Array.from({ length: count }, () => 'unknown'),
+    waits: Array.from({ length: count }, () => 0),
+    errors: Array.from({ length: count }, (_, i) => [i, message]),
+    classErrors: [],
+    unsure: true,
+  };
 }
 
 /**

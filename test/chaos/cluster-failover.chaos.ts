@@ -9,7 +9,7 @@ import { Keys } from '../../src/redis/keys';
 import { captureLogs } from '../support/capture-logs';
 import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';
-import { RedisClusterSetup } from '../support/redis-cluster';
+import { clusterPerTest } from '../support/redis-cluster';
 
 const JOBS = 10_000;
 const AFTER_FAILOVER = 300;
@@ -19,19 +19,10 @@ const QUEUES = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'];
 
 describe('chaos: Redis Cluster failover', function () {
   const t = useNodes(); // the fixtures record into the shared single Redis, which does not fail over
-  let setup: RedisClusterSetup;
-
-  beforeEach(async function () {
-    this.timeout(60_000);
-    setup = await RedisClusterSetup.start();
-  });
-
-  afterEach(async function () {
-    this.timeout(60_000);
-    await (setup as RedisClusterSetup | undefined)?.stop(); // unset when beforeEach failed
-  });
+  const cluster = clusterPerTest();
 
   it('kill -9 of the master of a queue mid-run: no confirmed job lost, the nodes resume by themselves', async () => {
+    const setup = cluster();
     const namespace = t.ns;
     const keys = new Keys(namespace, 'per-queue');
     const redis = setup.redisOption({ waitReplicas: 1 });

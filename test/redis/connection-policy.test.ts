@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
-import { connect, connectCluster, COMMAND_TIMEOUT_MS } from '../../src/redis/connection';
+import { connect, connectCluster, CLUSTER_COMMAND_TIMEOUT_MS, COMMAND_TIMEOUT_MS } from '../../src/redis/connection';
 
 const POLICY = { commandTimeout: COMMAND_TIMEOUT_MS, maxRetriesPerRequest: null, autoResendUnfulfilledCommands: false };
 
@@ -34,12 +34,31 @@ describe('connection policy', () => {
     }
   });
 
-  it("is every cluster node's, reading from masters", () => {
+  it("is every cluster node's, reading from masters, with a longer command timeout", () => {
     const cluster = connectCluster({ cluster: [{ host: '127.0.0.1', port: 3 }], password: 'x' });
     try {
-      expect(cluster.options.redisOptions).to.include({ ...POLICY, password: 'x' });
+      expect(cluster.options.redisOptions).to.include({
+        ...POLICY,
+        commandTimeout: CLUSTER_COMMAND_TIMEOUT_MS,
+        password: 'x',
+      });
       expect(cluster.options).to.include({ scaleReads: 'master', enableAutoPipelining: false });
       expect(cluster.options.clusterRetryStrategy!(1000)).to.be.a('number');
+    } finally {
+      cluster.disconnect();
+    }
+  });
+
+  it('lets a cluster call wait for its whole command timeout through TRYAGAIN, ASK, MOVED and CLUSTERDOWN', () => {
+    const cluster = connectCluster({ cluster: [{ host: '127.0.0.1', port: 3 }] });
+    try {
+      const o = cluster.options;
+      expect(CLUSTER_COMMAND_TIMEOUT_MS, 'long enough to ride out a slot open for 10 s').to.be.greaterThan(10_000);
+      // Each wait between tries lets through at most three redirections (MOVED, ASK, TRYAGAIN).
+      for (const delay of [o.retryDelayOnTryAgain, o.retryDelayOnMoved, o.retryDelayOnClusterDown]) {
+        expect(delay).to.be.greaterThan(0);
+        expect((o.maxRedirections! / 3) * delay!).to.be.at.least(CLUSTER_COMMAND_TIMEOUT_MS);
+      }
     } finally {
       cluster.disconnect();
     }

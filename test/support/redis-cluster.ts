@@ -159,3 +159,21 @@ export class RedisClusterSetup {
     await Promise.all(this.servers.map((s) => s.stop()));
   }
 }
+
+/** Call inside a `describe`: a cluster of its own for each test, stopped after it; the getter gives it. */
+export function clusterPerTest(): () => RedisClusterSetup {
+  let setup: RedisClusterSetup | undefined;
+  beforeEach(async function () {
+    this.timeout(60_000);
+    setup = await RedisClusterSetup.start();
+  });
+  afterEach(async function () {
+    this.timeout(60_000);
+    await setup?.stop(); // unset when beforeEach failed
+    setup = undefined;
+  });
+  return () => {
+    if (!setup) throw new Error('the cluster is only there inside a test');
+    return setup;
+  };
+}

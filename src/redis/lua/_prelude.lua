@@ -1,6 +1,30 @@
 -- Prepended to every nexq script (see ../scripts.ts). A Redis script that fails half way keeps
 -- what it already wrote, so a script that takes a job from one key and writes it to another
 -- checks first that it can write there: a key of the wrong type fails the whole call, unchanged.
+--
+-- A slot in migration (Redis Cluster resharding; docs/cluster.md, "The rule every script keeps")
+-- is the other way to fail half way. Redis runs a script on the slot's source master only while
+-- every key in KEYS exists there, on its target only while all of them exist there (or KEYS holds
+-- one key); otherwise it answers ASK or TRYAGAIN before the script starts, nothing has changed,
+-- and the client sends it again. Then every command of the script is checked the same way: on
+-- the source a key the script itself emptied or deleted no longer exists, so it counts as moved,
+-- and the command is refused ("Script attempted to access a non local key"): redis.call stops the
+-- script there with every write before it kept; under redis.pcall the command is lost. So every
+-- script keeps these rules, whatever the layout and whether or not a slot moves:
+--   1. It names only keys in KEYS.
+--   2. Once a command may have emptied a key (LREM, LPOP/RPOP/LMPOP, LMOVE or RPOPLPUSH from it,
+--      LTRIM, HDEL, SREM, SPOP, ZREM, ZPOPMIN/MAX, ZREMRANGEBY*, DEL, UNLINK, GETDEL, an EXPIRE not
+--      ahead), no later command of the call names that key, read or write, pcall or not, unless
+--      the script knows the key still holds something: it read the length before and counted what
+--      it removed, or it added to the key first.
+--   3. Every refusal it can see coming comes before its first change (the type checks below), and
+--      its first write is one a full Redis does not refuse where it must work then (a removal or
+--      EXPIRE, not an add: see beat.lua).
+-- Hence: add before removing (push the entries kept before trimming the old ones away: see
+-- nexq_replace_tail; HSET the new fields before HDEL of the old), pop a counted number of times
+-- rather than until nil (the pop that finds the list gone is refused), and remove fields and
+-- members in one command or with a count kept (nexq_hdel_all). Each script's header says how it
+-- keeps the rules; docs/cluster.md has them all, and recipes.
 local function nexq_expect_type(key, wanted)
   local actual = redis.call('TYPE', key).ok
   if actual ~= 'none' and actual ~= wanted then
@@ -64,6 +88,37 @@ local function nexq_forget(index, jid)
   end
 end
 
+-- HDELs `fields` from the hash `key` (under pcall: it is the job index) a thousand at a time. With
+-- more than one command, it counts what is left (HLEN first) and sends no more once the hash is
+-- empty: it no longer exists then, and a slot in migration refuses any command on it (rule 2).
+local function nexq_hdel_all(key, fields)
+  if #fields == 0 then return end
+  local left = #fields > 1000 and redis.pcall('HLEN', key) or math.huge
+  for first = 1, #fields, 1000 do
+    if type(left) ~= 'number' or left <= 0 then return end
+    local removed = redis.pcall('HDEL', key, unpack(fields, first, math.min(first + 999, #fields)))
+    if type(removed) ~= 'number' then return end
+    left = left - removed
+  end
+end
+
+-- Forgets the jobs `jids` (none '') in the job index: those whose entry says `state`, or all of them
+-- without one. One HMGET and one HDEL per thousand, the index's last commands of the call.
+local function nexq_forget_all(index, jids, state)
+  local forget = jids
+  if state then
+    forget = {}
+    for first = 1, #jids, 1000 do
+      local entries = redis.pcall('HMGET', index, unpack(jids, first, math.min(first + 999, #jids)))
+      if entries.err then return end
+      for k, entry in ipairs(entries) do
+        if nexq_entry_in(entry, state) then forget[#forget + 1] = jids[first + k - 1] end
+      end
+    end
+  end
+  nexq_hdel_all(index, forget)
+end
+
 -- Checks, before anything moves, that every running hash KEYS[first..] is a hash (or absent), so
 -- giving the slots back cannot fail half way.
 local function nexq_expect_slots(first)
@@ -88,6 +143,28 @@ local function nexq_rpush_all(key, values)
   for first = 1, #values, 1000 do
     redis.call('RPUSH', key, unpack(values, first, math.min(first + 999, #values)))
   end
+end
+
+-- Replaces the last `count` entries of the list `key` with `kept`, in their order; `all`: those
+-- entries are the whole list. Trimming them off first would delete the key when they are all of
+-- it, and in a slot in migration Redis then refuses the push back (rule 2): so then one entry is
+-- kept while the others are pushed, and popped after. A trim comes first either way: Redis at
+-- maxmemory refuses a script's first write when it adds (see beat.lua), not when it removes.
+-- Returns true when the list is gone (`all` of it went and nothing is kept).
+local function nexq_replace_tail(key, count, kept, all)
+  if not all then
+    redis.call('LTRIM', key, 0, -(count + 1))
+    nexq_rpush_all(key, kept)
+    return false
+  end
+  if #kept == 0 then
+    redis.call('DEL', key)
+    return true
+  end
+  redis.call('LTRIM', key, 0, 0)
+  nexq_rpush_all(key, kept)
+  redis.call('LPOP', key)
+  return false
 end
 
 -- Rate limits and pauses (fetch.lua, throttle.lua; docs/rate-limits.md), by GCRA: a limit of L jobs

@@ -6,11 +6,18 @@
 -- ARGV[2i]   its jid ('' when unreadable)
 -- Returns per job 1 when acked, 0 when it was no longer in its backup list, or the error of a
 -- broken backup key (that job alone; the others are acked).
--- Three or more jobs of one backup list leave it in two or three commands, whatever their number:
+-- Two or more jobs of one backup list leave it in two to four commands, whatever their number:
 -- the fetch pushes new jobs at the list's head, so the jobs acked are mostly among its oldest
 -- entries (its tail). A window of the tail is read, the acked jobs in it are cut out and the
--- others after the first cut pushed back in their order. Jobs not in the window, and the jobs of
--- a list with only one or two acks, are taken off with one LREM each.
+-- others after the first cut pushed back in their order. Jobs not in the window are taken off
+-- with one LREM each, as is the job of a list with only one ack.
+-- The cluster rule (_prelude.lua): a list is named again after a removal only while it is known to
+-- hold entries. One entry more than the window is read: when it is there, the list goes on ahead
+-- of the window and keeps it, so neither the cut nor the LREMs after it can empty the list (the
+-- window holds 4 entries per ack and 16 more); when it is not, the window is the whole list, so an
+-- ack not found in it is 0 at once, and a cut of all of it pushes before it trims
+-- (nexq_replace_tail). A list of one ack gets one LREM, its only command. The index is written once,
+-- last.
 local results, done = {}, {}
 
 -- Takes job i off its backup list with LREM (the occurrence nearest the head, as any would do).
@@ -20,17 +27,20 @@ local function remove_one(i)
 end
 
 -- Cuts the jobs `members` (indexes into KEYS/ARGV) out of the tail of the backup list `key`;
--- returns those that were not in the window read.
+-- returns those that were not in the window read (and may be further up the list).
 local function cut_from_tail(key, members)
-  local window = redis.pcall('LRANGE', key, -(4 * #members + 16), -1)
-  if window.err then
-    for _, i in ipairs(members) do results[i] = window.err end
+  local size = 4 * #members + 16
+  local read = redis.pcall('LRANGE', key, -(size + 1), -1)
+  if read.err then
+    for _, i in ipairs(members) do results[i] = read.err end
     return {}
   end
+  local whole = #read <= size
   local wanted, cut = {}, {}
   for _, i in ipairs(members) do wanted[ARGV[2 * i - 1]] = (wanted[ARGV[2 * i - 1]] or 0) + 1 end
   local first, kept = nil, {}
-  for p, raw in ipairs(window) do
+  for p = whole and 1 or 2, #read do
+    local raw = read[p]
     if (wanted[raw] or 0) > 0 then
       wanted[raw], cut[raw] = wanted[raw] - 1, (cut[raw] or 0) + 1
       first = first or p
@@ -38,16 +48,15 @@ local function cut_from_tail(key, members)
       kept[#kept + 1] = raw
     end
   end
-  if first then
-    -- Keeps everything before the first cut (nothing when it is the list's first entry).
-    redis.call('LTRIM', key, 0, -(#window - first + 2))
-    nexq_rpush_all(key, kept)
-  end
+  -- Keeps everything before the first cut (nothing when it is the list's first entry).
+  if first then nexq_replace_tail(key, #read - first + 1, kept, first == 1) end
   local rest = {}
   for _, i in ipairs(members) do
     local raw = ARGV[2 * i - 1]
     if (cut[raw] or 0) > 0 then
       cut[raw], results[i] = cut[raw] - 1, 1
+    elseif whole then
+      results[i] = 0
     else
       rest[#rest + 1] = i
     end
@@ -65,15 +74,13 @@ for i = 1, #KEYS - 1 do
 end
 for _, key in ipairs(keys) do
   local rest = lists[key]
-  if #rest >= 3 then rest = cut_from_tail(key, rest) end
+  if #rest >= 2 then rest = cut_from_tail(key, rest) end
   for _, i in ipairs(rest) do remove_one(i) end
 end
 
--- The acked jobs leave the index in one HDEL per thousand (one command per batch, not per job).
+-- The acked jobs leave the index in one HDEL (one command per batch, not per job).
 for i = 1, #KEYS - 1 do
   if results[i] == 1 and ARGV[2 * i] ~= '' then done[#done + 1] = ARGV[2 * i] end
 end
-for first = 1, #done, 1000 do
-  redis.pcall('HDEL', KEYS[1], unpack(done, first, math.min(first + 999, #done)))
-end
+nexq_hdel_all(KEYS[1], done)
 return results

@@ -14,6 +14,8 @@
 -- Returns 1 when acked, 0 when the job was no longer in the backup list (with 'keep': 1 also when
 -- this node took it already, a first try whose reply was lost).
 -- LREM is the first write, and a backup key of the wrong type fails it before anything changed.
+-- The cluster rule (_prelude.lua): the LREM is the backup list's last command, the lock's DEL and
+-- each running hash's HDEL their last, and the index is written last.
 nexq_expect_slots(4)
 if KEYS[3] ~= KEYS[1] then nexq_expect_type(KEYS[3], 'string') end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then

@@ -7,6 +7,7 @@
 -- ARGV[2]   n, the number of field/value pairs that follow, set only when absent (creation)
 -- ARGV[3..] the n pairs, then the members to add
 -- Returns 1, or 0 for a batch that does not exist and is given no fields (expired, or a typo).
+-- The cluster rule (_prelude.lua): it only adds (HSETNX, HINCRBY, SADD, EXPIRE by a positive ttl).
 nexq_expect_type(KEYS[1], 'hash')
 nexq_expect_type(KEYS[2], 'set')
 local n = tonumber(ARGV[2])

@@ -7,6 +7,7 @@
 -- ARGV[1]   the callback job JSON, ARGV[2] its queue, ARGV[3] its jid
 -- ARGV[4]   seconds the marker lives (the batch's own expiry: no delivery can come later)
 -- Returns 1 when it pushed the job, 0 when it had been pushed already.
+-- The cluster rule (_prelude.lua): it only adds (SET NX, LPUSH, SADD, HSET).
 nexq_expect_type(KEYS[1], 'string')
 nexq_expect_type(KEYS[2], 'list')
 if KEYS[4] then nexq_expect_type(KEYS[4], 'set') end

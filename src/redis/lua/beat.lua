@@ -17,16 +17,31 @@
 --          entry's fields
 -- ARGV[10..] the running-jobs hash: field, value, field, value...
 -- Returns { the signal taken (nil when none), the beat's time in epoch seconds }.
+-- The cluster rule (_prelude.lua): each running-jobs hash gets its new fields before its old ones
+-- go (HSET, then HDEL of the fields no longer there), or is deleted by its one DEL when nothing
+-- runs; the signal's RPOP is the list's only command.
 local time = redis.call('TIME')
 local now = time[1] .. '.' .. string.format('%06d', tonumber(time[2]))
--- The DEL is the first write, and must stay first: Redis at maxmemory (noeviction) refuses a
--- script's writes that add only until its first write, so a full Redis still takes the beat and
--- no other node reaps this one (docs/errors.md, "A full Redis").
-redis.call('DEL', KEYS[1], KEYS[7])
-if #ARGV > 9 then
-  for _, key in ipairs({ KEYS[1], KEYS[7] }) do
+-- The EXPIRE is the first write, and must stay first: Redis at maxmemory (noeviction) refuses a
+-- script's writes that add (DENYOOM) only until its first write, and EXPIRE is none of those, so a
+-- full Redis still takes the beat and no other node reaps this one (docs/errors.md, "A full
+-- Redis"). It changes nothing the beat does not set again below.
+redis.call('EXPIRE', KEYS[5], ARGV[3])
+local fields = {}
+for k = 10, #ARGV, 2 do fields[ARGV[k]] = true end
+for _, key in ipairs({ KEYS[1], KEYS[7] }) do
+  local stale = {}
+  for _, field in ipairs(redis.call('HKEYS', key)) do
+    if not fields[field] then stale[#stale + 1] = field end
+  end
+  if #ARGV < 10 then
+    if #stale > 0 then redis.call('DEL', key) end
+  else
     for first = 10, #ARGV, 1000 do
       redis.call('HSET', key, unpack(ARGV, first, math.min(first + 999, #ARGV)))
+    end
+    for first = 1, #stale, 1000 do
+      redis.call('HDEL', key, unpack(stale, first, math.min(first + 999, #stale)))
     end
     redis.call('EXPIRE', key, ARGV[3])
   end

@@ -7,6 +7,7 @@
 -- KEYS[3]  job index <ns>:nexq:jobs
 -- ARGV[4]  jid of the dead entry
 -- Returns 1 when moved, 0 when it was gone already.
+-- The cluster rule (_prelude.lua): the ZREM is the source set's last command; the rest only adds.
 nexq_expect_type(KEYS[1], 'zset')
 nexq_expect_type(KEYS[2], 'zset')
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then

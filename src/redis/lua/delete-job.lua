@@ -7,6 +7,8 @@
 -- ARGV[2]  its jid
 -- ARGV[3]  its index entry when it was found ('' when it was not indexed)
 -- Returns 1 when deleted, 0 when it had moved or gone meanwhile.
+-- The cluster rule (_prelude.lua): the LREM or ZREM, the lock's DEL and the index's HDEL are their
+-- keys' last commands.
 local entry = redis.pcall('HGET', KEYS[2], ARGV[2])
 if (type(entry) == 'string' and entry or '') ~= ARGV[3] then
   return 0

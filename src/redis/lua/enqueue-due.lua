@@ -9,6 +9,7 @@
 -- ARGV[3]  queue name
 -- ARGV[4]  its jid ('' when unreadable)
 -- Returns 1 when moved, 0 when it was no longer in the source set (another scheduler moved it first).
+-- The cluster rule (_prelude.lua): the ZREM is the set's last command; the rest only adds.
 nexq_expect_type(KEYS[1], 'zset')
 nexq_expect_type(KEYS[2], 'list')
 if KEYS[4] then nexq_expect_type(KEYS[4], 'set') end

@@ -13,6 +13,7 @@
 -- ARGV[5]  the job's jid
 -- Returns 1 when it pushed the job, 0 when this tick or a later one was enqueued already, -1 when
 -- it recorded a new schedule's first tick without enqueuing it.
+-- The cluster rule (_prelude.lua): it only adds (SET, LPUSH, SADD, HSET).
 nexq_expect_type(KEYS[1], 'string')
 nexq_expect_type(KEYS[2], 'list')
 if KEYS[4] then nexq_expect_type(KEYS[4], 'set') end

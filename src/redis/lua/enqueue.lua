@@ -13,6 +13,7 @@
 -- Every job written is indexed by jid (queued or schedule).
 -- Returns per job { jid, conflict }: conflict 1 when a unique lock was held, with the holder's jid.
 -- Refusals (paused for input, queue full) fail the whole call before anything is written.
+-- The cluster rule (_prelude.lua): it only adds (LPUSH, ZADD, SADD, SET of a lock, HSET).
 -- The writes are grouped: one LPUSH per queue (values in job order, as one LPUSH each would leave
 -- them), one ZADD, one SADD and one HSET of the index, each per thousand values.
 local n = tonumber(ARGV[1])

@@ -16,6 +16,9 @@
 --           index entry still says taken (once, even when a first try's reply was lost)
 -- Returns 1 when filed, 0 when the job was no longer in the backup list (another node recovered it:
 -- filing it as well would run it twice).
+-- The cluster rule (_prelude.lua): the LREM is the backup list's last command, each running hash's
+-- HDEL its last; the set's size is counted through its trims, and the index forgets the trimmed
+-- jobs in one HMGET and one HDEL, its last commands.
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'zset')
 nexq_expect_slots(4)
@@ -27,23 +30,26 @@ end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 nexq_release_slots(4, ARGV[6])
 nexq_index(KEYS[3], ARGV[7], ARGV[8] .. '\t' .. ARGV[3])
+-- The trimmed entries' jids, forgotten in the index together at the end (one HMGET, one HDEL).
+local dropped = {}
 local function drop(members)
   for _, member in ipairs(members) do
     local jid = nexq_jid_of(member)
-    if jid and nexq_entry_in(redis.pcall('HGET', KEYS[3], jid), ARGV[8]) then
-      nexq_forget(KEYS[3], jid)
-    end
+    if jid then dropped[#dropped + 1] = jid end
   end
 end
+-- The set's size is read before the cut by score, which may empty it: then it is named no more.
+local size = ARGV[5] ~= '' and redis.call('ZCARD', KEYS[2]) or 0
 if ARGV[4] ~= '' then
   drop(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]))
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
+  size = size - redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
 end
-if ARGV[5] ~= '' then
-  local excess = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
+if ARGV[5] ~= '' and size > 0 then
+  local excess = size - tonumber(ARGV[5])
   if excess > 0 then
     drop(redis.call('ZRANGE', KEYS[2], 0, excess - 1))
     redis.call('ZREMRANGEBYRANK', KEYS[2], 0, excess - 1)
   end
 end
+nexq_forget_all(KEYS[3], dropped, ARGV[8])
 return 1

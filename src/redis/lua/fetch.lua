@@ -39,7 +39,8 @@
 -- jobs more after them, so a node never holds back the last jobs of a short queue from the others.
 -- Every job moved is indexed as running here with its delivery count raised, and every queue's
 -- pause state and every rate key is read: five commands per call (TIME and MGET the two more),
--- whatever the number of queues and jobs, plus one SET per rate limit that counted jobs.
+-- whatever the number of jobs, plus one TYPE of the backup key per queue taken from and one SET per
+-- rate limit that counted jobs.
 local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local jobs, errors, states, waits = {}, {}, {}, {}
 local function qarg(i, k) return ARGV[6 * i - 3 + k] end
@@ -89,12 +90,12 @@ for j = 1, m do
   limitedClasses = true
 end
 
--- Picks up to `wanted` of a queue's oldest jobs whose classes have room; returns them oldest first
--- and the window's other jobs in list order (to go back where they were).
-local function pick(window, wanted)
+-- Picks up to `wanted` of a queue's oldest jobs whose classes have room among window[from..];
+-- returns them oldest first and the window's other jobs in list order (to go back where they were).
+local function pick(window, from, wanted)
   local chosen, skipped = {}, {}
   local take = {}
-  for k = #window, 1, -1 do
+  for k = #window, from, -1 do
     if #chosen < wanted then
       local _, job = nexq_jid_of(window[k])
       local class = job and type(job.class) == 'string' and classes[job.class]
@@ -109,7 +110,7 @@ local function pick(window, wanted)
       end
     end
   end
-  for k = 1, #window do
+  for k = from, #window do
     if not take[k] then skipped[#skipped + 1] = window[k] end
   end
   return chosen, skipped
@@ -146,7 +147,10 @@ local pauses = redis.pcall('HMGET', KEYS[1], unpack(pause_names))
 
 -- Jobs come from the consumer (right) end, and go onto the backup list as one RPOPLPUSH per job
 -- would leave them (the oldest deepest). Each taker returns the jobs moved, oldest first, or {} and
--- why nothing moved: a broken backup key moves nothing.
+-- why nothing moved: a broken backup key moves nothing. The cluster rule (_prelude.lua): a take may
+-- empty the queue, so the queue is named after it only when the take says jobs are left (the
+-- window's read), or with a length read before it (see the loop below); every refusal comes before
+-- the first change (the backup's type is checked, or the push made, before the queue is trimmed).
 
 -- Reads up to `wanted` of the oldest jobs, pushes them, then trims them off the queue (push before
 -- trim: if the backup key is broken the push fails and nothing has moved). Redis 6.2's way.
@@ -162,10 +166,15 @@ local function take_by_range(queue, backup, wanted)
   return moved
 end
 
--- Pops up to `wanted` of the oldest jobs in one LMPOP (Redis >= 7.0) and pushes them; if the push
--- fails they go back to the queue's consumer end in their order, so nothing has moved. Where LMPOP
--- fails for any reason but the queue's type (Redis 6.2 has no LMPOP), reads and trims instead.
+-- Pops up to `wanted` of the oldest jobs in one LMPOP (Redis >= 7.0) and pushes them. The backup
+-- key's type is checked first, so the push cannot fail after the pop (a pop that empties the queue
+-- deletes it, and in a slot in migration the jobs could not go back). Where LMPOP fails for any
+-- reason but the queue's type (Redis 6.2 has no LMPOP), reads and trims instead.
 local function take_oldest(queue, backup, wanted)
+  local kind = redis.call('TYPE', backup).ok
+  if kind ~= 'none' and kind ~= 'list' then
+    return {}, 'WRONGTYPE nexq: ' .. backup .. ' holds a ' .. kind .. ', not a list'
+  end
   local popped = redis.pcall('LMPOP', 1, queue, 'RIGHT', 'COUNT', wanted)
   if not popped then return {} end
   if popped.err then
@@ -173,23 +182,21 @@ local function take_oldest(queue, backup, wanted)
     return take_by_range(queue, backup, wanted)
   end
   local moved = popped[2]
-  local pushed = redis.pcall('LPUSH', backup, unpack(moved))
-  if type(pushed) == 'table' then
-    local back = {}
-    for k = #moved, 1, -1 do back[#back + 1] = moved[k] end
-    nexq_rpush_all(queue, back)
-    return {}, pushed.err
-  end
+  redis.call('LPUSH', backup, unpack(moved))
   return moved
 end
 
 -- With class limits: reads a window of the oldest jobs, takes those whose classes have room, and
--- puts the ones left behind back in their order.
+-- puts the ones left behind back in their order. One job more than the window is read: when it is
+-- there the queue goes on ahead of the window (and is never emptied); when it is not, the window is
+-- the whole queue (nexq_replace_tail). Returns also how many jobs are left at least.
 local function take_window(queue, backup, wanted)
-  local window = redis.pcall('LRANGE', queue, -math.min(wanted * 4 + 16, WINDOW), -1)
+  local size = math.min(wanted * 4 + 16, WINDOW)
+  local window = redis.pcall('LRANGE', queue, -(size + 1), -1)
   if window.err then return {}, window.err end
-  if #window == 0 then return {} end
-  local moved, skipped = pick(window, wanted)
+  local whole = #window <= size
+  local from = whole and 1 or 2
+  local moved, skipped = pick(window, from, wanted)
   local pushed = #moved > 0 and redis.pcall('LPUSH', backup, unpack(moved)) or 0
   if type(pushed) == 'table' then
     for _, class in pairs(classes) do
@@ -198,11 +205,8 @@ local function take_window(queue, backup, wanted)
     end
     return {}, pushed.err
   end
-  if #moved > 0 then
-    redis.call('LTRIM', queue, 0, -(#window + 1))
-    nexq_rpush_all(queue, skipped)
-  end
-  return moved
+  if #moved > 0 then nexq_replace_tail(queue, #window - from + 1, skipped, whole) end
+  return moved, nil, #skipped + (whole and 0 or 1)
 end
 
 for i = 1, n do
@@ -227,12 +231,25 @@ for i = 1, n do
     if limit ~= '' then wanted = math.max(0, math.min(wanted, tonumber(limit) - total)) end
     wanted = math.min(wanted, nexq_rate_room(rate))
   end
+  -- Where what is left after the take matters (a limit lets fewer than asked go, or jobs may be
+  -- taken ahead), the queue's length is read before it: after it the queue may be gone (rule 2).
+  local ahead_ok = ahead > 0 and limit == '' and not limitedClasses and not cap
+  local before
+  if wanted > 0 and not limitedClasses and (wanted < asked or ahead_ok) then
+    before = redis.pcall('LLEN', queue)
+    if type(before) == 'table' then
+      errors[#errors + 1] = { i, before.err }
+      wanted, state = 0, 'x'
+    end
+  end
+  local left
   if wanted > 0 then
     local why
     if limitedClasses then
-      moved, why = take_window(queue, backup, wanted)
+      moved, why, left = take_window(queue, backup, wanted)
     else
       moved, why = take_oldest(queue, backup, wanted)
+      left = before and before - #moved
     end
     if why then
       errors[#errors + 1] = { i, why }
@@ -244,9 +261,11 @@ for i = 1, n do
     -- a limit held jobs back if any are left.
     if #moved < wanted and not limitedClasses then
       state = 'e'
+    elseif left then
+      state = left > 0 and 'l' or 'e'
     else
-      -- Nothing may have been taken (a limit reached): the queue's key is read here first.
-      local left = redis.pcall('LLEN', queue)
+      -- Nothing was taken (a limit reached): the queue's key is read here first.
+      left = redis.pcall('LLEN', queue)
       if type(left) == 'table' then
         errors[#errors + 1] = { i, left.err }
         state = 'x'
@@ -260,8 +279,9 @@ for i = 1, n do
   -- (or a pause) takes none ahead, so no node holds counted jobs back from the others.
   rate.taken = #moved
   if nexq_rate_room(rate) < 2 * ahead then ahead = 0 end
-  if state == 'm' and ahead > 0 and limit == '' and not limitedClasses and not cap then
-    local left = redis.pcall('LLEN', queue)
+  if state == 'm' and ahead > 0 and ahead_ok then
+    -- Read before the take; nothing was taken when none was wanted.
+    left = left or redis.pcall('LLEN', queue)
     if type(left) ~= 'number' then
       state = 's'
     elseif left >= BACKLOG + ahead then

@@ -3,6 +3,7 @@
 -- KEYS[1]  the list (a queue or a backup list)
 -- ARGV[1]  the jid
 -- Returns the raw job, or nil when the list holds no job with that jid.
+-- The cluster rule (_prelude.lua): it only reads.
 local length = redis.call('LLEN', KEYS[1])
 -- A cheap filter first: the jid as JSON writes it (escapes included), then the decoded value.
 local needle = cjson.encode(ARGV[1])

@@ -6,6 +6,7 @@
 -- ARGV[2]  due by: only a job scored at or before this is claimed ('' = whatever its score)
 -- ARGV[3]  the lease's end, epoch seconds (its new score)
 -- Returns 1 when claimed, 0 when it is gone or not due (another mover holds it).
+-- The cluster rule (_prelude.lua): one key, which it only reads and rescores (ZADD XX).
 nexq_expect_type(KEYS[1], 'zset')
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score or (ARGV[2] ~= '' and tonumber(score) > tonumber(ARGV[2])) then

@@ -6,6 +6,7 @@
 -- ARGV[3]  how many jobs to search for the anchor, from the right
 -- Returns { 1 when the anchor was found (or none was asked for) else 0, jobs... }. An anchor not
 -- found was fetched (every job ahead of it too) or deleted: the page starts at the right end.
+-- The cluster rule (_prelude.lua): it only reads.
 nexq_expect_type(KEYS[1], 'list')
 local anchor, want, most = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local from, found = 0, 1

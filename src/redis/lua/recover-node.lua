@@ -20,6 +20,9 @@
 -- ARGV[4]      b, the number of backup lists
 -- ARGV[4+i]    queue name of pair i
 -- Returns the number of jobs moved back, or -1 when the node is not (or no longer) dead.
+-- The cluster rule (_prelude.lua): every removal is a key's last command (ZREM, HDEL, SREM, DEL of
+-- node-wide keys; each running hash's HDEL), and each backup list's length is read first and that
+-- many jobs moved, so no LMOVE names it once it is empty. The queue set and the index only grow.
 local time = redis.call('TIME')
 local cutoff = tonumber(time[1]) + tonumber(time[2]) / 1000000 - tonumber(ARGV[2])
 local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -47,12 +50,9 @@ for i = 1, b do
   local backup, queue, index = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[6 + 4 * i]
   local where = 'queued\t' .. ARGV[4 + i]
   redis.call('HDEL', KEYS[5 + 4 * i], ARGV[1])
-  local n = 0
-  while true do
-    local job = redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT')
-    if not job then break end
-    nexq_index(index, nexq_jid_of(job), where)
-    n = n + 1
+  local n = redis.call('LLEN', backup)
+  for _ = 1, n do
+    nexq_index(index, nexq_jid_of(redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT')), where)
   end
   if n > 0 then
     redis.call('SADD', KEYS[4], ARGV[4 + i])

@@ -8,6 +8,8 @@
 -- ARGV[3]   this node's id when it gives back its running slots ('' otherwise); with ARGV[2], only
 --           while the job's entry still says taken, so a retried step gives them back once
 -- Returns 1 when the lock was released, 0 otherwise.
+-- The cluster rule (_prelude.lua): each running hash's HDEL is its last command, the index's HDEL
+-- (after its HGET) and the lock's DEL (after its GET) theirs.
 nexq_expect_slots(3)
 if ARGV[1] ~= '' then nexq_expect_type(KEYS[1], 'string') end
 if ARGV[2] == '' or nexq_still_taken(KEYS[2], ARGV[2]) then

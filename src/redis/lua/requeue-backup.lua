@@ -8,17 +8,17 @@
 -- ARGV[2]   this node's id
 -- Returns the number of jobs moved. The backup list holds the newest job at its head; moving
 -- head-first to the queue's right end leaves the oldest job next in line, as it was.
+-- The cluster rule (_prelude.lua): the backup list's length is read first and that many jobs moved,
+-- so no LMOVE names it once it is empty; the running hash's HDEL is its only command.
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'list')
 if KEYS[5] then nexq_expect_type(KEYS[5], 'set') end
 nexq_expect_type(KEYS[4], 'hash')
-local moved = 0
+local moved = redis.call('LLEN', KEYS[1])
 local where = 'queued\t' .. ARGV[1]
-while true do
+for _ = 1, moved do
   local job = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
-  if not job then break end
   nexq_index(KEYS[3], nexq_jid_of(job), where)
-  moved = moved + 1
 end
 if moved > 0 and KEYS[5] then
   redis.call('SADD', KEYS[5], ARGV[1])

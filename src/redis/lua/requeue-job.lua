@@ -11,6 +11,8 @@
 -- ARGV[5]   its jid ('' when unreadable)
 -- ARGV[6]   queue name
 -- Returns 1 when moved, 0 when the job was no longer in the backup list.
+-- The cluster rule (_prelude.lua): the LREM is the backup list's last command and each running
+-- hash's HDEL its last; the queue and the index only grow.
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'list')
 nexq_expect_slots(4)
