@@ -179,7 +179,7 @@ export class NexqNode {
     if (typeof option !== 'object') return;
     try {
       const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
-      this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host);
+      this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host, this.ctx.logger);
     } catch (err) {
       await this.stop().catch(() => {});
       throw err;

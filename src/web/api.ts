@@ -50,7 +50,8 @@ async function job(ctx: AdminContext, [jid]: string[]) {
   };
 }
 
-const ROUTES: Route[] = [
+/** Every route of the API, below `/api` (exported for the tests that fuzz each one). */
+export const API_ROUTES: readonly Route[] = [
   ...LIST_ROUTES,
   ...ACTION_ROUTES,
   ...BATCH_ROUTES,
@@ -106,7 +107,7 @@ export async function handleApi(
   query: URLSearchParams,
   body: unknown,
 ): Promise<ApiResult> {
-  const matching = ROUTES.filter((r) => r.path.test(path));
+  const matching = API_ROUTES.filter((r) => r.path.test(path));
   if (matching.length === 0) throw new ApiError(404, `no API at ${path}`);
   const route = matching.find((r) => r.method === method);
   if (!route)
