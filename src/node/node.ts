@@ -35,6 +35,7 @@ import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { reportProgress } from '../run/progress';
 import { NodeLifecycle } from './lifecycle';
+import { watchProcessFaults } from './process-faults';
 import { nodeTree } from '../../supervisors/node-tree';
 import { replaceEndedClient } from '../actors/redis-connection';
 import type { Supervisor } from '../../supervisors/supervisor';
@@ -57,10 +58,19 @@ export class NexqNode {
   /** The web dashboard, when `web` is configured. */
   web?: WebServer;
 
+  /** Ends the watch on the process' unhandled errors (./process-faults.ts) at stop. */
+  private readonly unwatchFaults: () => void;
+
   private constructor(
     readonly ctx: NodeContext,
     private readonly tree: Supervisor,
-  ) {}
+  ) {
+    this.unwatchFaults = watchProcessFaults({
+      logger: ctx.logger,
+      config: ctx.config,
+      running: () => ctx.jobs?.running.size ?? 0,
+    });
+  }
 
   static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
     const { middleware = [], logger: givenLogger, redisStartTimeout, ...config } = options;
@@ -226,6 +236,7 @@ export class NexqNode {
       // Also after QUIT: only disconnect() ends a Sentinel client's failover detector, whose
       // sentinel connections would otherwise go on retrying (and erring) after the node stopped.
       redis.disconnect();
+      this.unwatchFaults();
       logger.info('node stopped', { actor: 'node' });
       this.resolveStopped();
     })();
