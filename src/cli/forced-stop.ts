@@ -36,8 +36,11 @@ let forcing = false;
 export function forceStop(node: NexqNode, code: number): void {
   if (forcing) process.exit(code);
   forcing = true;
-  void forcedStopLine(node).then((line) => {
-    process.stderr.write(`nexq: ${line}\n`);
-    process.exit(code);
-  });
+  forcedStopLine(node).then(
+    (line) => {
+      process.stderr.write(`nexq: ${line}\n`);
+      process.exit(code);
+    },
+    () => process.exit(code), // the line is a courtesy: the user asked to stop now
+  );
 }

@@ -177,13 +177,19 @@ export async function runStart(args: ParsedArgs): Promise<number> {
     process.on('SIGINT', () => onSignal('SIGINT'));
     uninstallFaultPolicy = handleProcessFaults({ logger: nexq.node.ctx.logger, stop: (code) => stop(code, code) });
     // Stopped another way: TERM through Redis (exit 0), or the tree gave up (exit 1).
-    // Neither promise rejects (an exit is a reason, not an error).
-    void nexq.node.stopped.then(() => {
-      if (!stopping) resolve(0);
-    });
-    void nexq.node.exited.then((reason) => {
-      if (!stopping && reason !== 'shutdown') resolve(1);
-    });
+    // Neither promise rejects (an exit is a reason, not an error); should one, exit 1.
+    nexq.node.stopped.then(
+      () => {
+        if (!stopping) resolve(0);
+      },
+      () => resolve(1),
+    );
+    nexq.node.exited.then(
+      (reason) => {
+        if (!stopping && reason !== 'shutdown') resolve(1);
+      },
+      () => resolve(1),
+    );
   });
   const code = await stopped;
   uninstallFaultPolicy();

@@ -10,7 +10,7 @@ import type { NexqConfig } from '../../config/defaults';
 import { JobEvents } from '../events/job-events';
 import { HandlerRegistry } from '../handlers/registry';
 import { checkHandlers } from '../handlers/check';
-import { createLogger, Logger } from '../logger';
+import { createLogger, errorFields, Logger } from '../logger';
 import { loggingMiddleware } from '../run/logging-middleware';
 // Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
 import type { NodeMetrics } from '../metrics/prometheus';
@@ -96,7 +96,14 @@ export class NexqNode {
       clock: new Clock(),
       lifecycle: new NodeLifecycle(),
       events: new JobEvents(logger),
-      requestStop: () => void node?.stop(),
+      requestStop: () => {
+        node?.stop().catch((err: unknown) =>
+          logger.error(`stopping as asked through Redis failed: ${errorFields(err).message}`, {
+            actor: 'node',
+            error: errorFields(err),
+          }),
+        );
+      },
     };
     let node: NexqNode | undefined;
     try {
@@ -133,7 +140,7 @@ export class NexqNode {
       const tree = await Actor.start(nodeTree(ctx));
       ctx.supervisionTree = () => tree.snapshot();
       node = new NexqNode(ctx, tree);
-      void tree.exited.then((reason) => {
+      tree.watch(({ reason }) => {
         if (!isCleanExit(reason))
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });

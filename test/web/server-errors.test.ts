@@ -73,7 +73,9 @@ describe('web dashboard: a request that fails inside', () => {
     });
     const errors: Error[] = [];
     const handler = registryHandler(registry, (err) => errors.push(err));
-    server = http.createServer((req, res) => void handler(req, res));
+    server = http.createServer((req, res) => {
+      Promise.resolve(handler(req, res)).catch(() => res.destroy());
+    });
     const answer = await call(await listen(server), '/metrics');
     expect(answer.status).to.equal(500);
     expect(answer.text).not.to.include('WRONGTYPE');
