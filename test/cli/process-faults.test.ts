@@ -4,8 +4,8 @@
 // process exits 1. Each fault is made from outside nexq's code, in a real `nexq start` process.
 import { expect } from 'chai';
 import { CLI } from '../support/cli';
-import { startFaultProcess } from '../support/fault-process';
-import { useNodes, waitFor } from '../support/node';
+import { startFaultProcess, startSlowJob } from '../support/fault-process';
+import { useNodes } from '../support/node';
 import { fixturesJobs } from '../support/paths';
 
 describe('nexq start: errors nothing in the process handled', function () {
@@ -39,10 +39,7 @@ describe('nexq start: errors nothing in the process handled', function () {
     const node = start('exception');
     try {
       await node.waitForLog('node fault-node started');
-      const producer = await t.start({ mode: 'enqueuer' });
-      await producer.enqueue('default', 'Record', [t.url, t.out('running'), 'slow', 1500]);
-      const backup = t.keys.backup('fault-node', 'default');
-      await waitFor(async () => (await t.redis.llen(backup)) === 1, 15_000, 'the job to be running');
+      await startSlowJob(t, 'fault-node', t.out('running'), 'slow', 1500);
       node.fault();
       expect(await node.exited, node.output()).to.equal(1);
       expect(node.output()).to.include('process fault, an uncaught exception: injected exception');
@@ -53,7 +50,7 @@ describe('nexq start: errors nothing in the process handled', function () {
         (await t.records(t.out('running'))).map((r) => r.value),
         'the running job finished',
       ).to.deep.equal(['slow']);
-      expect(await t.redis.llen(backup)).to.equal(0);
+      expect(await t.redis.llen(t.keys.backup('fault-node', 'default'))).to.equal(0);
       expect(await t.redis.smembers(t.keys.processes)).to.deep.equal([]);
     } finally {
       node.child.kill('SIGKILL');

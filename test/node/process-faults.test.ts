@@ -5,8 +5,8 @@
 // logs the error all the same. The faults are made from outside nexq's code, in real processes.
 import { expect } from 'chai';
 import path from 'node:path';
-import { startFaultProcess } from '../support/fault-process';
-import { useNodes, waitFor } from '../support/node';
+import { startFaultProcess, startSlowJob } from '../support/fault-process';
+import { useNodes } from '../support/node';
 import { fixturesJobs, repoRoot } from '../support/paths';
 
 /** A program that calls Nexq.start with NEXQ_CHAOS_OPTIONS and nothing else (test/chaos/node-process.ts). */
@@ -34,10 +34,7 @@ describe('a node in an application: errors nothing in the process handled', func
     const node = start('rejection');
     try {
       await node.waitForLog('ready app-node');
-      const producer = await t.start({ mode: 'enqueuer' });
-      await producer.enqueue('default', 'Record', [t.url, t.out('never'), 'cut off', 60_000]);
-      const backup = t.keys.backup('app-node', 'default');
-      await waitFor(async () => (await t.redis.llen(backup)) === 1, 15_000, 'the job to be running');
+      await startSlowJob(t, 'app-node', t.out('never'), 'cut off', 60_000);
       node.fault();
       expect(await node.exited, "Node's own default: exit 1").to.equal(1);
       expect(node.output()).to.include(
@@ -45,6 +42,7 @@ describe('a node in an application: errors nothing in the process handled', func
           "running job of this node in its backup list: they run again on this node's next start",
       );
       expect(node.output()).to.match(/injected rejection[^\n]*\n\s+at .*inject\.js/);
+      const backup = t.keys.backup('app-node', 'default');
       expect(await t.redis.llen(backup), 'the job waits in backup for a restart or the reaper').to.equal(1);
     } finally {
       node.child.kill('SIGKILL');

@@ -4,7 +4,7 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from './paths';
-import { waitFor } from './node';
+import { NodeTest, waitFor } from './node';
 
 const INJECTOR = path.join(repoRoot, 'test', 'fixtures', 'process-faults', 'inject.js');
 
@@ -47,4 +47,15 @@ export function startFaultProcess(
       }
     },
   };
+}
+
+/**
+ * Enqueues a Record job on the queue `default` that sleeps `ms` before it records `value` in
+ * `key`, and waits until it runs on the node `nodeId` (it is in that node's backup list).
+ */
+export async function startSlowJob(t: NodeTest, nodeId: string, key: string, value: string, ms: number): Promise<void> {
+  const producer = await t.start({ mode: 'enqueuer' });
+  await producer.enqueue('default', 'Record', [t.url, key, value, ms]);
+  const backup = t.keys.backup(nodeId, 'default');
+  await waitFor(async () => (await t.redis.llen(backup)) === 1, 15_000, 'the job to be running');
 }

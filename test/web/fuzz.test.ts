@@ -6,12 +6,12 @@
 import { expect } from 'chai';
 import express from 'express';
 import Fastify from 'fastify';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { nexqDashboard, nexqFastify, NexqDashboard } from '../../src';
+import { nexqDashboard, nexqFastify } from '../../src';
 import { NodeTest, useNodes } from '../support/node';
 import { RawAnswer, requestBytes, sendRaw } from '../support/raw-http';
 import { FuzzCase, fuzzCases } from './fuzz-cases';
+import { useAppServers } from './support';
 
 /** What no error answer may show: stack frames, Redis' errors and script shas, nexq's own files. */
 const LEAKS = [
@@ -50,16 +50,6 @@ async function fuzz(port: number, cases: FuzzCase[]): Promise<string[]> {
   return problems;
 }
 
-async function listen(server: http.Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-function close(server: http.Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
-
 /** The problems found, and proof the server still answers a plain read. */
 async function fuzzAndCheck(port: number, prefix: string): Promise<void> {
   const problems = await fuzz(port, fuzzCases(prefix));
@@ -71,14 +61,8 @@ async function fuzzAndCheck(port: number, prefix: string): Promise<void> {
 describe('fuzzing every route of the dashboard', function () {
   this.timeout(300_000);
   const t = useNodes();
-  let dashboard: NexqDashboard | undefined;
-  let server: http.Server | undefined;
-
-  afterEach(async () => {
-    if (server) await close(server);
-    await dashboard?.close();
-    server = dashboard = undefined;
-  });
+  const apps = useAppServers();
+  const portOf = (base: string) => Number(new URL(base).port);
 
   const options = (t: NodeTest) => ({ redis: t.url, namespace: t.ns, keyLayout: t.keys.layout, metrics: true });
 
@@ -95,17 +79,14 @@ describe('fuzzing every route of the dashboard', function () {
   it('mounted in Express (production error pages): no 5xx, no internals', async () => {
     const app = express();
     app.set('env', 'production'); // the app's own error pages, as a deployed app has them
-    dashboard = nexqDashboard(options(t));
-    app.use('/admin/jobs', dashboard);
-    server = http.createServer(app);
-    await fuzzAndCheck(await listen(server), '/admin/jobs');
+    app.use('/admin/jobs', apps.keep(nexqDashboard(options(t))));
+    await fuzzAndCheck(portOf(await apps.serve(app)), '/admin/jobs');
   });
 
   it("mounted in Node's http with mountPath: no 5xx, no internals", async () => {
-    dashboard = nexqDashboard({ ...options(t), mountPath: '/jobs' });
-    const mounted = dashboard;
-    server = http.createServer((req, res) => mounted(req, res, () => res.writeHead(404).end('app')));
-    await fuzzAndCheck(await listen(server), '/jobs');
+    const mounted = apps.keep(nexqDashboard({ ...options(t), mountPath: '/jobs' }));
+    const base = await apps.serve((req, res) => mounted(req, res, () => res.writeHead(404).end('app')));
+    await fuzzAndCheck(portOf(base), '/jobs');
   });
 
   it('registered in Fastify: no 5xx, no internals', async () => {

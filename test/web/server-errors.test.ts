@@ -4,32 +4,17 @@
 // does the same.
 import { expect } from 'chai';
 import express from 'express';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Gauge, Registry } from 'prom-client';
-import { nexqDashboard, NexqDashboard } from '../../src';
+import { nexqDashboard } from '../../src';
 import { registryHandler } from '../../src/metrics/cluster-gauges';
 import { INTERNAL_ERROR } from '../../src/web/respond';
 import { captureLogs } from '../support/capture-logs';
 import { useNodes } from '../support/node';
-import { call } from './support';
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+import { call, useAppServers } from './support';
 
 describe('web dashboard: a request that fails inside', () => {
   const t = useNodes();
-  let dashboard: NexqDashboard | undefined;
-  let server: http.Server | undefined;
-
-  afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    await dashboard?.close();
-    server = dashboard = undefined;
-  });
+  const apps = useAppServers();
 
   /** Breaks the queue `default` for reads: its key holds a string, so LLEN fails with WRONGTYPE. */
   const breakQueue = () => t.redis.set(t.keys.queue('default'), 'not a list');
@@ -52,11 +37,12 @@ describe('web dashboard: a request that fails inside', () => {
 
   it('mounted in Express, a plain 500 too, not the app error page with the stack', async () => {
     const logs = captureLogs('pretty');
-    dashboard = nexqDashboard({ redis: t.url, namespace: t.ns, keyLayout: t.keys.layout, logger: logs.logger });
     const app = express();
-    app.use('/jobs', dashboard);
-    server = http.createServer(app);
-    const base = await listen(server);
+    app.use(
+      '/jobs',
+      apps.keep(nexqDashboard({ redis: t.url, namespace: t.ns, keyLayout: t.keys.layout, logger: logs.logger })),
+    );
+    const base = await apps.serve(app);
     await breakQueue();
     expectPlain500(await call(base, '/jobs/api/queues/default'), logs.text());
   });
@@ -73,10 +59,10 @@ describe('web dashboard: a request that fails inside', () => {
     });
     const errors: Error[] = [];
     const handler = registryHandler(registry, (err) => errors.push(err));
-    server = http.createServer((req, res) => {
+    const base = await apps.serve((req, res) => {
       Promise.resolve(handler(req, res)).catch(() => res.destroy());
     });
-    const answer = await call(await listen(server), '/metrics');
+    const answer = await call(base, '/metrics');
     expect(answer.status).to.equal(500);
     expect(answer.text).not.to.include('WRONGTYPE');
     expect(errors.map((e) => e.message)).to.deep.equal([
