@@ -3,7 +3,7 @@
 // database again (SELECT), and nothing catches their promises. When the connection drops again
 // before Redis answers (a failover, then the new master killed too), they are rejected (by
 // ./unanswered.ts at the close, by a command timeout, by ioredis flushing its queues), and Node
-// exits on a promise rejected with no handler: a node died that way. Each such command gets a
+// exits on a promise rejected with no handler. Each such command gets a
 // handler here; a caller who sent one itself still gets its rejection.
 import Redis, { Cluster, Command } from 'ioredis';
 
@@ -20,7 +20,8 @@ export function handleIoredisOwnCommands(client: Redis | Cluster): void {
   }
   const send = (client.sendCommand as SendCommand).bind(client);
   (client as unknown as { sendCommand: SendCommand }).sendCommand = (command, stream) => {
-    if (SENT_BY_IOREDIS.has(command.name.toLowerCase())) command.promise.catch(() => {});
+    // ioredis names the commands it sends itself in lower case, as its methods are.
+    if (SENT_BY_IOREDIS.has(command.name)) command.promise.catch(() => {});
     return send(command, stream);
   };
 }
