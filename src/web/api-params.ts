@@ -40,8 +40,13 @@ export function count(query: URLSearchParams, name: string, fallback: number, ma
   return Number(text);
 }
 
-export function queueParam(text: string): string {
+export function queueParam(ctx: AdminContext, text: string): string {
   if (!isQueueName(text)) throw new ApiError(400, `queue name ${JSON.stringify(text)} is not valid`);
+  if (!ctx.keys.fits(text))
+    throw new ApiError(
+      400,
+      `queue name ${JSON.stringify(text)} cannot be used in the per-queue key layout (no braces)`,
+    );
   return text;
 }
 

@@ -62,7 +62,7 @@ export const API_ROUTES: readonly Route[] = [
   {
     method: 'POST',
     path: /^\/queues\/([^/]+)\/resume$/,
-    handler: async (ctx, [q]) => (await resumeQueue(ctx, queueParam(q)), { queue: q, paused: null }),
+    handler: async (ctx, [q]) => (await resumeQueue(ctx, queueParam(ctx, q)), { queue: q, paused: null }),
   },
   { method: 'POST', path: /^\/sets\/([^/]+)\/retry$/, handler: bulk('retry') },
   { method: 'POST', path: /^\/sets\/([^/]+)\/delete$/, handler: bulk('delete') },
@@ -76,7 +76,7 @@ export const API_ROUTES: readonly Route[] = [
 ];
 
 async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: unknown) {
-  const queue = queueParam(q);
+  const queue = queueParam(ctx, q);
   const mode = (bodyField(body, 'mode') ?? 'all') as PauseMode;
   if (!PAUSE_MODES.includes(mode)) throw new ApiError(400, 'mode must be in, out or all');
   await pauseQueue(ctx, queue, mode);
