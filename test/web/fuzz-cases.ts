@@ -223,8 +223,11 @@ function mutate(text: string, rand: (n: number) => number): string {
   return chars.join('');
 }
 
-/** Every case, for a dashboard whose page is at `prefix` (`''` at the root). */
-export function fuzzCases(prefix: string, mutations = 300): FuzzCase[] {
+/**
+ * Every case, for a dashboard whose page is at `prefix` (`''` at the root); `jids` (of jobs the
+ * test wrote) are path parameters and bodies too, so the routes reach real entries.
+ */
+export function fuzzCases(prefix: string, mutations = 300, jids: string[] = []): FuzzCase[] {
   const cases: FuzzCase[] = [];
   const add = (what: string, request: RawRequest, extra: Partial<FuzzCase> = {}) =>
     cases.push({ what, request, ...extra });
@@ -235,6 +238,14 @@ export function fuzzCases(prefix: string, mutations = 300): FuzzCase[] {
       : { method: 'GET', target };
 
   for (const { route, path } of routes) {
+    for (const jid of jids) {
+      add(`${route.method} ${path} with a real jid`, good(route, fill(path, jid)));
+      if (route.method === 'POST')
+        add(`POST ${path} on a real jid`, {
+          ...good(route, fill(path, 'default')),
+          body: JSON.stringify({ jids: [jid] }),
+        });
+    }
     for (const value of PARAMS)
       add(`${route.method} ${path} with :p=${value.slice(0, 20)}`, good(route, fill(path, value)));
     for (const method of METHODS)

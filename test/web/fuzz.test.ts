@@ -11,7 +11,7 @@ import { nexqDashboard, nexqFastify } from '../../src';
 import { NodeTest, useNodes } from '../support/node';
 import { RawAnswer, requestBytes, sendRaw } from '../support/raw-http';
 import { FuzzCase, fuzzCases } from './fuzz-cases';
-import { useAppServers } from './support';
+import { addToSet, payload, useAppServers } from './support';
 
 /** What no error answer may show: stack frames, Redis' errors and script shas, nexq's own files. */
 const LEAKS = [
@@ -50,9 +50,23 @@ async function fuzz(port: number, cases: FuzzCase[]): Promise<string[]> {
   return problems;
 }
 
+/**
+ * Jobs for the routes to find and act on: one waiting, one in each set, and entries that are not
+ * JSON at all in the queue and the dead set. Their jids.
+ */
+async function seed(t: NodeTest): Promise<string[]> {
+  const waiting = payload('default', 'Record', [1]);
+  await t.redis.lpush(t.keys.queue('default'), waiting.raw, 'not json {');
+  await t.redis.zadd(t.keys.jobSet('dead', 'default'), String(Date.now() / 1000), '\xff not json');
+  const inSets = await Promise.all(
+    (['schedule', 'retry', 'dead'] as const).map((set) => addToSet(t, set, 'default', 'Fail', ['x'])),
+  );
+  return [waiting.jid, ...inSets];
+}
+
 /** The problems found, and proof the server still answers a plain read. */
-async function fuzzAndCheck(port: number, prefix: string): Promise<void> {
-  const problems = await fuzz(port, fuzzCases(prefix));
+async function fuzzAndCheck(t: NodeTest, port: number, prefix: string): Promise<void> {
+  const problems = await fuzz(port, fuzzCases(prefix, 300, await seed(t)));
   expect(problems.slice(0, 20), `${problems.length} problem(s)`).to.deep.equal([]);
   const stats = await fetch(`http://127.0.0.1:${port}${prefix}/api/stats`);
   expect(stats.status, 'still answering after the fuzz').to.equal(200);
@@ -68,7 +82,7 @@ describe('fuzzing every route of the dashboard', function () {
 
   it("the node's own server and its metrics endpoint: the node keeps running, no 5xx, no internals", async () => {
     const nexq = await t.start({ web: { port: 0 }, metrics: { port: 0 } });
-    await fuzzAndCheck(Number(new URL(nexq.node.web!.url).port), '');
+    await fuzzAndCheck(t, Number(new URL(nexq.node.web!.url).port), '');
     const metrics = nexq.node.metricsAddress!;
     const problems = await fuzz(metrics.port, fuzzCases('', 100));
     expect(problems.slice(0, 20), `${problems.length} problem(s) on the metrics endpoint`).to.deep.equal([]);
@@ -80,13 +94,13 @@ describe('fuzzing every route of the dashboard', function () {
     const app = express();
     app.set('env', 'production'); // the app's own error pages, as a deployed app has them
     app.use('/admin/jobs', apps.keep(nexqDashboard(options(t))));
-    await fuzzAndCheck(portOf(await apps.serve(app)), '/admin/jobs');
+    await fuzzAndCheck(t, portOf(await apps.serve(app)), '/admin/jobs');
   });
 
   it("mounted in Node's http with mountPath: no 5xx, no internals", async () => {
     const mounted = apps.keep(nexqDashboard({ ...options(t), mountPath: '/jobs' }));
     const base = await apps.serve((req, res) => mounted(req, res, () => res.writeHead(404).end('app')));
-    await fuzzAndCheck(portOf(base), '/jobs');
+    await fuzzAndCheck(t, portOf(base), '/jobs');
   });
 
   it('registered in Fastify: no 5xx, no internals', async () => {
@@ -94,7 +108,7 @@ describe('fuzzing every route of the dashboard', function () {
     await app.register(nexqFastify(options(t)), { prefix: '/ops/jobs' });
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      await fuzzAndCheck((app.server.address() as AddressInfo).port, '/ops/jobs');
+      await fuzzAndCheck(t, (app.server.address() as AddressInfo).port, '/ops/jobs');
     } finally {
       await app.close();
     }
