@@ -7,7 +7,7 @@ const LAYERS = [
   ['codec', '^src/(job|periodic)/'],
   ['redis', '^src/redis/'],
   ['threads', '^workers/'],
-  ['node parts', '^src/(fetch|run|pool|handlers|events|actors|tracing)/|^src/node/context\\.ts$'],
+  ['node parts', '^src/(fetch|run|pool|handlers|events|actors|tracing)/|^src/node/(context|process-faults)\\.ts$'],
   ['supervisors', '^supervisors/'],
   ['operations', '^src/(admin|metrics|web)/'],
   ['node', '^src/node/node\\.ts$|^src/(nexq|index|errors|define-job)\\.ts$'],

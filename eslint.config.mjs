@@ -32,6 +32,10 @@ export default tseslint.config(
         'error',
         { code: 120, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true },
       ],
+      // A promise nobody handles ends a node's process when it rejects (Node 20; a Sentinel
+      // failover killed a node that way). So `void` does not count as handling one: each promise
+      // is awaited, returned, or given a rejection handler that says what a failure means.
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },

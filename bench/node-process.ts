@@ -104,12 +104,18 @@ async function main(): Promise<void> {
     if (msg?.type !== 'stop') return;
     stopping = true;
     clearInterval(progress);
-    void nexq.stop().then(() => {
-      send({ type: 'stopped', acked, failed });
-      process.disconnect();
-      // A clean exit (not process.exit) lets --cpu-prof write its profile; this only guards a hang.
-      setTimeout(() => process.exit(3), 15_000).unref();
-    });
+    nexq.stop().then(
+      () => {
+        send({ type: 'stopped', acked, failed });
+        process.disconnect();
+        // A clean exit (not process.exit) lets --cpu-prof write its profile; this only guards a hang.
+        setTimeout(() => process.exit(3), 15_000).unref();
+      },
+      (err: unknown) => {
+        process.stderr.write(`bench node: stop failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
   });
 }
 

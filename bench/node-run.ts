@@ -70,7 +70,12 @@ export async function runNode(ctx: BenchContext, options: NodeRunOptions): Promi
   const redisCpuAtReady = cpuSeconds(server.pid);
   const threadsAtReady = cpuByThread(child.pid);
   let sampler: NodeJS.Timeout | undefined;
-  if (options.sample) sampler = setInterval(() => void options.sample!(child), options.sampleMs ?? 250);
+  const { sample } = options;
+  // A sample that fails is only a missing sample (the node may be stopping).
+  if (sample)
+    sampler = setInterval(() => {
+      Promise.resolve(sample(child)).catch(() => {});
+    }, options.sampleMs ?? 250);
   try {
     const progress = (acked: number, failed: number) =>
       ctx.log(`  ${options.what}: ${acked + failed}/${options.expect}`);

@@ -95,7 +95,10 @@ async function main(): Promise<number> {
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const server = await BenchRedis.start();
-  const stopOnSignal = () => void server.stop().finally(() => process.exit(130));
+  const stopOnSignal = () => {
+    const exit = () => process.exit(130);
+    server.stop().then(exit, exit);
+  };
   process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
   const admin = new Redis(server.url);
   const started = new Date();

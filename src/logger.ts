@@ -55,3 +55,9 @@ export function redactRedisUrl(url: string): string {
     return '<unparseable redis url>';
   }
 }
+
+/** An error as log fields, for the `error` field of a line (its stack printed after a pretty line). */
+export function errorFields(err: unknown): { class: string; message: string; stack?: string } {
+  if (!(err instanceof Error)) return { class: typeof err, message: String(err) };
+  return { class: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
+}

@@ -71,7 +71,7 @@ export class DynamicSupervisor extends Actor<never, never, Down> {
 
   private adopt(spec: ChildSpec, actor: AnyActor): void {
     if (!this.alive) {
-      void actor.stop('shutdown', spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS);
+      actor.stop('shutdown', spec.shutdownMs ?? DEFAULT_SHUTDOWN_MS).catch(() => {}); // stop() never rejects
       throw new ActorExitedError(this.name, 'stopping');
     }
     const ref = this.monitor(actor);

@@ -293,4 +293,7 @@ async function main(): Promise<void> {
   } else out('\nsoak: every check passed');
 }
 
-void main();
+main().catch((err: unknown) => {
+  process.stderr.write(`soak: ${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});

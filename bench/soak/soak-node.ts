@@ -44,11 +44,17 @@ async function main(): Promise<void> {
   process.on('message', (msg: Partial<SoakParentMessage> | undefined) => {
     if (msg?.type !== 'stop') return;
     clearInterval(progress);
-    void nexq.stop().then(() => {
-      report();
-      send({ type: 'stopped' });
-      process.disconnect();
-    });
+    nexq.stop().then(
+      () => {
+        report();
+        send({ type: 'stopped' });
+        process.disconnect();
+      },
+      (err: unknown) => {
+        process.stderr.write(`soak node: stop failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
   });
 }
 

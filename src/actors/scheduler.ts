@@ -15,6 +15,7 @@ import { jsonTimestamp } from '../job/time';
 import { formatScore } from '../redis/scripts';
 import { buryDue, enqueueDue } from '../redis/move-scripts';
 import type { NodeContext } from '../node/context';
+import { knownQueues } from '../redis/known-queues';
 import { ActorNames } from '../node/context';
 import { isQueueName } from '../../config/validate';
 
@@ -39,7 +40,13 @@ export class Scheduler extends TickingActor {
     const { keys, redis, config } = this.ctx;
     // One schedule and one retry set, or in the per-queue key layout one of each per known queue:
     // read together, and a set that fails (its master away, a broken job) fails alone.
-    const queues = keys.perQueue ? [...config.queues.map((q) => q.name), ...(await redis.smembers(keys.queues))] : [];
+    const queues = keys.perQueue
+      ? await knownQueues(
+          redis,
+          keys,
+          config.queues.map((q) => q.name),
+        )
+      : [];
     const sources = [...keys.jobSets('schedule', queues), ...keys.jobSets('retry', queues)];
     const outcomes = await Promise.allSettled(sources.map(({ key, queue = '' }) => this.drainSet(key, queue)));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -5,6 +5,7 @@
 // lists. Fine for an operator's action; not something to run in a loop against a large Redis.
 import { allBackups } from '../redis/backups';
 import { LocatedJob, locateJob } from '../redis/job-index';
+import { knownQueues } from '../redis/known-queues';
 import { AdminContext, JobSet, setKeys } from './context';
 import { jsonObject } from '../job/json-object';
 
@@ -107,7 +108,7 @@ export async function findJob(session: AdminContext, jid: string): Promise<Found
   if (known) return [known];
   const { redis, keys } = session;
   const found: Found[] = [];
-  for (const queue of (await redis.smembers(keys.queues)).sort())
+  for (const queue of await knownQueues(redis, keys))
     found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
   found.push(...(await findInSets(session, jid)));
   for (const { nodeId, queue } of await allBackups(redis, keys)) {

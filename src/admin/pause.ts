@@ -15,8 +15,10 @@ export async function pauseQueue(ctx: AdminContext, queue: string, mode: PauseMo
   resolveQueue(queue, 1, 'queue');
   if (!PAUSE_MODES.includes(mode)) throw new TypeError("pause mode must be 'in', 'out' or 'all'");
   // Per-queue key layout: the pause lives with the queue, so the queue must be known to be listed.
+  // Its key first: a name the layout cannot hold is refused before it joins the queue set.
+  const paused = ctx.keys.paused(queue);
   if (ctx.keys.perQueue) await ctx.redis.sadd(ctx.keys.queues, queue);
-  await ctx.redis.hset(ctx.keys.paused(queue), queue, mode);
+  await ctx.redis.hset(paused, queue, mode);
 }
 
 export async function resumeQueue(ctx: AdminContext, queue: string): Promise<void> {

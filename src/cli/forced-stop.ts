@@ -1,6 +1,7 @@
 // A second SIGINT (Ctrl-C) or SIGTERM while `nexq start` stops gracefully: exit at once, saying on
 // the terminal how many jobs stay in this node's backup lists and when they run again.
 import type { NexqNode } from '../node/node';
+import { whenBackupRunsAgain } from '../node/process-faults';
 import { backupQueuesOf } from '../redis/backups';
 
 /** How long the count may take: the user asked to stop now. */
@@ -21,11 +22,7 @@ async function jobsInBackup(node: NexqNode): Promise<number | undefined> {
 
 /** The one line a forced stop prints, e.g. `forced stop: 3 jobs left in backup, they run again ...`. */
 export async function forcedStopLine(node: NexqNode): Promise<string> {
-  const { fixedNodeId, nodeTimeout } = node.ctx.config;
-  // A generated node id never starts again: a survivor's reaper re-runs them.
-  const when = fixedNodeId
-    ? `they run again on this node's next start or within nodeTimeout (${nodeTimeout} s) on another`
-    : `another node runs them again within nodeTimeout (${nodeTimeout} s)`;
+  const when = whenBackupRunsAgain(node.ctx.config);
   const count = await jobsInBackup(node);
   if (count === 0) return 'forced stop: no job left in backup';
   if (count === undefined)
@@ -35,13 +32,15 @@ export async function forcedStopLine(node: NexqNode): Promise<string> {
 
 let forcing = false;
 
-/** Exits 130 (SIGINT) or 143 (SIGTERM) after printing the line; a third signal exits at once. */
-export function forceStop(node: NexqNode, signal: 'SIGINT' | 'SIGTERM'): void {
-  const code = signal === 'SIGINT' ? 130 : 143;
+/** Exits with `code` (130 after SIGINT, 143 after SIGTERM) after printing the line; a third signal exits at once. */
+export function forceStop(node: NexqNode, code: number): void {
   if (forcing) process.exit(code);
   forcing = true;
-  void forcedStopLine(node).then((line) => {
-    process.stderr.write(`nexq: ${line}\n`);
-    process.exit(code);
-  });
+  forcedStopLine(node).then(
+    (line) => {
+      process.stderr.write(`nexq: ${line}\n`);
+      process.exit(code);
+    },
+    () => process.exit(code), // the line is a courtesy: the user asked to stop now
+  );
 }

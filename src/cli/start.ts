@@ -15,6 +15,7 @@ import { HandlerCheckError } from '../handlers/check';
 import { Nexq } from '../nexq';
 import { checkFlags, ParsedArgs, UsageError } from './args';
 import { forceStop } from './forced-stop';
+import { handleProcessFaults } from './process-faults';
 import { LocalRedis, redisAnswers, startLocalRedis } from './local-redis';
 import { wrapHelp } from './wrap';
 import { layRedisFlagsOver, REDIS_FLAG_NAMES, REDIS_FLAGS_HELP } from './redis-flags';
@@ -153,30 +154,45 @@ export async function runStart(args: ParsedArgs): Promise<number> {
     if (err instanceof HandlerCheckError) throw new UsageError(err.message);
     throw err;
   }
+  let uninstallFaultPolicy = () => {};
   const stopped = new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = (signal: 'SIGINT' | 'SIGTERM') => {
+    /** Stops gracefully, then exits `code`; called again while it stops, exits `forced` at once. */
+    const stop = (code: number, forced: number) => {
       if (stopping) {
-        forceStop(nexq.node, signal);
+        forceStop(nexq.node, forced);
         return;
       }
       stopping = true;
-      process.stderr.write(`nexq: ${signal} received, stopping (again to stop at once)\n`);
       nexq.stop().then(
-        () => resolve(0),
+        () => resolve(code),
         () => resolve(1),
       );
     };
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => stop('SIGINT'));
+    const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+      if (!stopping) process.stderr.write(`nexq: ${signal} received, stopping (again to stop at once)\n`);
+      stop(0, signal === 'SIGINT' ? 130 : 143);
+    };
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
+    uninstallFaultPolicy = handleProcessFaults({ logger: nexq.node.ctx.logger, stop: (code) => stop(code, code) });
     // Stopped another way: TERM through Redis (exit 0), or the tree gave up (exit 1).
-    // Neither promise rejects (an exit is a reason, not an error).
-    void nexq.node.stopped.then(() => resolve(0));
-    void nexq.node.exited.then((reason) => {
-      if (!stopping && reason !== 'shutdown') resolve(1);
-    });
+    // Neither promise rejects (an exit is a reason, not an error); should one, exit 1.
+    nexq.node.stopped.then(
+      () => {
+        if (!stopping) resolve(0);
+      },
+      () => resolve(1),
+    );
+    nexq.node.exited.then(
+      (reason) => {
+        if (!stopping && reason !== 'shutdown') resolve(1);
+      },
+      () => resolve(1),
+    );
   });
   const code = await stopped;
+  uninstallFaultPolicy();
   await local?.stop();
   return code;
 }

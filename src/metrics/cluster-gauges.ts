@@ -99,17 +99,24 @@ export class ClusterGauges {
   }
 }
 
-/** Serves `registry` in Prometheus' text format; for any HTTP server's `/metrics` route. */
-export function registryHandler(registry: Registry): MetricsHandler {
+/**
+ * Serves `registry` in Prometheus' text format; for any HTTP server's `/metrics` route. Never
+ * rejects; a failed collection answers a plain 500 and its error goes to `onError` (the log), not
+ * to the scraper.
+ */
+export function registryHandler(registry: Registry, onError: (err: Error) => void): MetricsHandler {
   return async (_req, res) => {
+    let body: string;
     try {
-      const body = await registry.metrics();
-      res.writeHead(200, { 'Content-Type': registry.contentType });
-      res.end(body);
+      body = await registry.metrics();
     } catch (err) {
-      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(`metrics failed: ${(err as Error).message}\n`);
+      onError(err instanceof Error ? err : new Error(String(err)));
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('metrics failed; the server log has the details\n');
+      return;
     }
+    res.writeHead(200, { 'Content-Type': registry.contentType });
+    res.end(body);
   };
 }
 
@@ -125,5 +132,5 @@ export function clusterMetrics(source: ClusterSource): { registry: Registry; han
       this.set((await gauges.snapshot()) ? 1 : 0);
     },
   });
-  return { registry, handler: registryHandler(registry) };
+  return { registry, handler: registryHandler(registry, source.onError) };
 }

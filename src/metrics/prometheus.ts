@@ -11,6 +11,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobEventMap } from '../events/job-events';
 import type { NodeContext } from '../node/context';
+import { errorFields } from '../logger';
 import { ClusterGauges, MetricsHandler, registryHandler } from './cluster-gauges';
 
 /** Seconds; from 5 ms to 5 minutes. */
@@ -121,7 +122,9 @@ export class NodeMetrics {
   }
 
   /** Serves the registry in Prometheus' text format; for any HTTP server's `/metrics` route. */
-  readonly handler: MetricsHandler = registryHandler(this.registry);
+  readonly handler: MetricsHandler = registryHandler(this.registry, (err) =>
+    this.ctx.logger.error(`metrics: collecting failed: ${err.message}`, { actor: 'metrics', error: errorFields(err) }),
+  );
 
   /** Stops counting (the node stopped). */
   detach(): void {

@@ -2,6 +2,7 @@
 // on Node's http server, nothing else. A web dashboard can serve the same handler instead.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logger';
 import type { MetricsHandler } from './prometheus';
 
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
@@ -17,6 +18,7 @@ export async function serveMetrics(
   handler: MetricsHandler,
   port: number,
   host = DEFAULT_METRICS_HOST,
+  logger?: Logger,
 ): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -27,7 +29,14 @@ export async function serveMetrics(
         .writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
         .end('method not allowed\n');
     } else {
-      void handler(req, res);
+      // The node's handler answers its own failures (registryHandler); whatever else a handler
+      // throws or rejects with still ends in a plain 500, never an uncaught error of the process.
+      Promise.resolve()
+        .then(() => handler(req, res))
+        .catch(() => {
+          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+          res.end('metrics failed\n');
+        });
     }
   });
   await new Promise<void>((resolve, reject) => {
@@ -36,6 +45,9 @@ export async function serveMetrics(
     );
     server.listen(port, host, () => resolve());
   });
+  // Once listening, an error of the server itself (accept failing: EMFILE) must not be an uncaught
+  // 'error' event, which would end the node's process.
+  server.on('error', (err) => logger?.error(`metrics: ${err.message}`, { actor: 'metrics' }));
   const address = server.address() as AddressInfo;
   return {
     host: address.address,

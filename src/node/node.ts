@@ -10,7 +10,7 @@ import type { NexqConfig } from '../../config/defaults';
 import { JobEvents } from '../events/job-events';
 import { HandlerRegistry } from '../handlers/registry';
 import { checkHandlers } from '../handlers/check';
-import { createLogger, Logger } from '../logger';
+import { createLogger, errorFields, Logger } from '../logger';
 import { loggingMiddleware } from '../run/logging-middleware';
 // Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
 import type { NodeMetrics } from '../metrics/prometheus';
@@ -35,6 +35,7 @@ import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { reportProgress } from '../run/progress';
 import { NodeLifecycle } from './lifecycle';
+import { watchProcessFaults } from './process-faults';
 import { nodeTree } from '../../supervisors/node-tree';
 import { replaceEndedClient } from '../actors/redis-connection';
 import type { Supervisor } from '../../supervisors/supervisor';
@@ -57,10 +58,19 @@ export class NexqNode {
   /** The web dashboard, when `web` is configured. */
   web?: WebServer;
 
+  /** Ends the watch on the process' unhandled errors (./process-faults.ts) at stop. */
+  private readonly unwatchFaults: () => void;
+
   private constructor(
     readonly ctx: NodeContext,
     private readonly tree: Supervisor,
-  ) {}
+  ) {
+    this.unwatchFaults = watchProcessFaults({
+      logger: ctx.logger,
+      config: ctx.config,
+      running: () => ctx.jobs?.running.size ?? 0,
+    });
+  }
 
   static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
     const { middleware = [], logger: givenLogger, redisStartTimeout, ...config } = options;
@@ -86,7 +96,14 @@ export class NexqNode {
       clock: new Clock(),
       lifecycle: new NodeLifecycle(),
       events: new JobEvents(logger),
-      requestStop: () => void node?.stop(),
+      requestStop: () => {
+        node?.stop().catch((err: unknown) =>
+          logger.error(`stopping as asked through Redis failed: ${errorFields(err).message}`, {
+            actor: 'node',
+            error: errorFields(err),
+          }),
+        );
+      },
     };
     let node: NexqNode | undefined;
     try {
@@ -123,7 +140,7 @@ export class NexqNode {
       const tree = await Actor.start(nodeTree(ctx));
       ctx.supervisionTree = () => tree.snapshot();
       node = new NexqNode(ctx, tree);
-      void tree.exited.then((reason) => {
+      tree.watch(({ reason }) => {
         if (!isCleanExit(reason))
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
@@ -179,7 +196,7 @@ export class NexqNode {
     if (typeof option !== 'object') return;
     try {
       const { serveMetrics } = require('../metrics/server') as typeof import('../metrics/server');
-      this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host);
+      this.metricsServer = await serveMetrics(this.metrics.handler, option.port, option.host, this.ctx.logger);
     } catch (err) {
       await this.stop().catch(() => {});
       throw err;
@@ -226,6 +243,7 @@ export class NexqNode {
       // Also after QUIT: only disconnect() ends a Sentinel client's failover detector, whose
       // sentinel connections would otherwise go on retrying (and erring) after the node stopped.
       redis.disconnect();
+      this.unwatchFaults();
       logger.info('node stopped', { actor: 'node' });
       this.resolveStopped();
     })();

@@ -112,7 +112,7 @@ export class ThreadPool {
         this.batchStarted({ ids: msg.ids, threadId: msg.threadId });
       else if (msg?.type === PROGRESS && typeof msg.jid === 'string') options.onProgress?.(msg.jid, msg.value);
       else if (msg?.type === ENQUEUE && msg.port && typeof msg.bid === 'string' && Array.isArray(msg.jobs))
-        void answerEnqueue(msg.port, () => enqueueInBatch(msg.bid as string, msg.jobs as unknown[]));
+        answerEnqueue(msg.port, () => enqueueInBatch(msg.bid as string, msg.jobs as unknown[]));
     });
     const enqueueInBatch =
       options.enqueueInBatch ?? (() => Promise.reject(new Error('this node cannot enqueue into batches')));
@@ -230,7 +230,12 @@ export class ThreadPool {
     this.killed.add(thread);
     const worker = this.pool.threads.find((w) => w.threadId === thread);
     if (!worker) this.killsExited++;
-    else void worker.terminate().finally(() => this.killsExited++);
+    else {
+      const exited = () => {
+        this.killsExited++;
+      };
+      worker.terminate().then(exited, exited);
+    }
   }
 
   private settle(id: number, outcome: JobOutcome): void {
@@ -255,19 +260,26 @@ function threadFailure(err: unknown): JobError {
   return jobErrorOf(new WorkerThreadExited(err.message));
 }
 
-/** Answers a thread's `this.batch` enqueue on the port it sent, with the jids or the error. */
-async function answerEnqueue(port: MessagePort, enqueue: () => Promise<string[]>): Promise<void> {
-  let reply: EnqueueReply;
-  try {
-    reply = { ok: true, jids: await enqueue() };
-  } catch (err) {
-    const error =
-      err instanceof Error ? { class: err.name, message: err.message } : { class: 'Error', message: String(err) };
-    reply = { ok: false, error };
-  }
-  try {
-    port.postMessage(reply);
-  } finally {
-    port.close();
-  }
+/** Answers a thread's `this.batch` enqueue on the port it sent, with the jids or the error; never throws. */
+function answerEnqueue(port: MessagePort, enqueue: () => Promise<string[]>): void {
+  const answer = (reply: EnqueueReply) => {
+    try {
+      port.postMessage(reply);
+    } catch {
+      // The thread is gone: nobody is left to answer.
+    } finally {
+      port.close();
+    }
+  };
+  Promise.resolve()
+    .then(enqueue)
+    .then(
+      (jids) => answer({ ok: true, jids }),
+      (err: unknown) =>
+        answer({
+          ok: false,
+          error:
+            err instanceof Error ? { class: err.name, message: err.message } : { class: 'Error', message: String(err) },
+        }),
+    );
 }

@@ -45,21 +45,24 @@ export class AckBatcher {
     this.pending = [];
     for (const members of groupIndexes(acks, (ack) => this.keys.group(ack.queue)).values()) {
       const group = members.length === acks.length ? acks : members.map((i) => acks[i]);
-      for (let i = 0; i < group.length; i += MAX_BATCH) void this.send(group.slice(i, i + MAX_BATCH));
+      for (let i = 0; i < group.length; i += MAX_BATCH) this.send(group.slice(i, i + MAX_BATCH));
     }
   }
 
-  private async send(batch: PendingAck[]): Promise<void> {
-    try {
-      const results = await ackBatch(this.redis(), this.keys, batch);
-      batch.forEach((ack, i) => {
-        const result = results[i];
-        if (typeof result === 'number') ack.resolve(result === 1);
-        else ack.reject(new Error(result));
-      });
-    } catch (err) {
-      // The call itself failed (Redis away, a timeout): each JobRunner retries its own ack.
-      for (const ack of batch) ack.reject(err as Error);
-    }
+  private send(batch: PendingAck[]): void {
+    Promise.resolve()
+      .then(() => ackBatch(this.redis(), this.keys, batch))
+      .then(
+        (results) =>
+          batch.forEach((ack, i) => {
+            const result = results[i];
+            if (typeof result === 'number') ack.resolve(result === 1);
+            else ack.reject(new Error(result));
+          }),
+        // The call itself failed (Redis away, a timeout): each JobRunner retries its own ack.
+        (err: unknown) => {
+          for (const ack of batch) ack.reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
   }
 }

@@ -4,6 +4,7 @@
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { hashTagOf } from '../../config/redis-options';
 import { failUnansweredOnClose } from './unanswered';
+import { handleIoredisOwnCommands } from './own-commands';
 
 export type RedisClient = Redis | Cluster;
 
@@ -16,6 +17,7 @@ export function duplicateClient(client: RedisClient, overrides: Partial<RedisOpt
       ? client.duplicate([], { redisOptions: { ...client.options.redisOptions, ...overrides } })
       : client.duplicate(overrides);
   failUnansweredOnClose(copy);
+  handleIoredisOwnCommands(copy);
   return copy;
 }
 

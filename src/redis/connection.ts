@@ -7,6 +7,7 @@ import { redactRedisUrl } from '../logger';
 import { defineScripts, Scripted, ScriptedRedis } from './scripts';
 import { confirmWrites } from './wait-replicas';
 import { failUnansweredOnClose } from './unanswered';
+import { handleIoredisOwnCommands } from './own-commands';
 import { keepCommandTimerList } from './command-timer-list';
 
 export const RECONNECT_MAX_DELAY_MS = 2000;
@@ -82,6 +83,7 @@ export function connect(target: RedisTarget, overrides: RedisOptions = {}): Scri
   if (fields.commandTimeout !== undefined) keepCommandTimerList(fields.commandTimeout);
   const client = options.url ? new Redis(options.url, fields) : new Redis(fields);
   failUnansweredOnClose(client);
+  handleIoredisOwnCommands(client);
   if (options.waitReplicas) confirmWrites(client, options.waitReplicas, options.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS);
   return defineScripts(client);
 }
@@ -116,6 +118,7 @@ export function connectCluster(
     scaleReads: 'master',
   });
   failUnansweredOnClose(cluster);
+  handleIoredisOwnCommands(cluster);
   if (target.waitReplicas) {
     const replicas = target.waitReplicas;
     const timeout = target.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS;

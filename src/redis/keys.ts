@@ -80,6 +80,14 @@ export class Keys {
   }
 
   /**
+   * Whether this layout can name the keys of a queue called `queue`: any name in the shared
+   * layout; in the per-queue one a name that can be a hash tag (non-empty, no braces).
+   */
+  fits(queue: string): boolean {
+    return !this.perQueue || queueFitsTag(queue);
+  }
+
+  /**
    * The group of queues whose keys may meet in one script call: every queue in the shared layout
    * (''), each queue alone in the per-queue layout (its name).
    */
@@ -312,9 +320,13 @@ export class Keys {
   }
 }
 
-/** A queue name that can be a hash tag: no braces (a brace would end or move the tag). */
+/** A queue name that can be a hash tag: non-empty, no braces (a brace would end or move the tag). */
+function queueFitsTag(queue: string): boolean {
+  return queue !== '' && !/[{}]/.test(queue);
+}
+
 function checkQueue(queue: string): string {
-  if (queue === '' || /[{}]/.test(queue)) {
+  if (!queueFitsTag(queue)) {
     throw new KeyLayoutError(
       `queue name ${JSON.stringify(queue)} cannot be used in the per-queue key layout: it must be non-empty and without braces`,
     );

@@ -4,8 +4,13 @@
 import type { RedisClient } from './client';
 import type { JobSet, Keys } from './keys';
 
+/**
+ * The known queues, sorted. A member of the set the key layout cannot name keys for (a braced name
+ * in the per-queue layout, added before nexq refused them) holds no job and is left out: one such
+ * name must not stop every reader of the set (the scheduler, the dashboard) for every queue.
+ */
 export async function knownQueues(redis: RedisClient, keys: Keys, extra: Iterable<string> = []): Promise<string[]> {
-  return [...new Set([...(await redis.smembers(keys.queues)), ...extra])].sort();
+  return [...new Set([...(await redis.smembers(keys.queues)), ...extra])].filter((q) => keys.fits(q)).sort();
 }
 
 /** Every key of `set` (one in the shared layout, one per known queue in the per-queue layout). */

@@ -84,8 +84,10 @@ export class ResultWaiter {
       });
       this.subscriber = subscriber;
       this.subscribed = subscriber.subscribe(this.keys.resultChannel);
-      // A failed subscription is tried again by the next waitFor.
-      this.subscribed.catch(() => this.subscriber === subscriber && void this.close());
+      // A failed subscription is tried again by the next waitFor (close() never rejects).
+      this.subscribed.catch(async () => {
+        if (this.subscriber === subscriber) await this.close();
+      });
     }
     return this.subscribed;
   }

@@ -481,6 +481,9 @@ export async function failJob(client: RedisClient, jobIndex: string, e: FailEntr
  */
 export async function queueSet(client: RedisClient, keys: Keys, queues: string[]): Promise<string[]> {
   if (!keys.perQueue) return [keys.queues];
+  // A name the layout cannot hold is refused before it joins the set: every reader of the set
+  // builds its keys.
+  for (const queue of queues) keys.queue(queue);
   await client.sadd(keys.queues, ...queues);
   return [];
 }

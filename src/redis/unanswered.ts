@@ -6,12 +6,15 @@
 //
 // It reads ioredis 5's own queue of such commands (`prevCommandQueue`, filled when a ready
 // connection closes); test/redis/unanswered.test.ts checks that it still does.
+//
+// A command whose caller no longer waits for it (nothing handles its promise) is dropped as ioredis
+// would drop it: failing it must not make it an unhandled rejection, which ends the process.
 import Redis, { Cluster } from 'ioredis';
 
 export const UNANSWERED_MESSAGE = 'the connection closed before Redis answered: the command may or may not have run';
 
 interface Pending {
-  command: { reject(err: Error): void };
+  command: { promise: Promise<unknown>; reject(err: Error): void };
 }
 
 interface Internals {
@@ -32,6 +35,9 @@ export function failUnansweredOnClose(client: Redis | Cluster): void {
     const queue = (client as unknown as Internals).prevCommandQueue;
     if (!queue) return;
     const err = new Error(UNANSWERED_MESSAGE);
-    for (let item = queue.shift(); item; item = queue.shift()) item.command.reject(err);
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      item.command.promise.catch(() => {}); // whoever awaits it still gets `err`
+      item.command.reject(err);
+    }
   });
 }

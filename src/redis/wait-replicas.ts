@@ -111,11 +111,16 @@ export function confirmWrites(client: Redis, replicas: number, timeoutMs: number
 
   /** INFO replication then WAIT, pipelined on one socket; a second WAIT when INFO asks for more. */
   const confirm = async (): Promise<Error | undefined> => {
-    const info = send(new Command('info', ['replication'], { replyEncoding: 'utf8' })) as Promise<string>;
     const asked = knownNeed(replid, replicas);
-    let acked = Number(await send(new Command('wait', [asked, timeoutMs])));
-    // (A demoted master refuses WAIT itself: "WAIT cannot be used with replica instances".)
-    const state = parseReplication(await info);
+    // Both awaited together: should the WAIT fail first (a timeout, a closed connection, a demoted
+    // master refusing it: "WAIT cannot be used with replica instances"), the INFO's failure is
+    // handled too, not left to end the process as an unhandled rejection.
+    const [text, first] = await Promise.all([
+      send(new Command('info', ['replication'], { replyEncoding: 'utf8' })) as Promise<string>,
+      send(new Command('wait', [asked, timeoutMs])),
+    ]);
+    let acked = Number(first);
+    const state = parseReplication(text);
     replid = state.replid;
     const needed = replicasNeeded(state, replicas);
     if (acked < needed && asked < needed) acked = Number(await send(new Command('wait', [needed, timeoutMs])));

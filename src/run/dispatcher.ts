@@ -11,6 +11,7 @@ import { MiddlewarePipeline } from './middleware';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import { buryUnreadable } from './bury-unreadable';
+import { errorFields } from '../logger';
 import type { RunningJob } from './running-jobs';
 
 /** What the dispatcher tells the manager (through its mailbox: the manager may have restarted). */
@@ -62,10 +63,17 @@ export class Dispatcher {
       onThreadDone: () => this.exited(entry, () => running.freeSlot(entry)),
     });
     running.attach(entry, worker);
-    void worker.exited.then((reason) => {
-      worker.reportExit();
-      if (reason === 'killed') this.events.reclaim(queue);
-    });
+    worker.exited
+      .then((reason) => {
+        worker.reportExit();
+        if (reason === 'killed') this.events.reclaim(queue);
+      })
+      .catch((err: unknown) =>
+        ctx.logger.error(`after the runner of job ${job.jid} exited: ${errorFields(err).message}`, {
+          actor: 'manager',
+          error: errorFields(err),
+        }),
+      );
     try {
       await supervisor.startChild({
         id: job.jid,

@@ -187,7 +187,7 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
     }
     if (this.#stopRequest === undefined) {
       this.#stopRequest = reason;
-      if (!this.#draining && this.#state === 'running') void this.#runTermination(reason);
+      if (!this.#draining && this.#state === 'running') this.#background(this.#runTermination(reason));
     }
     let timer: NodeJS.Timeout | undefined;
     if (Number.isFinite(timeoutMs)) {
@@ -225,7 +225,7 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
     }
     if (!this.#stateIs('starting')) throw new ActorExitedError(this.name, this.#exitReason); // killed during init
     this.#state = 'running';
-    if (this.#stopRequest !== undefined) void this.#runTermination(this.#stopRequest);
+    if (this.#stopRequest !== undefined) this.#background(this.#runTermination(this.#stopRequest));
     else this.#kick();
   }
 
@@ -237,8 +237,17 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
   #kick(): void {
     if (!this.#draining && this.#state === 'running') {
       this.#draining = true;
-      void this.#drain();
+      this.#background(this.#drain());
     }
+  }
+
+  /**
+   * The mailbox loop and the termination run on their own; both catch what the actor's code throws.
+   * Should one still fail (a monitor's callback threw), the actor exits with that error as its
+   * reason, as on a crash, rather than leave a rejection no one handles.
+   */
+  #background(step: Promise<void>): void {
+    step.catch((err: unknown) => this.kill(err));
   }
 
   async #drain(): Promise<void> {

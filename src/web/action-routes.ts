@@ -34,7 +34,7 @@ export const ACTION_ROUTES: Route[] = [
     method: 'POST',
     path: /^\/queues\/([^/]+)\/clear$/,
     handler: async (ctx, [q]) => {
-      const queue = queueParam(q);
+      const queue = queueParam(ctx, q);
       return { queue, deleted: await clearQueue(ctx, queue) };
     },
   },

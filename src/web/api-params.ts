@@ -31,15 +31,22 @@ export interface Route {
 
 export const MAX_BULK = 1000;
 
+/** A count parameter, from 1 to `max` (0 would ask Redis for nothing, or in LRANGE's terms for all). */
 export function count(query: URLSearchParams, name: string, fallback: number, max: number): number {
   const text = query.get(name);
   if (text === null) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) > max) throw new ApiError(400, `${name} must be a whole number up to ${max}`);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max)
+    throw new ApiError(400, `${name} must be a whole number from 1 to ${max}`);
   return Number(text);
 }
 
-export function queueParam(text: string): string {
+export function queueParam(ctx: AdminContext, text: string): string {
   if (!isQueueName(text)) throw new ApiError(400, `queue name ${JSON.stringify(text)} is not valid`);
+  if (!ctx.keys.fits(text))
+    throw new ApiError(
+      400,
+      `queue name ${JSON.stringify(text)} cannot be used in the per-queue key layout (no braces)`,
+    );
   return text;
 }
 

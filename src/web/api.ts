@@ -50,7 +50,8 @@ async function job(ctx: AdminContext, [jid]: string[]) {
   };
 }
 
-const ROUTES: Route[] = [
+/** Every route of the API, below `/api` (exported for the tests that fuzz each one). */
+export const API_ROUTES: readonly Route[] = [
   ...LIST_ROUTES,
   ...ACTION_ROUTES,
   ...BATCH_ROUTES,
@@ -61,7 +62,7 @@ const ROUTES: Route[] = [
   {
     method: 'POST',
     path: /^\/queues\/([^/]+)\/resume$/,
-    handler: async (ctx, [q]) => (await resumeQueue(ctx, queueParam(q)), { queue: q, paused: null }),
+    handler: async (ctx, [q]) => (await resumeQueue(ctx, queueParam(ctx, q)), { queue: q, paused: null }),
   },
   { method: 'POST', path: /^\/sets\/([^/]+)\/retry$/, handler: bulk('retry') },
   { method: 'POST', path: /^\/sets\/([^/]+)\/delete$/, handler: bulk('delete') },
@@ -75,7 +76,7 @@ const ROUTES: Route[] = [
 ];
 
 async function pause(ctx: AdminContext, [q]: string[], _: URLSearchParams, body: unknown) {
-  const queue = queueParam(q);
+  const queue = queueParam(ctx, q);
   const mode = (bodyField(body, 'mode') ?? 'all') as PauseMode;
   if (!PAUSE_MODES.includes(mode)) throw new ApiError(400, 'mode must be in, out or all');
   await pauseQueue(ctx, queue, mode);
@@ -106,7 +107,7 @@ export async function handleApi(
   query: URLSearchParams,
   body: unknown,
 ): Promise<ApiResult> {
-  const matching = ROUTES.filter((r) => r.path.test(path));
+  const matching = API_ROUTES.filter((r) => r.path.test(path));
   if (matching.length === 0) throw new ApiError(404, `no API at ${path}`);
   const route = matching.find((r) => r.method === method);
   if (!route)

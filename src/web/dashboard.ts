@@ -9,10 +9,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminContext } from '../admin/context';
 import type { Logger } from '../logger';
-import { ApiError, handleApi } from './api';
+import { handleApi } from './api';
 import { dashboardAssets } from './assets';
 import { originAllowed } from './origin';
-import { readJsonBody, send, sendJson } from './respond';
+import { readJsonBody, send, sendFailure, sendJson } from './respond';
+import { requestUrl } from './request-url';
 
 export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
@@ -51,7 +52,7 @@ function locate(
   // Express and Connect strip their mount path from req.url and keep the whole one in originalUrl.
   const original = (req as { originalUrl?: unknown }).originalUrl;
   if (url.pathname === '/' && typeof original === 'string') {
-    const whole = new URL(original, 'http://dashboard');
+    const whole = requestUrl(original);
     // One leading slash: `//host/...` would send the browser to another site.
     const at = whole.pathname.replace(/^\/+/, '/');
     if (!at.endsWith('/')) return { redirect: `${at}/${whole.search}` };
@@ -92,22 +93,30 @@ export function createDashboard(options: DashboardOptions): DashboardHandler {
     }
   }
 
+  // Never rejects: whatever a request holds, it is answered here (the servers around it add no catch
+  // of their own that a stack could leak through).
   return async (req, res, mountPath = '') => {
-    const url = new URL(req.url ?? '/', 'http://dashboard');
-    const place = locate(req, url, normalizeMountPath(mountPath));
-    if (!place) return false;
-    if ('redirect' in place) {
-      send(res, 308, 'text/plain; charset=utf-8', `see ${place.redirect}\n`, { Location: place.redirect });
+    const mount = normalizeMountPath(mountPath);
+    let url: URL;
+    try {
+      url = requestUrl(req.url);
+    } catch (err) {
+      if (mount !== '') return false; // not a path, so not one under the mount point: the app's
+      sendFailure(res, err, `${req.method ?? '?'} request`, options.logger);
       return true;
     }
+    let path = url.pathname;
     try {
+      const place = locate(req, url, mount);
+      if (!place) return false;
+      if ('redirect' in place) {
+        send(res, 308, 'text/plain; charset=utf-8', `see ${place.redirect}\n`, { Location: place.redirect });
+        return true;
+      }
+      path = place.path;
       await route(req, res, place.path, url);
     } catch (err) {
-      const status = err instanceof ApiError ? err.status : 500;
-      if (status === 500)
-        options.logger?.error(`web: ${req.method} ${place.path} failed: ${(err as Error).message}`, { actor: 'web' });
-      if (!res.headersSent) sendJson(res, status, { error: (err as Error).message });
-      else res.destroy();
+      sendFailure(res, err, `${req.method ?? '?'} ${path}`, options.logger);
     }
     return true;
   };

@@ -5,6 +5,7 @@
 // any route. Typed by shape, so nexq does not depend on Fastify.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DashboardMountOptions, nexqDashboard } from './mount';
+import { sendFailure } from './respond';
 
 interface FastifyRequestLike {
   raw: IncomingMessage;
@@ -32,7 +33,10 @@ export function nexqFastify(
     fastify.addContentTypeParser('*', (_req, _payload, done) => done(null));
     const route = async (request: FastifyRequestLike, reply: FastifyReplyLike) => {
       reply.hijack();
-      const answered = await dashboard.serve(request.raw, reply.raw, fastify.prefix);
+      const answered = await dashboard.serve(request.raw, reply.raw, fastify.prefix).catch((err: unknown) => {
+        sendFailure(reply.raw, err, `${request.raw.method ?? '?'} request`, options.logger);
+        return true;
+      });
       if (!answered) reply.raw.writeHead(404).end();
     };
     fastify.all('/', route);

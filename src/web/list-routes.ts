@@ -39,7 +39,7 @@ export const LIST_ROUTES: Route[] = [
     method: 'GET',
     path: /^\/queues\/([^/]+)$/,
     handler: async (ctx, [q], query) => {
-      const queue = queueParam(q);
+      const queue = queueParam(ctx, q);
       const [size, page] = await Promise.all([
         ctx.redis.llen(ctx.keys.queue(queue)),
         searchQueue(ctx, queue, filterOf(query), count(query, 'limit', 50, 1000), cursorOf(query)),

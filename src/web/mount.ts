@@ -17,7 +17,7 @@ import { checkSlotsOn, defineScripts, ScriptedRedis } from '../redis/scripts';
 import { Registry } from '../runtime';
 import { clusterMetrics } from '../metrics/cluster-gauges';
 import { createDashboard, DashboardHandler, MetricsHandler } from './dashboard';
-import { sendJson } from './respond';
+import { sendFailure, sendJson } from './respond';
 
 export interface DashboardMountOptions extends Pick<NexqConfig, 'namespace' | 'queues' | 'timestamps' | 'dialect'> {
   /** A redis:// URL, ioredis options (as nexq's `redis` option), or an ioredis client to copy. */
@@ -93,7 +93,8 @@ export function nexqDashboard(options: DashboardMountOptions): NexqDashboard {
         if (next) next();
         else sendJson(res, 404, { error: 'not found' });
       },
-      (err: unknown) => (next ? next(err) : res.destroy()),
+      // Not handed to `next`: an app's default error handler (Express') would show the stack.
+      (err: unknown) => sendFailure(res, err, `${req.method ?? '?'} request`, options.logger),
     );
   };
   return Object.assign(handler, {

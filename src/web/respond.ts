@@ -1,7 +1,10 @@
-// How the dashboard answers: the security headers on every response, JSON and asset bodies, and the
-// request body of an action, read with a size cap.
+// How the dashboard answers: the security headers on every response, JSON and asset bodies, the
+// request body of an action, read with a size cap, and a request that failed: a 4xx says what was
+// wrong with it, a 500 says nothing of nexq's insides (no stack, no Redis error, no script sha),
+// whose detail goes to the log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from './api';
+import { errorFields, Logger } from '../logger';
+import { ApiError } from './api-params';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -40,10 +43,15 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (req.readableEnded && typeof parsed === 'object' && parsed !== null) return parsed;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'request body too large');
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) throw new ApiError(413, 'request body too large');
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(400, 'the request body could not be read'); // the client went away mid-body
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return {};
@@ -52,4 +60,25 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   } catch {
     throw new ApiError(400, 'request body must be JSON');
   }
+}
+
+/** What a 500 says: the log has the rest. */
+export const INTERNAL_ERROR = 'internal error; the server log has the details';
+
+/**
+ * Answers a request that failed with `err`: an ApiError with its status and message, anything else
+ * with a plain 500 and the error logged with its stack. Once the answer has begun, the connection is
+ * cut instead (a half-sent body must not look complete).
+ */
+export function sendFailure(res: ServerResponse, err: unknown, what: string, logger: Logger | undefined): void {
+  const status = err instanceof ApiError ? err.status : 500;
+  if (status >= 500) {
+    const error = errorFields(err);
+    logger?.error(`web: ${what} failed: ${error.message}`, { actor: 'web', error });
+  }
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, status, { error: status >= 500 ? INTERNAL_ERROR : (err as ApiError).message });
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../logger';
 import { BasicAuth } from './auth';
 import { createDashboard, MetricsHandler } from './dashboard';
 import { hostAllowed } from './origin';
-import { sendJson } from './respond';
+import { sendFailure, sendJson } from './respond';
 
 export type { MetricsHandler } from './dashboard';
 
@@ -49,7 +49,9 @@ export class WebServer {
       } else if (auth && !auth.allows(req)) {
         sendJson(res, 401, { error: 'authentication required' }, { 'WWW-Authenticate': BasicAuth.challenge });
       } else {
-        void dashboard(req, res);
+        dashboard(req, res).catch((err: unknown) =>
+          sendFailure(res, err, `${req.method ?? '?'} request`, options.logger),
+        );
       }
     });
 
@@ -60,6 +62,9 @@ export class WebServer {
         resolve();
       });
     });
+    // Once listening, an error of the server itself (accept failing: EMFILE) must not be an
+    // uncaught 'error' event, which would end the node's process.
+    server.on('error', (err) => options.logger?.error(`web: ${err.message}`, { actor: 'web' }));
     const web = new WebServer(server, host, (server.address() as AddressInfo).port);
     options.logger?.info(`web dashboard on ${web.url}${auth ? ' (basic auth)' : ''}`, { actor: 'web' });
     return web;

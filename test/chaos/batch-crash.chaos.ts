@@ -9,7 +9,7 @@ import { freshNamespace } from '../support/global-hooks';
 import { sleep, waitFor } from '../support/node';
 import { fixturesJobs } from '../support/paths';
 import { RedisServer } from '../support/redis-server';
-import { kill9, NodeProcess, startNodeProcess, stopGracefully } from './cluster';
+import { expectAlive, kill9, NodeProcess, startNodeProcess, stopGracefully } from './cluster';
 
 const JOBS = 300;
 
@@ -74,6 +74,7 @@ describe('chaos: a batch over 3 nodes, one killed -9', function () {
       expect(events.every((e: { bid: string }) => e.bid === batch.bid)).to.equal(true);
       expect(await batch.status()).to.include({ total: JOBS, pending: 0, failed: 0 });
       await producer.stop();
+      expectAlive(nodes.slice(1));
       for (const node of nodes.slice(1)) expect(await stopGracefully(node)).to.equal(0);
     });
   }

@@ -14,7 +14,7 @@ import { freshNamespace, sharedRedis } from '../support/global-hooks';
 import { sleep, TEST_KEY_LAYOUT, waitFor } from '../support/node';
 import { fixturesJobs } from '../support/paths';
 import { requireTool } from '../support/required-tool';
-import { NodeProcess, startNodeProcess, stopGracefully } from './cluster';
+import { expectAlive, NodeProcess, startNodeProcess, stopGracefully } from './cluster';
 
 const FAKETIME_LIBS = ['x86_64-linux-gnu', 'aarch64-linux-gnu'].map((a) => `/usr/lib/${a}/faketime/libfaketimeMT.so.1`);
 const faketimeLib = () => FAKETIME_LIBS.find((file) => existsSync(file));
@@ -122,6 +122,7 @@ for (const skew of ['+45s', '-45s']) {
     });
 
     after(async () => {
+      expectAlive([...nodes, ...healthy]);
       for (const node of [...nodes, ...healthy]) await stopGracefully(node);
       nodes = [];
       healthy = [];
@@ -171,10 +172,12 @@ for (const skew of ['+45s', '-45s']) {
       );
       const offset = await scrape(metricsPort, 'nexq_clock_offset_seconds');
       expect(offset).to.be.within(skew.startsWith('+') ? -46 : 44, skew.startsWith('+') ? -44 : 46);
+      expectAlive([...nodes, ...healthy]);
     });
 
     describe('the skewed node alone', () => {
       before(async () => {
+        expectAlive(healthy);
         for (const node of healthy) await stopGracefully(node);
         healthy = [];
       });

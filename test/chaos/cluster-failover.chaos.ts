@@ -10,6 +10,7 @@ import { captureLogs } from '../support/capture-logs';
 import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { clusterPerTest } from '../support/redis-cluster';
+import { expectApartWorking, kill9, NodeProcess, startApartNode } from './cluster';
 
 const JOBS = 10_000;
 const AFTER_FAILOVER = 300;
@@ -19,6 +20,13 @@ const QUEUES = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'];
 
 describe('chaos: Redis Cluster failover', function () {
   const t = useNodes(); // the fixtures record into the shared single Redis, which does not fail over
+  let apart: NodeProcess | undefined;
+  // Registered before the cluster's hooks, so the node apart goes before its cluster does.
+  afterEach(async function () {
+    this.timeout(60_000);
+    if (apart) await kill9(apart);
+    apart = undefined;
+  });
   const cluster = clusterPerTest();
 
   it('kill -9 of the master of a queue mid-run: no confirmed job lost, the nodes resume by themselves', async () => {
@@ -38,6 +46,7 @@ describe('chaos: Redis Cluster failover', function () {
       });
     const nodes = [await node(), await node()];
     const producer = await t.start({ redis, namespace, logger: logs.logger, mode: 'enqueuer' });
+    apart = await startApartNode({ redis, namespace });
 
     const confirmed = new Set<string>();
     const confirmedAfterFailover = new Set<string>();
@@ -106,8 +115,8 @@ describe('chaos: Redis Cluster failover', function () {
     expect(await setup.masterOf(keys.queue('q1'))).to.equal(promoted);
     expect(nodes.every((n) => n.node.ctx.keys.perQueue)).to.equal(true);
     expect(
-      nodes.every((n) => n.node.running),
-      'both nodes still running',
+      nodes.every((n) => n.node.running) && producer.node.running,
+      'both nodes and the producer still running',
     ).to.equal(true);
     // A duplicate is a job in flight at the failover run again, or one of a refused chunk that had landed.
     expect(duplicates).to.be.at.most(nodes.length * QUEUES.length * CONCURRENCY + refusedJobs);
@@ -117,5 +126,11 @@ describe('chaos: Redis Cluster failover', function () {
     const queued = async () =>
       (await Promise.all(QUEUES.map((q) => producer.node.ctx.redis.llen(keys.queue(q))))).reduce((a, b) => a + b, 0);
     await waitFor(async () => (await queued()) === 0, 60_000, 'the queues on the new master to empty');
+    const ranApart = t.out('apart');
+    await expectApartWorking(
+      apart,
+      (queue) => producer.enqueue(queue, 'Tally', [t.url, ranApart]),
+      async () => (await t.redis.llen(ranApart)) === 1,
+    );
   });
 });

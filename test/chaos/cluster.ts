@@ -2,6 +2,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { NexqStartOptions } from '../../src/nexq';
+import { expect } from 'chai';
+import { waitFor } from '../support/node';
+import { fixturesJobs } from '../support/paths';
 
 export interface NodeProcess {
   nodeId: string;
@@ -31,6 +34,18 @@ export async function startNodeProcess(options: NexqStartOptions, env: NodeJS.Pr
   return { nodeId, child, output: () => output, stdout: () => stdout };
 }
 
+/**
+ * Fails unless every one of `nodes` is still running: a node process that exited by itself (an
+ * unhandled rejection ends one) is named with its output, which says why.
+ */
+export function expectAlive(nodes: NodeProcess[]): void {
+  for (const node of nodes) {
+    const { exitCode, signalCode } = node.child;
+    if (exitCode !== null || signalCode !== null)
+      throw new Error(`node process ${node.nodeId} exited (code ${exitCode}, signal ${signalCode}):\n${node.output()}`);
+  }
+}
+
 export async function kill9(node: NodeProcess): Promise<void> {
   if (node.child.exitCode !== null || node.child.signalCode !== null) return;
   const exited = new Promise((resolve) => node.child.once('exit', resolve));
@@ -43,4 +58,41 @@ export async function stopGracefully(node: NodeProcess): Promise<number | null> 
   const exited = new Promise<number | null>((resolve) => node.child.once('exit', resolve));
   node.child.kill('SIGTERM');
   return exited;
+}
+
+/** The queue an apart node (below) serves alone. */
+export const APART_QUEUE = 'apart';
+
+/**
+ * A node in a process of its own beside a test's in-process nodes, with the same Redis option, on
+ * a queue of its own (so the test's counts are its nodes' alone): a rejection nothing handles ends
+ * this process as it ends a node in production, where in the test's own process the global hooks
+ * fail the test instead. Its connections (main, idle wait, cancel subscriber) live through it all.
+ */
+export function startApartNode(options: NexqStartOptions): Promise<NodeProcess> {
+  return startNodeProcess({
+    jobsDir: fixturesJobs,
+    logLevel: 'warn',
+    heartbeatInterval: 1,
+    pollTimeout: 20,
+    threads: 1,
+    ...options,
+    queues: [{ name: APART_QUEUE, concurrency: 2 }],
+  });
+}
+
+/**
+ * At a test's end: the apart node still runs and still works (a job `enqueue` sends to its queue
+ * runs, which `ran` tells), then stops cleanly.
+ */
+export async function expectApartWorking(
+  apart: NodeProcess,
+  enqueue: (queue: string) => Promise<unknown>,
+  ran: () => Promise<boolean>,
+): Promise<void> {
+  expectAlive([apart]);
+  await enqueue(APART_QUEUE);
+  await waitFor(ran, 30_000, 'a job on the apart node to run');
+  expectAlive([apart]);
+  expect(await stopGracefully(apart), apart.output()).to.equal(0);
 }

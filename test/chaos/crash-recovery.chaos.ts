@@ -9,7 +9,7 @@ import { freshNamespace } from '../support/global-hooks';
 import { waitFor } from '../support/node';
 import { fixturesJobs } from '../support/paths';
 import { RedisServer } from '../support/redis-server';
-import { kill9, NodeProcess, startNodeProcess, stopGracefully } from './cluster';
+import { expectAlive, kill9, NodeProcess, startNodeProcess, stopGracefully } from './cluster';
 
 const JOBS = 5000;
 const CONCURRENCY = 10;
@@ -113,6 +113,7 @@ describe('chaos: no job lost', function () {
     // A victim killed with an empty backup list leaves nothing to recover: its entry goes when a
     // survivor reaps it, after nodeTimeout, maybe after every job already ran.
     await waitFor(async () => (await redis.zcard(keys.nodes)) === 2, 30_000, 'the killed node to leave the node list');
+    expectAlive(nodes.slice(1));
     for (const node of nodes.slice(1)) expect(await stopGracefully(node)).to.equal(0);
     expect(await redis.llen(keys.queue('default'))).to.equal(0);
   });
@@ -142,6 +143,7 @@ describe('chaos: no job lost', function () {
         0,
       );
     await waitFor(async () => (await inBackup()) === 0, 60_000, 'every ack to land');
+    expectAlive(nodes);
     for (const node of nodes) expect(await stopGracefully(node)).to.equal(0);
     for (const key of await redis.keys(`${ns}:queue:*`)) expect(await redis.llen(key), key).to.equal(0);
   });

@@ -10,7 +10,15 @@ async function main(): Promise<void> {
   const options = JSON.parse(process.env.NEXQ_CHAOS_OPTIONS ?? '{}');
   const nexq = await Nexq.start(options);
   process.stdout.write(`ready ${nexq.node.ctx.config.nodeId}\n`);
-  process.once('SIGTERM', () => void nexq.stop().then(() => process.exit(0)));
+  process.once('SIGTERM', () => {
+    nexq.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`node-process: stop failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  });
   createInterface({ input: process.stdin }).on('line', (line) => {
     const job = JSON.parse(line) as { queue: string; class: string; args: unknown[]; in?: number; options?: object };
     const enqueued =

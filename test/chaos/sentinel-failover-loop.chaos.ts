@@ -16,6 +16,7 @@ import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { SentinelSetup } from '../support/redis-sentinel';
 import { askRedis } from '../support/redis-server';
+import { expectApartWorking, kill9, NodeProcess, startApartNode } from './cluster';
 
 const ROUNDS = Number(process.env.NEXQ_CHAOS_FAILOVER_ROUNDS ?? 2);
 const WAIT_REPLICAS = Number(process.env.NEXQ_CHAOS_WAIT_REPLICAS ?? 1);
@@ -36,6 +37,7 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
   this.timeout(ROUNDS * 150_000 + 300_000);
   const t = useNodes();
   let setup: SentinelSetup;
+  let apart: NodeProcess | undefined;
 
   beforeEach(async function () {
     this.timeout(60_000);
@@ -47,6 +49,8 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
 
   afterEach(async function () {
     this.timeout(60_000);
+    if (apart) await kill9(apart);
+    apart = undefined;
     await (setup as SentinelSetup | undefined)?.stop();
   });
 
@@ -71,6 +75,7 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
     };
     const nodes = [await node(), await node()];
     const producer = await t.start({ redis, logger: logs.logger, mode: 'enqueuer' });
+    apart = await startApartNode({ redis, namespace: t.ns });
 
     const confirmed = new Map<string, number>(); // jid -> when confirmed
     const confirmations: number[] = [];
@@ -115,13 +120,18 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
       switches.push({ round, kind, start, end: Date.now() });
       console.log(`      round ${round} ${kind} done in ${Date.now() - start} ms`);
     };
-    for (let round = 1; round <= ROUNDS; round++) {
-      await at(round, 'forced', () => setup.failover());
-      await at(round, 'kill -9', () => setup.killMaster());
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        await at(round, 'forced', () => setup.failover());
+        await at(round, 'kill -9', () => setup.killMaster());
+      }
+      await waitFor(() => Date.now() - confirmations.at(-1)! < 100, 60_000, 'writes after the last switch');
+      await sleep(2000);
+    } finally {
+      // Also when a round failed: the loops end with the test, not after it (when its Redis is gone).
+      run.producing = false;
+      await Promise.allSettled([production, counting]);
     }
-    await waitFor(() => Date.now() - confirmations.at(-1)! < 100, 60_000, 'writes after the last switch');
-    await sleep(2000);
-    run.producing = false;
     await Promise.all([production, counting]);
 
     // Lost: confirmed and never run. Counted (and attributed to the switch it was confirmed in)
@@ -179,5 +189,11 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
     const after = t.out('after');
     await producer.enqueue('loop', 'Tally', [t.url, after]);
     await waitFor(async () => (await t.redis.llen(after)) === 1, 30_000, 'a job enqueued after the loop to run');
+    const ranApart = t.out('apart');
+    await expectApartWorking(
+      apart,
+      (queue) => producer.enqueue(queue, 'Tally', [t.url, ranApart]),
+      async () => (await t.redis.llen(ranApart)) === 1,
+    );
   });
 });

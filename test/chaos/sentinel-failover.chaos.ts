@@ -9,6 +9,7 @@ import { captureLogs } from '../support/capture-logs';
 import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { SentinelSetup } from '../support/redis-sentinel';
+import { expectApartWorking, kill9, NodeProcess, startApartNode } from './cluster';
 
 const JOBS = 3000;
 const AFTER_FAILOVER = 300;
@@ -19,6 +20,7 @@ describe('chaos: Sentinel failover', function () {
   const t = useNodes(); // the fixtures record into the shared Redis, which does not fail over
   let setup: SentinelSetup;
   let data: Redis | undefined;
+  let apart: NodeProcess | undefined;
 
   beforeEach(async function () {
     this.timeout(60_000);
@@ -27,6 +29,8 @@ describe('chaos: Sentinel failover', function () {
 
   afterEach(async function () {
     this.timeout(60_000);
+    if (apart) await kill9(apart);
+    apart = undefined;
     data?.disconnect();
     await (setup as SentinelSetup | undefined)?.stop(); // unset when beforeEach failed
   });
@@ -50,6 +54,7 @@ describe('chaos: Sentinel failover', function () {
       });
     const nodes = [await node(), await node()];
     const producer = await t.start({ redis, logger: logs.logger, mode: 'enqueuer' });
+    apart = await startApartNode({ redis, namespace: t.ns });
 
     const confirmed = new Set<string>();
     const confirmedAfterFailover = new Set<string>();
@@ -96,8 +101,8 @@ describe('chaos: Sentinel failover', function () {
     );
     expect(to).to.not.equal(from);
     expect(
-      nodes.every((n) => n.node.running),
-      'both nodes still running',
+      nodes.every((n) => n.node.running) && producer.node.running,
+      'both nodes and the producer still running',
     ).to.equal(true);
     if (process.env.NEXQ_TEST_LOGS) console.log(logs.text());
     expect(logs.text()).to.include(`redis sentinel master \\"${setup.name}\\" via 127.0.0.1:`); // JSON lines
@@ -107,5 +112,11 @@ describe('chaos: Sentinel failover', function () {
     const queued = async () =>
       (await Promise.all(QUEUES.map((q) => data!.llen(t.keys.queue(q))))).reduce((a, b) => a + b, 0);
     await waitFor(async () => (await queued()) === 0, 30_000, 'the queues on the new master to empty');
+    const ranApart = t.out('apart');
+    await expectApartWorking(
+      apart,
+      (queue) => producer.enqueue(queue, 'Tally', [t.url, ranApart]),
+      async () => (await t.redis.llen(ranApart)) === 1,
+    );
   }
 });

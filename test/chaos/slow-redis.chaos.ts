@@ -11,7 +11,7 @@ import { freshNamespace } from '../support/global-hooks';
 import { sleep } from '../support/node';
 import { fixturesJobs } from '../support/paths';
 import { RedisServer } from '../support/redis-server';
-import { NodeProcess, startNodeProcess, stopGracefully, kill9 } from './cluster';
+import { expectAlive, NodeProcess, startNodeProcess, stopGracefully, kill9 } from './cluster';
 import { everyConfirmedJobRan } from './confirmed-runs';
 
 const JOBS = 3000;
@@ -91,6 +91,7 @@ describe('chaos: a slow Redis', function () {
     finished.abort();
     await stalling;
     // Acks may still wait out a stall: let them land before the stop (which would requeue them).
+    expectAlive(nodes);
     for (const node of nodes) expect(await stopGracefully(node)).to.equal(0);
     const logged = nodes.map((n) => n.output()).join('');
     console.log(

@@ -162,7 +162,9 @@ describe('Prometheus metrics', () => {
   it('serves the same metrics from any HTTP server through metrics.handler', async () => {
     const node = await t.start();
     const { handler } = node.metrics; // read now: metrics count from their first use
-    const server = http.createServer((req, res) => void handler(req, res));
+    const server = http.createServer((req, res) => {
+      Promise.resolve(handler(req, res)).catch(() => res.destroy());
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       await node.enqueue('default', 'Fail', ['x'], { retry: 0 });

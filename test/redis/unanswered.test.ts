@@ -32,4 +32,23 @@ describe('commands a closed connection never answered', () => {
       admin.disconnect();
     }
   });
+
+  it('fail without an unhandled rejection when nobody waits for them (the global hooks would fail this test)', async () => {
+    const client = connectTarget(sharedRedis().url);
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      const closed = new Promise((resolve) => client.once('close', resolve));
+      // Sent, its promise dropped at once, as by a caller that stopped listening; then the socket
+      // goes before any reply can have been read.
+      // eslint-disable-next-line @typescript-eslint/no-floating-promises -- what the test is about
+      client.blpop(`unanswered:${Date.now()}`, 15);
+      (client as unknown as { stream: { destroy(): void } }).stream.destroy();
+      await closed;
+      await new Promise((resolve) => setImmediate(resolve)); // Node reports unhandled rejections by now
+      expect(await client.ping()).to.equal('PONG');
+    } finally {
+      client.disconnect();
+    }
+  });
 });

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { connect } from '../../src/redis/connection';
-import { UnconfirmedWriteError } from '../../src/redis/wait-replicas';
+import { confirmWrites, UnconfirmedWriteError } from '../../src/redis/wait-replicas';
 import { ScriptedRedis } from '../../src/redis/scripts';
 import { captureLogs } from '../support/capture-logs';
 import { useNodes, waitFor } from '../support/node';
@@ -58,7 +58,12 @@ describe('redis.waitReplicas', function () {
         patient.eval("return redis.call('incr', KEYS[1])", 1, 'w:n'),
         patient.multi().set('w:m', '1').exec(),
       ];
-      writes.forEach((w, i) => void w.then(() => seen.push(`${i}:${frozen ? 'while frozen' : 'after'}`)));
+      // A write that fails is reported by the Promise.all below.
+      for (const [i, w] of writes.entries())
+        w.then(
+          () => seen.push(`${i}:${frozen ? 'while frozen' : 'after'}`),
+          () => {},
+        );
       await waitFor(async () => (await onMaster.get('w:held')) === '1', 5000, 'the master to run the write');
       replica.freeze((frozen = false));
       await Promise.all(writes);
@@ -124,6 +129,41 @@ describe('redis.waitReplicas', function () {
       expect((err as Error).message).to.match(/the connection dropped/); // not a command timeout, 10 s later
     } finally {
       patient.disconnect();
+    }
+  });
+
+  it('fails a write whose confirmation timed out, leaving no rejection unhandled (the global hooks would fail this)', async () => {
+    // Nothing is read once the WAIT is sent: the INFO sent just before it and the WAIT both time
+    // out, the INFO first, while the confirmation still awaits the WAIT.
+    const silent = new Redis(master.url, { commandTimeout: 300, lazyConnect: true });
+    silent.on('error', () => {});
+    const sendCommand = silent.sendCommand.bind(silent);
+    let failed = 0; // of INFO and WAIT, counted without handling their promises
+    silent.sendCommand = (command, ...rest) => {
+      if (command.name === 'info' || command.name === 'wait') {
+        const reject = command.reject;
+        command.reject = (err) => {
+          failed++;
+          reject(err);
+        };
+      }
+      const sent = sendCommand(command, ...rest);
+      if (command.name === 'wait') silent.stream.pause();
+      return sent;
+    };
+    confirmWrites(silent, 1, 5000);
+    try {
+      await silent.connect();
+      const err = await silent.set('w:silent', '1').then(
+        () => 'resolved',
+        (e: unknown) => e,
+      );
+      // (Its own command timeout may end the held write first: either way it fails.)
+      expect((err as Error).message).to.match(/timed out/);
+      await waitFor(() => failed === 2, 5000, 'INFO and WAIT to time out too');
+      await new Promise((resolve) => setImmediate(resolve)); // Node reports unhandled rejections by now
+    } finally {
+      silent.disconnect();
     }
   });
 

@@ -13,7 +13,9 @@ describe('web dashboard actions in Chromium', function () {
 
   /** Accepts the page's confirm() dialogs (Playwright dismisses them otherwise). */
   function acceptDialogs(): void {
-    b.page.on('dialog', (dialog) => void dialog.accept());
+    b.page.on('dialog', (dialog) => {
+      dialog.accept().catch(() => {}); // the page may be gone already
+    });
   }
 
   it('kills a retry from its row: it moves to the dead set', async () => {

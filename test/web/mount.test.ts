@@ -6,26 +6,15 @@ import { expect } from 'chai';
 import express from 'express';
 import Fastify from 'fastify';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { nexqDashboard, nexqFastify, NexqDashboard } from '../../src';
+import { nexqDashboard, nexqFastify } from '../../src';
 import { useBrowser } from '../support/browser';
 import { NodeTest, useNodes } from '../support/node';
-import { addToSet, call } from './support';
+import { addToSet, call, useAppServers } from './support';
 
 const TOKEN = { 'X-App-Token': 'secret' };
 
 function options(t: NodeTest) {
   return { redis: t.url, namespace: t.ns, keyLayout: t.keys.layout };
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-function close(server: http.Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 /** What every mount must do at `base` + `prefix`, with the app's token. */
@@ -60,14 +49,7 @@ async function exercise(t: NodeTest, base: string, prefix: string): Promise<void
 
 describe('web dashboard mounted in an app', () => {
   const t = useNodes();
-  let dashboard: NexqDashboard | undefined;
-  let server: http.Server | undefined;
-
-  afterEach(async () => {
-    if (server) await close(server);
-    await dashboard?.close();
-    server = dashboard = undefined;
-  });
+  const apps = useAppServers();
 
   /** Refuses a request without the app's token, as an app's own auth would. */
   const authorized = (req: http.IncomingMessage) => req.headers['x-app-token'] === 'secret';
@@ -76,21 +58,17 @@ describe('web dashboard mounted in an app', () => {
     const app = express();
     app.use((req, res, next) => (authorized(req) ? next() : res.status(401).send('no')));
     app.use(express.json()); // an action's body, already parsed, is taken as it is
-    dashboard = nexqDashboard(options(t));
-    app.use('/admin/jobs', dashboard);
+    app.use('/admin/jobs', apps.keep(nexqDashboard(options(t))));
     app.get('/elsewhere', (_req, res) => res.send('app'));
-    server = http.createServer(app);
-    await exercise(t, await listen(server), '/admin/jobs');
+    await exercise(t, await apps.serve(app), '/admin/jobs');
   });
 
   it("Node's http: a (req, res, next) handler with mountPath, serving the cluster-wide gauges", async () => {
-    dashboard = nexqDashboard({ ...options(t), mountPath: '/jobs', metrics: true });
-    const mounted = dashboard;
-    server = http.createServer((req, res) => {
+    const mounted = apps.keep(nexqDashboard({ ...options(t), mountPath: '/jobs', metrics: true }));
+    const base = await apps.serve((req, res) => {
       if (!authorized(req)) return void res.writeHead(401).end('no');
       mounted(req, res, () => res.end('app'));
     });
-    const base = await listen(server);
     await exercise(t, base, '/jobs');
     // The retried job waits in default: one scrape target for the fleet's backlog, no node label.
     const metrics = await call(base, '/jobs/metrics', { headers: TOKEN });
@@ -122,20 +100,14 @@ describe('web dashboard mounted under a prefix, in Chromium', function () {
   this.timeout(30_000);
   const t = useNodes();
   const b = useBrowser();
+  const apps = useAppServers();
 
   it('loads its assets and API under the prefix', async () => {
     await addToSet(t, 'dead', 'default', 'Fail', []);
-    const dashboard = nexqDashboard(options(t));
     const app = express();
-    app.use('/jobs', dashboard);
-    const server = http.createServer(app);
-    try {
-      await b.page.goto(`${await listen(server)}/jobs`);
-      await b.page.locator('#count-dead', { hasText: /^1$/ }).waitFor();
-      expect(new URL(b.page.url()).pathname).to.equal('/jobs/');
-    } finally {
-      await close(server);
-      await dashboard.close();
-    }
+    app.use('/jobs', apps.keep(nexqDashboard(options(t))));
+    await b.page.goto(`${await apps.serve(app)}/jobs`);
+    await b.page.locator('#count-dead', { hasText: /^1$/ }).waitFor();
+    expect(new URL(b.page.url()).pathname).to.equal('/jobs/');
   });
 });

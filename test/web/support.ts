@@ -1,6 +1,10 @@
-// Helpers of the web dashboard's tests: a node serving the dashboard, HTTP calls to it, and job
-// entries written straight into the schedule, retry and dead sets.
+// Helpers of the web dashboard's tests: a node serving the dashboard, an app's server with one
+// mounted, HTTP calls to them, and job entries written straight into the schedule, retry and dead
+// sets.
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NexqDashboard } from '../../src/web/mount';
 import type { Nexq, NexqStartOptions } from '../../src/nexq';
 import type { NodeTest } from '../support/node';
 
@@ -8,6 +12,47 @@ import type { NodeTest } from '../support/node';
 export async function startWebNode(t: NodeTest, options: NexqStartOptions = {}): Promise<{ nexq: Nexq; url: string }> {
   const nexq = await t.start({ web: { port: 0 }, ...options });
   return { nexq, url: nexq.node.web!.url };
+}
+
+/** Listens on a free port of 127.0.0.1; resolves to the base URL, e.g. http://127.0.0.1:40123 */
+export async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes `server`, dropping keep-alive connections (a client's would hold it open). */
+export function closeServer(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * Call inside a `describe`: the app servers and mounted dashboards a test opens through it are
+ * closed after the test, whatever happened.
+ */
+export function useAppServers(): {
+  /** Keeps `dashboard` to close after the test; returns it. */
+  keep(dashboard: NexqDashboard): NexqDashboard;
+  /** Serves `app` on a free port until the test ends; resolves to the base URL. */
+  serve(app: http.RequestListener): Promise<string>;
+} {
+  const servers: http.Server[] = [];
+  const dashboards: NexqDashboard[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map(closeServer));
+    await Promise.all(dashboards.splice(0).map((d) => d.close()));
+  });
+  return {
+    keep: (dashboard) => {
+      dashboards.push(dashboard);
+      return dashboard;
+    },
+    serve: (app) => {
+      const server = http.createServer(app);
+      servers.push(server);
+      return listen(server);
+    },
+  };
 }
 
 export interface CallOptions {
