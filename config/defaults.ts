@@ -118,7 +118,10 @@ export interface NexqOptions {
   prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
   jobs: Record<string, string>;
-  /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
+  /**
+   * A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` (or `Foo.ts` / `.mts` / `.cts`, run through tsx or Node's type
+   * stripping: docs/jobs.md) handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`.
+   */
   jobsDir?: string;
   /**
    * A module each worker thread imports once, before its first job: set up what a thread needs of

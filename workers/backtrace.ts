@@ -1,12 +1,17 @@
 // A failed job's stack as a developer reads it: the handler's frames, without nexq's own frames
-// (this folder and src/), piscina's or Node's internals, which say nothing about where the job failed.
+// (this folder and src/), piscina's or Node's internals, or the TypeScript loader's (tsx and its
+// esbuild), which say nothing about where the job failed.
 import path from 'node:path';
 
 /** The most frames a failure keeps (what `backtrace: true` means). */
 export const MAX_BACKTRACE_LINES = 100;
 
 const OWN_DIRS = [path.join(__dirname, path.sep), path.join(path.resolve(__dirname, '..', 'src'), path.sep)];
-const FOREIGN_INTERNALS = [/\(node:internal\//, /^at node:internal\//, /[\\/]node_modules[\\/]piscina[\\/]/];
+const FOREIGN_INTERNALS = [
+  /\(node:internal\//,
+  /^at node:internal\//,
+  /[\\/]node_modules[\\/](?:piscina|tsx|esbuild)[\\/]/,
+];
 
 function isInternal(frame: string): boolean {
   return OWN_DIRS.some((dir) => frame.includes(dir)) || FOREIGN_INTERNALS.some((pattern) => pattern.test(frame));
