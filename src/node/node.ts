@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from '../runtime';
 import { resolveConfig, ResolvedConfig } from '../../config/validate';
 import type { NexqConfig } from '../../config/defaults';
+import { ConfigError } from '../../config/config-error';
+import { ConfigSources, namingSource, redisSource } from '../../config/load';
 import { JobEvents } from '../events/job-events';
 import { HandlerRegistry } from '../handlers/registry';
 import { checkHandlers } from '../handlers/check';
@@ -53,6 +55,12 @@ export interface NodeStartOptions extends NexqConfig {
 
 const REDIS_WAIT_LOG_MS = 2000;
 
+/** What the caller knows of the options: where each came from, and what to warn of (NEXQ_ variables none reads). */
+export interface StartProvenance {
+  sources: ConfigSources;
+  warnings: string[];
+}
+
 export class NexqNode {
   /** The web dashboard, when `web` is configured. */
   web?: WebServer;
@@ -62,13 +70,18 @@ export class NexqNode {
     private readonly tree: Supervisor,
   ) {}
 
-  static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
+  static async start(
+    options: NodeStartOptions = {},
+    provenance: StartProvenance = { sources: {}, warnings: [] },
+  ): Promise<NexqNode> {
     const { middleware = [], logger: givenLogger, redisStartTimeout, ...config } = options;
-    const resolved = resolveConfig(config);
+    const resolved = resolvedFrom(config, provenance.sources);
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger =
       givenLogger ??
       createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
+    for (const warning of provenance.warnings) logger.warn(warning, { actor: 'node' });
+    const redisFrom = redisSource(provenance.sources);
     // Every handler loads before anything connects: a bad one stops the start, naming its file.
     const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
     if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
@@ -90,7 +103,7 @@ export class NexqNode {
     };
     let node: NexqNode | undefined;
     try {
-      await waitForRedis(ctx, redisStartTimeout);
+      await waitForRedis(ctx, redisFrom, redisStartTimeout);
       await warnOfEviction(ctx);
       if (handlers) {
         const running = new RunningJobs(() => ctx.clock.now());
@@ -128,7 +141,7 @@ export class NexqNode {
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
       logger.info(
-        `node ${resolved.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)}, namespace ${JSON.stringify(resolved.namespace)}, ` +
+        `node ${resolved.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)} (${redisFrom}), namespace ${JSON.stringify(resolved.namespace)}, ` +
           `queues ${resolved.queues.map((q) => `${q.name}:${q.concurrency}`).join(',') || 'none'})`,
         { actor: 'node' },
       );
@@ -233,6 +246,15 @@ export class NexqNode {
   }
 }
 
+/** The options resolved; a bad one's error names where it came from (a variable, a file, a flag). */
+function resolvedFrom(config: NexqConfig, sources: ConfigSources): ResolvedConfig {
+  try {
+    return resolveConfig(config);
+  } catch (err) {
+    throw err instanceof ConfigError ? namingSource(err, sources) : err;
+  }
+}
+
 /**
  * The node's main client. ioredis reconnects by itself; the log says why the link dropped, once
  * per outage (its messages hold no credentials), and when it is back.
@@ -277,13 +299,13 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
  * Connects. When Redis has not answered after 2 s, says once which address (without credentials)
  * and why, and keeps trying; with `giveUpMs`, fails then instead, with the same words.
  */
-async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> {
+async function waitForRedis(ctx: NodeContext, redisFrom: string, giveUpMs?: number): Promise<void> {
   const { redis, logger, config } = ctx;
   let reason: string | undefined;
   const noteReason = (err: Error) => (reason = err.message);
   redis.on('error', noteReason);
   const unreachable = () =>
-    `cannot reach Redis at ${describeTarget(config.redis)}${giveUpMs === undefined ? '' : ` within ${giveUpMs / 1000} s`}${reason ? ` (${reason})` : ''}`;
+    `cannot reach Redis at ${describeTarget(config.redis)} (${redisFrom})${giveUpMs === undefined ? '' : ` within ${giveUpMs / 1000} s`}${reason ? ` (${reason})` : ''}`;
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<never>((_, reject) => {
     if (giveUpMs === undefined)

@@ -80,7 +80,7 @@ describe('nexq admin commands', () => {
     const result = await cli(['stats'], { REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/3' });
     expectUsage(
       result,
-      /^nexq: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/3 within 2 s \(connect ECONNREFUSED 127\.0\.0\.1:1\)$/,
+      /^nexq: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1\/3 \(from REDIS_URL\) within 2 s \(connect ECONNREFUSED 127\.0\.0\.1:1\)$/,
       1,
     );
     expect(result.stderr).not.to.include('s3cret-pw');
