@@ -23,6 +23,7 @@ import { replicationWarnings } from '../redis/replication-check';
 import { AckBatcher } from '../redis/ack-batcher';
 import { evictionPolicies, evictionWarnings } from '../redis/eviction-policy';
 import { backupQueuesOf } from '../redis/backups';
+import { describeElsewhere, queuesUnderOtherNamespaces } from '../redis/other-namespaces';
 import { Keys } from '../redis/keys';
 import { checkSlotsOn, ScriptedRedis } from '../redis/scripts';
 import { requeueBackup } from '../redis/move-scripts';
@@ -146,6 +147,7 @@ export class NexqNode {
         { actor: 'node' },
       );
       await node.startMetrics();
+      if (handlers) void warnOfJobsElsewhere(ctx);
     } catch (err) {
       await ctx.jobs?.pool.destroy().catch(() => {});
       ctx.redis.disconnect();
@@ -323,6 +325,25 @@ async function waitForRedis(ctx: NodeContext, redisFrom: string, giveUpMs?: numb
   }
   for (const warning of await replicationWarnings(ctx.redis, config.redis, ctx.keys.queues))
     logger.warn(warning, { actor: 'node' });
+}
+
+/**
+ * Says once, after the start, when a queue this node serves holds jobs under another namespace
+ * (a Sidekiq producer's `queue:<q>`, Exq's `exq:queue:<q>`): they would wait unseen for ever.
+ */
+async function warnOfJobsElsewhere(ctx: NodeContext): Promise<void> {
+  const { redis, keys, config, logger } = ctx;
+  try {
+    const served = config.queues.map((q) => q.name);
+    const found = await queuesUnderOtherNamespaces(redis, keys, served);
+    if (found.length > 0)
+      logger.warn(describeElsewhere(found, config.namespace, 'the namespace option (NEXQ_NAMESPACE, --namespace)'), {
+        actor: 'node',
+      });
+  } catch (err) {
+    // SCAN may be refused (an ACL) or the node stopping: the look is advice, not a condition to run.
+    logger.debug(`could not look for jobs under other namespaces: ${(err as Error).message}`, { actor: 'node' });
+  }
 }
 
 /** Says loudly, once at start, when Redis may evict jobs (its maxmemory-policy is not noeviction). */
