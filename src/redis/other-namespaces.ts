@@ -2,7 +2,8 @@
 // `queue:<q>` (no namespace), Exq `exq:queue:<q>`, redis-namespace `<x>:queue:<q>`. A node that
 // reads another namespace never sees them, and nothing else says so. Found by one bounded SCAN
 // for `*queue:*` (the shared layout's list names), so a very large keyspace is only partly looked
-// at; read once at a node's start and by `nexq stats`, never on a hot path.
+// at; read once at a node's start and by `nexq stats`, never on a hot path. A namespace with live
+// processes of its own (another app sharing the Redis) is left out: its jobs have their consumers.
 import { Cluster } from 'ioredis';
 import type { Keys } from './keys';
 import type { ScriptedRedis } from './scripts';
@@ -43,6 +44,10 @@ export async function queuesUnderOtherNamespaces(
     if (cursor === '0') break;
   }
   if (found.size === 0) return [];
+  // A namespace whose own processes are alive has its consumers (another app on this Redis): not ours to name.
+  const served = await namespacesWithLiveProcesses(redis, [...new Set([...found.values()].map((f) => f.namespace))]);
+  for (const [key, list] of found) if (served.has(list.namespace)) found.delete(key);
+  if (found.size === 0) return [];
   const pipeline = redis.pipeline();
   for (const key of found.keys()) pipeline.type(key).llen(key);
   const replies = (await pipeline.exec()) ?? [];
@@ -54,6 +59,18 @@ export async function queuesUnderOtherNamespaces(
   return lists
     .filter((list) => list.size > 0)
     .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.queue.localeCompare(b.queue));
+}
+
+/** The namespaces of `namespaces` with a live process entry (`<ns>:processes` names it and its hash is there). */
+async function namespacesWithLiveProcesses(redis: ScriptedRedis, namespaces: string[]): Promise<Set<string>> {
+  const live = new Set<string>();
+  for (const namespace of namespaces) {
+    const prefix = namespace === '' ? '' : `${namespace}:`;
+    const identities = await redis.smembers(`${prefix}processes`);
+    if (identities.length === 0) continue;
+    if ((await redis.exists(...identities.map((identity) => `${prefix}${identity}`))) > 0) live.add(namespace);
+  }
+  return live;
 }
 
 /** `<ns>:queue:<q>` or `queue:<q>` as namespace and queue; undefined for backup lists and other keys. */

@@ -26,6 +26,10 @@ describe('jobs under another namespace', () => {
     await t.redis.lpush(`queue:${queue}`, job(queue), job(queue));
     await t.redis.lpush(`exq:queue:${queue}`, job(queue));
     await t.redis.lpush('exq:queue:not-served-here', job('not-served-here'));
+    // Another app on this Redis, whose own node is alive: its jobs are not ours to name.
+    await t.redis.lpush(`other-app:queue:${queue}`, job(queue));
+    await t.redis.sadd('other-app:processes', 'host:1:x');
+    await t.redis.hset('other-app:host:1:x', 'info', '{}');
     try {
       const logs = captureLogs('pretty');
       await t.start({ queues: [queue], logger: logs.logger });
@@ -47,7 +51,13 @@ describe('jobs under another namespace', () => {
       expect(line).not.to.include('not-served-here');
       expect(logs.text().match(/another namespace/g)).to.have.length(1);
     } finally {
-      await t.redis.del(`queue:${queue}`, `exq:queue:${queue}`, 'exq:queue:not-served-here');
+      await t.redis.del(
+        `queue:${queue}`,
+        `exq:queue:${queue}`,
+        'exq:queue:not-served-here',
+        `other-app:queue:${queue}`,
+      );
+      await t.redis.del('other-app:processes', 'other-app:host:1:x');
     }
   });
 

@@ -1,5 +1,6 @@
 // `nexq enqueue <queue> <class> [json-args] [--in SECONDS | --at ISO]`: prints the new job's jid.
 import { isQueueName } from '../../../config/validate';
+import { readServing, unservedReasons } from '../../redis/live-serving';
 import { UsageError } from '../args';
 import { Command, CONNECTION_HELP, flagText, positionals, printJson, withNexq } from './common';
 
@@ -38,7 +39,9 @@ export const enqueueCommand: Command = {
   help: `Usage: nexq enqueue <queue> <class> [json-args] [options]
 
 Enqueues a job of <class> on <queue> and prints its jid. json-args is a JSON array (default []),
-e.g. '[1, "two", {"three": 3}]'.
+e.g. '[1, "two", {"three": 3}]'. When no live node serves <queue>, or none of those serving it
+has a handler for <class>, a warning on stderr says so (with the closest name); the job is
+enqueued all the same.
 
 Options:
   --in SECONDS                run that many seconds from now (goes to the schedule set)
@@ -50,16 +53,20 @@ ${CONNECTION_HELP}`,
       throw new UsageError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
     const jobArgs = parseJsonArgs(argsText);
     const when = parseWhen(flagText(args, 'in'), flagText(args, 'at'));
-    const jid = await withNexq(args, ({ nexq }) =>
-      when.at
+    const { jid, warnings } = await withNexq(args, async ({ nexq, redis, keys }) => ({
+      jid: await (when.at
         ? nexq.enqueueAt(queue, when.at, className, jobArgs)
         : when.in !== undefined
           ? nexq.enqueueIn(queue, when.in, className, jobArgs)
-          : nexq.enqueue(queue, className, jobArgs),
-    );
+          : nexq.enqueue(queue, className, jobArgs)),
+      // A queue no live node serves, a class none of them has a handler for: said, not refused.
+      warnings: unservedReasons(await readServing(redis, keys), queue, className),
+    }));
+    for (const warning of warnings) process.stderr.write(`nexq: warning: ${warning}\n`);
     if (out.json)
       printJson(out, {
         jid,
+        warnings,
         queue,
         class: className,
         args: jobArgs,

@@ -123,6 +123,8 @@ export async function queuesPage(_params, _query, env) {
       { class: 'hint' },
       'Pausing processing stops every node fetching from the queue (jobs running finish); pausing enqueues refuses new jobs.',
     ),
+    // Queues holding jobs that no live node serves: a misspelt name, or a node not running.
+    ...queues.filter((q) => q.unserved).map((q) => el('p', { class: 'warning', 'data-queue': q.queue }, q.unserved)),
     table(
       ['Queue', 'Size', 'Latency', 'State', ''],
       queues.map((q) => ({
@@ -152,6 +154,8 @@ export async function queuePage([queue], query) {
     data.cursorGone
       ? el('p', { class: 'hint' }, 'The jobs of the last page ran meanwhile: this page starts at the next to run.')
       : '',
+    // The jobs shown that no live node would run now: no node serves the queue, or has their class's handler.
+    ...data.warnings.map((w) => el('p', { class: 'warning' }, w)),
     filterForm(base, query),
     table(
       ['Jid', 'Class', 'Enqueued', 'Args'],
