@@ -148,6 +148,12 @@ export interface NexqOptions {
    * queues (with a fixed `nodeId`, they stay in backup for its next boot).
    */
   shutdownTimeout: number;
+  /**
+   * Milliseconds `Nexq.start` (and `nexq start`) waits for Redis to answer before it fails, naming the
+   * address, where it came from and why (0: keep trying for ever). Until then it says after 2 s which
+   * address does not answer, and keeps trying.
+   */
+  redisStartTimeout: number;
   /** Retries of a failed job whose `retry` field is `true`. */
   maxRetries: number;
   /**
@@ -238,6 +244,7 @@ export function defaults(): NexqOptions {
     pollTimeout: 100,
     schedulerPollTimeout: 1000,
     shutdownTimeout: 5000,
+    redisStartTimeout: 30_000,
     maxRetries: 25,
     backtrace: 20,
     deadMaxJobs: 10_000,

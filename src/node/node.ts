@@ -47,11 +47,6 @@ export interface NodeStartOptions extends NexqConfig {
   middleware?: Middleware[];
   /** Use this winston logger instead of creating one from logLevel/logFormat. */
   logger?: Logger;
-  /**
-   * Fail the start when Redis has not answered within this many ms, naming its address and why
-   * (the admin commands use 2000). Default: keep trying, saying so after 2 s, as a node should.
-   */
-  redisStartTimeout?: number;
 }
 
 const REDIS_WAIT_LOG_MS = 2000;
@@ -75,7 +70,7 @@ export class NexqNode {
     options: NodeStartOptions = {},
     provenance: StartProvenance = { sources: {}, warnings: [] },
   ): Promise<NexqNode> {
-    const { middleware = [], logger: givenLogger, redisStartTimeout, ...config } = options;
+    const { middleware = [], logger: givenLogger, ...config } = options;
     const resolved = resolvedFrom(config, provenance.sources);
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger =
@@ -104,7 +99,7 @@ export class NexqNode {
     };
     let node: NexqNode | undefined;
     try {
-      await waitForRedis(ctx, redisFrom, redisStartTimeout);
+      await waitForRedis(ctx, redisFrom, resolved.redisStartTimeout || undefined);
       await warnOfEviction(ctx);
       if (handlers) {
         const running = new RunningJobs(() => ctx.clock.now());
@@ -298,21 +293,31 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
 }
 
 /**
- * Connects. When Redis has not answered after 2 s, says once which address (without credentials)
- * and why, and keeps trying; with `giveUpMs`, fails then instead, with the same words.
+ * Connects. When Redis has not answered after 2 s, says once which address (without credentials),
+ * where it came from and why, and keeps trying; after `giveUpMs` (the `redisStartTimeout`), fails
+ * with the same words.
  */
 async function waitForRedis(ctx: NodeContext, redisFrom: string, giveUpMs?: number): Promise<void> {
   const { redis, logger, config } = ctx;
   let reason: string | undefined;
   const noteReason = (err: Error) => (reason = err.message);
   redis.on('error', noteReason);
-  const unreachable = () =>
-    `cannot reach Redis at ${describeTarget(config.redis)} (${redisFrom})${giveUpMs === undefined ? '' : ` within ${giveUpMs / 1000} s`}${reason ? ` (${reason})` : ''}`;
-  let timer: NodeJS.Timeout | undefined;
+  const unreachable = (within: string) =>
+    `cannot reach Redis at ${describeTarget(config.redis)} (${redisFrom})${within}${reason ? ` (${reason})` : ''}`;
+  const timers: NodeJS.Timeout[] = [];
   const gaveUp = new Promise<never>((_, reject) => {
-    if (giveUpMs === undefined)
-      timer = setTimeout(() => logger.error(`${unreachable()}; still trying`, { actor: 'node' }), REDIS_WAIT_LOG_MS);
-    else timer = setTimeout(() => reject(new RedisUnreachableError(unreachable())), giveUpMs);
+    const forHowLong = giveUpMs === undefined ? '' : `, for up to ${giveUpMs / 1000} s (redisStartTimeout)`;
+    if (giveUpMs === undefined || giveUpMs > REDIS_WAIT_LOG_MS)
+      timers.push(
+        setTimeout(
+          () => logger.error(`${unreachable('')}; still trying${forHowLong}`, { actor: 'node' }),
+          REDIS_WAIT_LOG_MS,
+        ),
+      );
+    if (giveUpMs !== undefined)
+      timers.push(
+        setTimeout(() => reject(new RedisUnreachableError(unreachable(` within ${giveUpMs / 1000} s`))), giveUpMs),
+      );
   });
   const pinging = { stop: false };
   try {
@@ -320,7 +325,7 @@ async function waitForRedis(ctx: NodeContext, redisFrom: string, giveUpMs?: numb
     await Promise.race([pingUntilAnswered(ctx, pinging), gaveUp]);
   } finally {
     pinging.stop = true;
-    clearTimeout(timer);
+    for (const timer of timers) clearTimeout(timer);
     redis.off('error', noteReason);
   }
   for (const warning of await replicationWarnings(ctx.redis, config.redis, ctx.keys.queues))

@@ -3,9 +3,11 @@
 import { expect } from 'chai';
 import { ConfigError } from '../../config/config-error';
 import { redisSource } from '../../config/load';
+import { resolveConfig } from '../../config/validate';
+import { RedisUnreachableError } from '../../src/redis/ended';
 import { Nexq } from '../../src/nexq';
 import { captureLogs } from '../support/capture-logs';
-import { useNodes } from '../support/node';
+import { useNodes, waitFor } from '../support/node';
 
 describe('Nexq.start and the environment', () => {
   const t = useNodes();
@@ -81,5 +83,32 @@ describe('Nexq.start and the environment', () => {
     });
     expect(nexq.node.ctx.config.shutdownTimeout).to.equal(5000);
     expect(redisSource({})).to.equal('the default: no redis option, REDIS_URL or NEXQ_REDIS_* set');
+  });
+});
+
+describe('Nexq.start and an unreachable Redis', () => {
+  it('gives up after redisStartTimeout, 30 s by default, saying so after 2 s', async function () {
+    this.timeout(15_000);
+    expect(resolveConfig({}).redisStartTimeout).to.equal(30_000);
+    const logs = captureLogs('pretty');
+    const starting = Nexq.start({
+      redis: 'redis://127.0.0.1:1',
+      mode: 'enqueuer',
+      logger: logs.logger,
+      environment: {},
+    });
+    starting.catch(() => {}); // rejected 30 s from now, after this test
+    await waitFor(() => logs.text().includes('still trying'), 10_000, 'the still-trying line');
+    expect(logs.text()).to.include(
+      'cannot reach Redis at redis://127.0.0.1:1 (from Nexq.start options) (connect ECONNREFUSED 127.0.0.1:1); ' +
+        'still trying, for up to 30 s (redisStartTimeout)',
+    );
+    const err = await Nexq.start({
+      mode: 'enqueuer',
+      logger: logs.logger,
+      environment: { REDIS_URL: 'redis://127.0.0.1:1', NEXQ_REDIS_START_TIMEOUT: '400' },
+    }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(RedisUnreachableError);
+    expect((err as Error).message).to.match(/\(from REDIS_URL\) within 0\.4 s \(connect ECONNREFUSED/);
   });
 });
