@@ -1,6 +1,7 @@
 // A failed job's stack as a developer reads it: the handler's frames, without nexq's own frames
-// (this folder and src/), piscina's or Node's internals, or the TypeScript loader's (tsx and its
-// esbuild), which say nothing about where the job failed.
+// (this folder and src/), piscina's or Node's internals, OpenTelemetry's (the span a job runs in
+// when @opentelemetry/api is installed, and its AsyncLocalStorage) or the TypeScript loader's (tsx
+// and its esbuild), which say nothing about where the job failed.
 import path from 'node:path';
 
 /** The most frames a failure keeps (what `backtrace: true` means). */
@@ -10,7 +11,8 @@ const OWN_DIRS = [path.join(__dirname, path.sep), path.join(path.resolve(__dirna
 const FOREIGN_INTERNALS = [
   /\(node:internal\//,
   /^at node:internal\//,
-  /[\\/]node_modules[\\/](?:piscina|tsx|esbuild)[\\/]/,
+  /\(node:async_hooks:/,
+  /[\\/]node_modules[\\/](?:piscina|@opentelemetry[\\/][^\\/]+|tsx|esbuild)[\\/]/,
 ];
 
 function isInternal(frame: string): boolean {
