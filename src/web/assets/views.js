@@ -144,7 +144,23 @@ export async function queuesPage(_params, _query, env) {
 
 const PAGE_SIZE = 50;
 
-export async function queuePage([queue], query) {
+/** Deletes one waiting job (with its index entry and unique lock), unless a node fetched it meanwhile. */
+function deleteQueuedButton(queue, jid, rerender) {
+  const remove = () => {
+    if (!window.confirm(`Delete job ${jid} from ${queue}?`)) return;
+    return act(
+      `job ${jid} deleted`,
+      async () => {
+        const { results } = await post(`/queues/${encodeURIComponent(queue)}/delete`, { jids: [jid] });
+        if (results[0]?.error) throw new Error(results[0].error);
+      },
+      rerender,
+    );
+  };
+  return button('Delete', remove, { class: 'delete danger' });
+}
+
+export async function queuePage([queue], query, env) {
   const base = `#/queues/${encodeURIComponent(queue)}`;
   const data = await getJson(`/queues/${encodeURIComponent(queue)}?${listQuery(query, PAGE_SIZE)}`);
   return el(
@@ -158,10 +174,16 @@ export async function queuePage([queue], query) {
     ...data.warnings.map((w) => el('p', { class: 'warning' }, w)),
     filterForm(base, query),
     table(
-      ['Jid', 'Class', 'Enqueued', 'Args'],
+      ['Jid', 'Class', 'Enqueued', 'Args', ''],
       data.jobs.map((j) => ({
         attrs: { 'data-jid': j.jid ?? '' },
-        cells: [jobLink(j.jid), j.class ?? '?', relative(j.enqueued_at), el('code', {}, argsText(j))],
+        cells: [
+          jobLink(j.jid),
+          j.class ?? '?',
+          relative(j.enqueued_at),
+          el('code', {}, argsText(j)),
+          j.jid ? deleteQueuedButton(queue, j.jid, env.rerender) : '',
+        ],
       })),
       'No job here.',
     ),
