@@ -73,6 +73,15 @@ describe('nexq admin commands', () => {
     expectUsage(await cli(['pause', 'default', '--mode', 'sideways']), /^nexq: --mode must be in, out or all/);
     expectUsage(await cli(['retry', 'abc', '--all']), /^nexq: give a jid or --all, not both$/);
     expectUsage(await cli(['enqueue', 'bad queue', 'Foo']), /^nexq: queue name "bad queue" is not valid/);
+    // JSON.parse would round it to 9007199254740992 without a word.
+    expectUsage(
+      await cli(['enqueue', 'default', 'Foo', '[1, {"id": 9007199254740993, "note": "123456789012345678"}]']),
+      /^nexq: json-args: args\[1\]\.id is 9007199254740993, a whole number past 2\^53 .*: pass it as a string, "9007199254740993"$/,
+    );
+    expectUsage(
+      await cli(['schedules', 'set', 'x', '* * * * *', 'default', 'Foo', '--args', '[-12345678901234567890]']),
+      /^nexq: --args: args\[0\] is -12345678901234567890, .*pass it as a string/,
+    );
     expect(await t.redis.exists(t.keys.queue('default'))).to.equal(0);
   });
 

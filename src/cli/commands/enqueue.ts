@@ -2,6 +2,7 @@
 import { isQueueName } from '../../../config/validate';
 import { readServing, unservedReasons } from '../../redis/live-serving';
 import { UsageError } from '../args';
+import { unsafeIntegerIn } from '../json-numbers';
 import { Command, CONNECTION_HELP, flagText, positionals, printJson, withNexq } from './common';
 
 function parseJsonArgs(text: string | undefined): unknown[] {
@@ -14,6 +15,8 @@ function parseJsonArgs(text: string | undefined): unknown[] {
   }
   if (!Array.isArray(value))
     throw new UsageError(`json-args must be a JSON array, got ${value === null ? 'null' : typeof value}`);
+  const unsafe = unsafeIntegerIn(text, value, 'args');
+  if (unsafe) throw new UsageError(`json-args: ${unsafe}`);
   return value;
 }
 
@@ -39,7 +42,8 @@ export const enqueueCommand: Command = {
   help: `Usage: nexq enqueue <queue> <class> [json-args] [options]
 
 Enqueues a job of <class> on <queue> and prints its jid. json-args is a JSON array (default []),
-e.g. '[1, "two", {"three": 3}]'. When no live node serves <queue>, or none of those serving it
+e.g. '[1, "two", {"three": 3}]'. A whole number past 2^53 (9007199254740991) is refused, as
+JSON would round it: pass it as a string ("9007199254740993"). When no live node serves <queue>, or none of those serving it
 has a handler for <class>, a warning on stderr says so (with the closest name); the job is
 enqueued all the same.
 

@@ -3,6 +3,7 @@
 import { isoInZone } from '../../../config/cron-zone';
 import { ScheduleError, Schedules } from '../../admin/schedules';
 import { UsageError } from '../args';
+import { unsafeIntegerIn } from '../json-numbers';
 import { clip, Command, CONNECTION_HELP, flagText, printJson, printTable, withNexq } from './common';
 
 function parseArgsFlag(text: string | undefined): unknown[] {
@@ -14,6 +15,8 @@ function parseArgsFlag(text: string | undefined): unknown[] {
     throw new UsageError(`--args must be a JSON array, got ${JSON.stringify(text)}`);
   }
   if (!Array.isArray(value)) throw new UsageError(`--args must be a JSON array, got ${JSON.stringify(text)}`);
+  const unsafe = unsafeIntegerIn(text, value, 'args');
+  if (unsafe) throw new UsageError(`--args: ${unsafe}`);
   return value;
 }
 
