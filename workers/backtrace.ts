@@ -7,7 +7,16 @@ import path from 'node:path';
 /** The most frames a failure keeps (what `backtrace: true` means). */
 export const MAX_BACKTRACE_LINES = 100;
 
-const OWN_DIRS = [path.join(__dirname, path.sep), path.join(path.resolve(__dirname, '..', 'src'), path.sep)];
+/** nexq's package root: this file is compiled to <root>/dist/workers/. */
+const ROOT = path.resolve(__dirname, '..', '..');
+/**
+ * nexq's own code: the compiled folders, and the TypeScript sources their source maps name (what a
+ * stack shows once source maps are on, as tsx turns them on in every thread it loads handlers in).
+ */
+const OWN_DIRS = ['src', 'workers', 'config', 'supervisors'].flatMap((dir) => [
+  path.join(ROOT, 'dist', dir, path.sep),
+  path.join(ROOT, dir, path.sep),
+]);
 const FOREIGN_INTERNALS = [
   /\(node:internal\//,
   /^at node:internal\//,

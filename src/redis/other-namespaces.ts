@@ -83,13 +83,22 @@ export function parseQueueKey(key: string): { namespace: string; queue: string }
   return { namespace: at === 0 ? '' : key.slice(0, at - 1), queue };
 }
 
+/** Lists and namespaces a line names, the largest first; the rest are counted. */
+const MOST_NAMED = 3;
+
 /** What the other namespaces hold, in one line naming the option to set (for a node's log and `nexq stats`). */
 export function describeElsewhere(found: QueueElsewhere[], namespace: string, option: string): string {
-  const where = found.map((f) => `${f.size} in ${f.namespace === '' ? '' : `${f.namespace}:`}queue:${f.queue}`);
-  const names = [...new Set(found.map((f) => f.namespace))].map((ns) => `${JSON.stringify(ns)}${nameOf(ns)}`);
+  const largest = [...found].sort((a, b) => b.size - a.size);
+  const where = largest
+    .slice(0, MOST_NAMED)
+    .map((f) => `${f.size} in ${f.namespace === '' ? '' : `${f.namespace}:`}queue:${f.queue}`);
+  if (found.length > MOST_NAMED) where.push(`${found.length - MOST_NAMED} more list(s)`);
+  const namespaces = [...new Set(largest.map((f) => f.namespace))];
+  const names = namespaces.slice(0, MOST_NAMED).map((ns) => `${JSON.stringify(ns)}${nameOf(ns)}`);
+  const others = namespaces.length > MOST_NAMED ? ` (or one of ${namespaces.length - MOST_NAMED} more)` : '';
   return (
     `jobs wait under another namespace than ${JSON.stringify(namespace)}: ${where.join(', ')}; ` +
-    `to run or see them set ${option} to ${names.join(' or ')}`
+    `to run or see them set ${option} to ${names.join(' or ')}${others}`
   );
 }
 

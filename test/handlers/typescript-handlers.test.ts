@@ -79,10 +79,30 @@ describe('TypeScript handlers', function () {
       expect(job.error_class).to.equal('RangeError');
       const lines = readBacktrace(job.error_backtrace) ?? [];
       expect(lines[0]).to.include(`${path.join(apps, app, 'jobs', 'Declined.ts')}:5:`);
-      // The span it ran in (@opentelemetry/api is installed here), nexq's and the loader's frames: trimmed.
-      expect(lines.filter((line) => /node_modules|[\\/]dist[\\/]|node:/.test(line))).to.deep.equal([]);
+      // The span it ran in (@opentelemetry/api is installed here), nexq's frames (compiled, or the .ts
+      // their source maps name: tsx turns maps on) and the loader's: trimmed, only the app's are left.
+      expect(lines.filter((line) => !line.includes(path.join(apps, app)))).to.deep.equal([]);
     });
   }
+
+  it("trims nexq's frames by their .ts names too, when source maps name them (the tsx command turns them on)", async () => {
+    const program = `
+      const { Nexq } = require(${JSON.stringify(nexqModule)});
+      (async () => {
+        const nexq = await Nexq.start({ redis: ${JSON.stringify(t.url)}, namespace: ${JSON.stringify(t.ns)},
+          jobsDir: ${JSON.stringify(path.join(apps, 'esm', 'jobs'))}, logLevel: 'error', threads: 1, environment: false });
+        await nexq.enqueue('default', 'Declined', [500], { retry: false });
+        while ((await nexq.node.ctx.redis.zcard(nexq.node.ctx.keys.dead('default'))) === 0)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        await nexq.stop();
+      })();`;
+    const child = spawn(process.execPath, ['--enable-source-maps', '-e', program], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('close', resolve));
+    const [raw] = await t.redis.zrange(t.keys.dead('default'), 0, -1);
+    const lines = readBacktrace(JSON.parse(raw).error_backtrace) ?? [];
+    expect(lines[0]).to.include(`${path.join(apps, 'esm', 'jobs', 'Declined.ts')}:5:`);
+    expect(lines.filter((line) => !line.includes(path.join(apps, 'esm')))).to.deep.equal([]);
+  });
 
   it('refuses to start without a TypeScript loader, in one line saying what to install or to compile', async () => {
     const dir = appWithoutTsx();

@@ -2,7 +2,7 @@
 // one line with the option to set, by the node at start and by `nexq stats`.
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { parseQueueKey } from '../../src/redis/other-namespaces';
+import { describeElsewhere, parseQueueKey } from '../../src/redis/other-namespaces';
 import { captureLogs } from '../support/capture-logs';
 import { cliAgainst } from '../support/cli';
 import { useNodes, waitFor } from '../support/node';
@@ -59,6 +59,15 @@ describe('jobs under another namespace', () => {
       );
       await t.redis.del('other-app:processes', 'other-app:host:1:x');
     }
+  });
+
+  it('names the three largest lists and namespaces, and counts the rest', () => {
+    const found = [1, 5, 2, 9, 3].map((size, i) => ({ namespace: `app${i}`, queue: 'default', size }));
+    expect(describeElsewhere(found, 'exq', '--namespace')).to.equal(
+      'jobs wait under another namespace than "exq": 9 in app3:queue:default, 5 in app1:queue:default, ' +
+        '3 in app4:queue:default, 2 more list(s); to run or see them set --namespace to "app3" or "app1" or "app4" ' +
+        '(or one of 2 more)',
+    );
   });
 
   it('nexq stats names them too, in its table and its JSON', async function () {

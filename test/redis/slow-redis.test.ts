@@ -69,7 +69,12 @@ describe('a slow Redis', function () {
     expect(await t.redis.get(t.keys.stat('failed')), 'failures').to.equal(null);
     expect(await t.redis.zcard(t.keys.retry('default')), 'retry set').to.equal(0);
     expect(await t.redis.zcard(t.keys.dead('default')), 'dead set').to.equal(0);
-    expect(logs, 'warnings and errors logged').to.equal('');
+    // Other tests' namespaces on this shared Redis hold jobs no node serves: the start says so once.
+    const ownLogs = logs
+      .split('\n')
+      .filter((line) => line !== '' && !line.includes('jobs wait under another namespace'))
+      .join('\n');
+    expect(ownLogs, 'warnings and errors logged').to.equal('');
   }
 
   it('20 ms each way: runs every job once, no timeout becomes a retry; prints jobs/s with and without', async () => {
