@@ -57,6 +57,17 @@ export function zoneOffset(zone: string, t: number): number {
   return wall - Math.floor(t);
 }
 
+/** `date` on `zone`'s wall clock in ISO 8601 with its offset: `2026-12-05T02:00:00-05:00` (`Z` for UTC). */
+export function isoInZone(date: Date, zone = 'UTC'): string {
+  const t = Math.floor(date.getTime() / 1000);
+  const offset = zoneOffset(zone, t);
+  const wall = new Date((t + offset) * 1000).toISOString().slice(0, 19);
+  if (offset === 0) return `${wall}Z`;
+  const minutes = Math.abs(offset) / 60;
+  const hhmm = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+  return `${wall}${offset < 0 ? '-' : '+'}${hhmm}`;
+}
+
 export class ZonedCron implements Ticks {
   private readonly cron: CronSchedule;
 

@@ -118,7 +118,10 @@ export interface NexqOptions {
   prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
   jobs: Record<string, string>;
-  /** A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`. */
+  /**
+   * A folder whose `Foo.js` / `Foo.mjs` / `Foo.cjs` (or `Foo.ts` / `.mts` / `.cts`, run through tsx or Node's type
+   * stripping: docs/jobs.md) handles class `Foo`, and `Foo/Bar.js` class `Foo::Bar`.
+   */
   jobsDir?: string;
   /**
    * A module each worker thread imports once, before its first job: set up what a thread needs of
@@ -145,6 +148,12 @@ export interface NexqOptions {
    * queues (with a fixed `nodeId`, they stay in backup for its next boot).
    */
   shutdownTimeout: number;
+  /**
+   * Milliseconds `Nexq.start` (and `nexq start`) waits for Redis to answer before it fails, naming the
+   * address, where it came from and why (0: keep trying for ever). Until then it says after 2 s which
+   * address does not answer, and keeps trying.
+   */
+  redisStartTimeout: number;
   /** Retries of a failed job whose `retry` field is `true`. */
   maxRetries: number;
   /**
@@ -235,6 +244,7 @@ export function defaults(): NexqOptions {
     pollTimeout: 100,
     schedulerPollTimeout: 1000,
     shutdownTimeout: 5000,
+    redisStartTimeout: 30_000,
     maxRetries: 25,
     backtrace: 20,
     deadMaxJobs: 10_000,

@@ -236,6 +236,30 @@ export function fileAndEnv(file: string | undefined, env: NodeJS.ProcessEnv = pr
   return { config: layerConfig(fromFile, fromEnv.config), sources: { ...sources, ...fromEnv.sources } };
 }
 
+/** What `sources` says of an option `Nexq.start` was given. */
+export const API_SOURCE = 'Nexq.start options';
+
+/**
+ * `Nexq.start`'s options with the environment laid under them, as `nexq start` reads it (minus the
+ * file and the flags): defaults < environment < the options given, option by option (`web` field
+ * by field). The environment's sources name its variables; the options given are API_SOURCE.
+ */
+export function optionsOverEnv(options: NexqConfig, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
+  const fromEnv = layerFromEnv(env);
+  // An option given as undefined is not given: the environment's value stays.
+  const given = Object.fromEntries(
+    Object.entries(options).filter(([, value]) => (value as unknown) !== undefined),
+  ) as NexqConfig;
+  const sources: ConfigSources = { ...fromEnv.sources };
+  for (const key of Object.keys(given)) if (key !== 'web' || !fromEnv.config.web) sources[key] = API_SOURCE;
+  return { config: layerConfig(fromEnv.config, given), sources };
+}
+
+/** Where the `redis` option came from, for the node's log: a variable, a file, a flag, the options, or the default. */
+export function redisSource(sources: ConfigSources): string {
+  return sources.redis ? `from ${sources.redis}` : 'the default: no redis option, REDIS_URL or NEXQ_REDIS_* set';
+}
+
 /** Sets an option from a command-line flag, remembering the flag. */
 export function setFromFlag(layers: LayeredConfig, key: keyof NexqOptions, value: unknown, flag: string): void {
   if (value === undefined) return;

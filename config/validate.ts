@@ -150,6 +150,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   integer(merged, 'pollTimeout', 1);
   integer(merged, 'schedulerPollTimeout', 1);
   integer(merged, 'shutdownTimeout', 0);
+  integer(merged, 'redisStartTimeout', 0);
   integer(merged, 'maxRetries', 0);
   if (typeof merged.backtrace !== 'boolean' && !(Number.isInteger(merged.backtrace) && merged.backtrace >= 0)) {
     throw new ConfigError('backtrace', 'true, false or a number of lines >= 0', merged.backtrace);

@@ -2,7 +2,7 @@
 const { Nexq } = require('nexq');
 
 async function main() {
-  const nexq = await Nexq.start({ mode: 'enqueuer', redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+  const nexq = await Nexq.start({ mode: 'enqueuer' }); // Redis at $REDIS_URL, or 127.0.0.1:6379
   const batch = nexq.batch({
     description: 'welcome mails',
     // Runs once every job of the batch has run, with { bid, event } appended to its args.

@@ -2,7 +2,7 @@
 const { Nexq } = require('nexq');
 
 async function main() {
-  const nexq = await Nexq.start({ mode: 'enqueuer', redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+  const nexq = await Nexq.start({ mode: 'enqueuer' }); // Redis at $REDIS_URL, or 127.0.0.1:6379
   const jid = await nexq.enqueue('default', 'HardWorker', ['bob', 5]);
   await nexq.enqueueIn('default', 60, 'HardWorker', ['later', 1]);
   console.log(`enqueued ${jid}`);

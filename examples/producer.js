@@ -2,5 +2,5 @@
 const { currentTestNexq } = require('nexq/testing');
 let real;
 module.exports = async function producer() {
-  return currentTestNexq() ?? (real ??= require('nexq').Nexq.start({ mode: 'enqueuer', redis: process.env.REDIS_URL }));
+  return currentTestNexq() ?? (real ??= require('nexq').Nexq.start({ mode: 'enqueuer' }));
 };

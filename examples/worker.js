@@ -4,7 +4,6 @@ const { Nexq } = require('nexq');
 
 async function main() {
   const nexq = await Nexq.start({
-    redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     queues: ['default', { name: 'mail', concurrency: 5 }],
     jobsDir: path.join(__dirname, 'jobs'),
   });

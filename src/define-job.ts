@@ -4,10 +4,49 @@
 // jobs. At run time it is a thin layer over Nexq's untyped API, which plain JavaScript keeps using;
 // the wire format is the same. Imports Nexq as a type only, so a handler module on a worker thread
 // that imports its definition loads nothing else.
+import type { BatchCallback } from './admin/batch';
 import type { JobOptions } from './job/job';
 import type { Batch, BulkJob, Nexq, WaitForOptions } from './nexq';
 import type { JobContext } from '../workers/handler-loader';
 import type { BatchJobRequest, JobBatch } from '../workers/job-batch';
+
+/**
+ * What JSON keeps as it is, which is all a job's arguments may be (nexq refuses the rest at run time,
+ * naming where: `args[0].when is a Date`): strings, finite numbers, booleans, null, arrays and plain
+ * objects of them. `JsonSafe<T>` is `T` where it is such a type, and `never` where a part is not (a
+ * Date, a bigint, undefined, a function, a symbol, a Map or Set), so `defineJob<[Date, bigint]>`
+ * does not compile. Interfaces work (`defineJob<[User]>`), unlike with an index-signature JSON type.
+ */
+export type JsonSafe<T> = T extends string | number | boolean | null
+  ? T
+  : T extends bigint | symbol | undefined | Date | RegExp | ((...args: never[]) => unknown)
+    ? never
+    : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown> | Promise<unknown>
+      ? never
+      : T extends object
+        ? { [K in keyof T]: JsonSafe<T[K]> }
+        : never;
+
+/** What a batch appends to a callback job's arguments (Sidekiq Pro's status): `{ bid, event }`. */
+export interface BatchCallbackArg {
+  bid: string;
+  event: 'complete' | 'success' | 'death';
+}
+
+/**
+ * `string` when the arguments `A` are JSON-safe; otherwise a message, which is then what the compiler
+ * says the class name should be: `defineJob<[Date]>('X')` does not compile, and says why.
+ */
+export type ClassNameFor<A extends unknown[]> = [A] extends [JsonSafe<A>]
+  ? string
+  : 'defineJob: every argument type must be JSON-safe (no Date, bigint, undefined, function, Map or Set): pass date.toISOString(), String(big), plain objects';
+
+/** A callback job's own arguments: a definition's arguments without the last, which must be a BatchCallbackArg. */
+export type CallbackArgs<A extends unknown[]> = A extends [...infer Own, infer Last]
+  ? Last extends BatchCallbackArg
+    ? Own
+    : never
+  : never;
 
 /** Where a typed job is enqueued: a node, a batch (`nexq.batch()`), or a handler's `this.batch`. */
 export type EnqueueTarget = Nexq | Batch | JobBatch;
@@ -48,14 +87,20 @@ export interface JobDefinition<A extends unknown[], R = unknown> {
    * `export const perform = SendEmail.handler(async function (to, id) {...})`.
    */
   handler(perform: TypedPerform<A, R>): TypedPerform<A, R>;
+  /**
+   * This job as a batch's callback (`onComplete`, `onSuccess`, `onDeath`), for a definition whose last
+   * argument is the batch's `BatchCallbackArg`: `nexq.batch({ onComplete: ImportDone.callback(['eu']) })`
+   * with `defineJob<[region: string, batch: BatchCallbackArg]>('ImportDone')`.
+   */
+  callback(args: CallbackArgs<A>): BatchCallback;
 }
 
 /**
  * Defines a typed job: `const SendEmail = defineJob<[to: string, userId: number]>('SendEmail', { queue: 'mail' })`.
- * `R` types what its handler returns (what `keepResult` stores).
+ * `A` must be JSON-safe (`JsonSafe`); `R` types what its handler returns (what `keepResult` stores).
  */
 export function defineJob<A extends unknown[], R = unknown>(
-  className: string,
+  className: ClassNameFor<A>,
   definition: JobDefinitionOptions = {},
 ): JobDefinition<A, R> {
   const { queue = 'default', ...defaults } = definition;
@@ -87,5 +132,6 @@ export function defineJob<A extends unknown[], R = unknown>(
     result: (nexq: Nexq, jid: string) => nexq.result(jid) as Promise<R | undefined>,
     waitFor: (nexq: Nexq, jid: string, options?: WaitForOptions) => nexq.waitFor(jid, options) as Promise<R>,
     handler: (perform: TypedPerform<A, R>) => perform,
+    callback: (args: CallbackArgs<A>) => ({ queue, class: className, args }),
   });
 }

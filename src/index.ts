@@ -18,7 +18,17 @@ export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErro
 export { NodeMetrics } from './metrics/prometheus';
 export type { MetricsHandler } from './metrics/prometheus';
 export { defineJob } from './define-job';
-export type { EnqueueTarget, JobDefinition, JobDefinitionOptions, TypedJob, TypedPerform } from './define-job';
+export type {
+  BatchCallbackArg,
+  CallbackArgs,
+  ClassNameFor,
+  EnqueueTarget,
+  JobDefinition,
+  JobDefinitionOptions,
+  JsonSafe,
+  TypedJob,
+  TypedPerform,
+} from './define-job';
 export { nexqDashboard } from './web/mount';
 export type { DashboardMountOptions, NexqDashboard } from './web/mount';
 export { nexqFastify } from './web/fastify';

@@ -1,5 +1,6 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
+import { ConfigSources, optionsOverEnv, unknownEnvWarnings } from '../config/load';
 import { cancelJob } from './admin/cancel';
 import { clearQueue } from './admin/clear';
 import { killJob } from './admin/kill';
@@ -20,7 +21,13 @@ import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
 
-export type NexqStartOptions = NodeStartOptions;
+export interface NexqStartOptions extends NodeStartOptions {
+  /**
+   * Where REDIS_URL and the NEXQ_* variables are read from, under the options given (which win):
+   * `process.env` by default, as `nexq start` reads them; `false` reads none.
+   */
+  environment?: NodeJS.ProcessEnv | false;
+}
 export type { PauseMode };
 export type { Batch, BatchOptions, BatchStatus };
 
@@ -41,9 +48,20 @@ export class Nexq {
 
   private constructor(readonly node: NexqNode) {}
 
-  /** Starts a node: a full worker node, or a producer only with `mode: 'enqueuer'`. */
+  /**
+   * Starts a node: a full worker node, or a producer only with `mode: 'enqueuer'`. Options not
+   * given come from the environment (REDIS_URL, NEXQ_*), as for `nexq start`, then the defaults.
+   */
   static async start(options: NexqStartOptions = {}): Promise<Nexq> {
-    return new Nexq(await NexqNode.start(options));
+    const { environment = process.env, ...given } = options;
+    if (environment === false) return new Nexq(await NexqNode.start(given, { sources: {}, warnings: [] }));
+    const { config, sources } = optionsOverEnv(given, environment);
+    return new Nexq(await NexqNode.start(config, { sources, warnings: unknownEnvWarnings(environment) }));
+  }
+
+  /** For the CLI, which laid the file, the environment and its flags itself (`sources`: where each came from). */
+  static async startLayered(options: NodeStartOptions, sources: ConfigSources): Promise<Nexq> {
+    return new Nexq(await NexqNode.start(options, { sources, warnings: [] }));
   }
 
   /**

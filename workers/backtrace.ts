@@ -1,12 +1,28 @@
 // A failed job's stack as a developer reads it: the handler's frames, without nexq's own frames
-// (this folder and src/), piscina's or Node's internals, which say nothing about where the job failed.
+// (this folder and src/), piscina's or Node's internals, OpenTelemetry's (the span a job runs in
+// when @opentelemetry/api is installed, and its AsyncLocalStorage) or the TypeScript loader's (tsx
+// and its esbuild), which say nothing about where the job failed.
 import path from 'node:path';
 
 /** The most frames a failure keeps (what `backtrace: true` means). */
 export const MAX_BACKTRACE_LINES = 100;
 
-const OWN_DIRS = [path.join(__dirname, path.sep), path.join(path.resolve(__dirname, '..', 'src'), path.sep)];
-const FOREIGN_INTERNALS = [/\(node:internal\//, /^at node:internal\//, /[\\/]node_modules[\\/]piscina[\\/]/];
+/** nexq's package root: this file is compiled to <root>/dist/workers/. */
+const ROOT = path.resolve(__dirname, '..', '..');
+/**
+ * nexq's own code: the compiled folders, and the TypeScript sources their source maps name (what a
+ * stack shows once source maps are on, as tsx turns them on in every thread it loads handlers in).
+ */
+const OWN_DIRS = ['src', 'workers', 'config', 'supervisors'].flatMap((dir) => [
+  path.join(ROOT, 'dist', dir, path.sep),
+  path.join(ROOT, dir, path.sep),
+]);
+const FOREIGN_INTERNALS = [
+  /\(node:internal\//,
+  /^at node:internal\//,
+  /\(node:async_hooks:/,
+  /[\\/]node_modules[\\/](?:piscina|@opentelemetry[\\/][^\\/]+|tsx|esbuild)[\\/]/,
+];
 
 function isInternal(frame: string): boolean {
   return OWN_DIRS.some((dir) => frame.includes(dir)) || FOREIGN_INTERNALS.some((pattern) => pattern.test(frame));

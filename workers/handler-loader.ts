@@ -1,8 +1,8 @@
 // Loads handler modules inside a worker thread and finds their `perform`. The module path always
 // comes from the main thread's registry; a class name never becomes a path here.
-import { NexqError } from '../config/nexq-error';
-import { pathToFileURL } from 'node:url';
 import { firstLocation, handlerFrames } from './backtrace';
+import { HandlerLoadError } from './handler-load-error';
+import { importModule } from './typescript-loader';
 import { readRetryPolicy, RetryPolicy } from '../src/job/retry-policy';
 
 import type { QueueSlots } from './work-table-layout';
@@ -55,10 +55,7 @@ export interface JobContext {
 
 const loaded = new Map<string, Promise<LoadedHandler>>();
 
-export class HandlerLoadError extends NexqError {
-  static override readonly code = 'HANDLER_LOAD';
-  override readonly name = 'HandlerLoadError';
-}
+export { HandlerLoadError };
 
 function findPerform(mod: Record<string, unknown>, file: string): Perform {
   const fallback = mod.default;
@@ -97,6 +94,8 @@ function findHandler(mod: Record<string, unknown>, file: string): LoadedHandler 
  * keeps the place of a syntax error to itself: `node --check <file>` shows it.
  */
 export function describeLoadFailure(file: string, err: unknown): string {
+  // Already one line naming the file (a TypeScript module with no loader for it).
+  if (err instanceof HandlerLoadError) return err.message;
   if (!(err instanceof Error)) return `${file} failed to load: ${String(err)}`;
   const what = `${err.name}: ${err.message}`;
   const stack = err.stack ?? '';
@@ -112,8 +111,8 @@ export function describeLoadFailure(file: string, err: unknown): string {
 export function loadHandler(file: string): Promise<LoadedHandler> {
   let handler = loaded.get(file);
   if (!handler) {
-    handler = import(pathToFileURL(file).href).then(
-      (mod: Record<string, unknown>) => findHandler(mod, file),
+    handler = importModule(file).then(
+      (mod) => findHandler(mod, file),
       (err: unknown) => {
         const failure = new HandlerLoadError(describeLoadFailure(file, err), { cause: err });
         // Its stack is the module's: the frame that threw while the module ran, if any.

@@ -1,10 +1,10 @@
 // The piscina entry: runs one job's handler on this worker thread (workers/perform-task.ts) and
 // answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
-import { pathToFileURL } from 'node:url';
 import { MessagePort, parentPort, threadId, workerData } from 'node:worker_threads';
 import { describeLoadFailure, HandlerLoadError } from './handler-loader';
 import { PerformObserver, performTask, toThrownError } from './perform-task';
 import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
+import { importModule } from './typescript-loader';
 import type { PostToMain } from './job-batch';
 import { BATCH, DONE, DONE_MANY, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData } from './protocol';
 import { QueueSlots, readSlots } from './work-table-layout';
@@ -27,7 +27,7 @@ let setup: Promise<unknown> | undefined;
 /** Imports the setup module once; a failure fails the jobs (HANDLER_LOAD) until a later import succeeds. */
 async function setUp(file: string): Promise<JobOutcome | undefined> {
   try {
-    await (setup ??= import(pathToFileURL(file).href));
+    await (setup ??= importModule(file));
     return undefined;
   } catch (err) {
     setup = undefined;

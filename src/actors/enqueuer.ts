@@ -6,6 +6,7 @@
 //  2. Enqueue now (SADD queues + LPUSH), at a time (ZADD schedule), or many at once, in one script
 //     call (enqueue.lua) that refuses the lot when a queue is paused for input or full (maxlen),
 //     and takes unique locks, sending a duplicate to the job holding the lock.
+//  3. Warn once per queue or class of the jobs no live node would run (src/handlers/unserved-jobs.ts).
 // Enqueue runs on the caller's turn rather than through the mailbox: it shares no state, Redis
 // orders the writes, and serializing it would allow one round trip at a time for the whole node.
 import { Actor } from '../runtime';
@@ -13,12 +14,16 @@ import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
 import { enqueueJobs, NewJob } from '../redis/enqueue-scripts';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
+import { UnservedJobs } from '../handlers/unserved-jobs';
 
 export type { EnqueueRequest } from '../job/new-jobs';
 
 export class Enqueuer extends Actor {
+  private readonly unserved: UnservedJobs;
+
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.enqueuer, registry: ctx.registry });
+    this.unserved = new UnservedJobs(() => ctx.redis, ctx.keys, ctx.logger);
   }
 
   async enqueue(request: EnqueueRequest): Promise<string> {
@@ -48,7 +53,9 @@ export class Enqueuer extends Actor {
       unique: unique && { lockKey: keys.uniqueLock(unique.key, queue), ttl: unique.ttl },
     }));
     // Awaited, not returned: an async function that returns a promise takes two more turns.
-    return await enqueueJobs(redis, keys, newJobs);
+    const results = await enqueueJobs(redis, keys, newJobs);
+    this.unserved.note(requests);
+    return results;
   }
 }
 

@@ -108,6 +108,8 @@ export class Heartbeat extends TickingActor {
       tag: '',
       concurrency,
       queues: served.map((q) => q.name),
+      // nexq's own: the job classes it has handlers for (a producer warns of one no live node has).
+      classes: this.ctx.jobs?.handlers.classNames ?? [],
       weights: [weights],
       capsules: { default: { concurrency, mode: 'strict', weights } },
       labels: ['nexq'],

@@ -4,7 +4,7 @@ import { rewriteMembers } from '../job/json-members';
 import { jsonTimestamp, nowSeconds } from '../job/time';
 import { clearSet, deleteJob as deleteIndexedJob, enqueueDue } from '../redis/move-scripts';
 import { AdminContext, JobSet, setKeys } from './context';
-import { findInSets, Found } from './find';
+import { findInQueue, findInSets, Found } from './find';
 import { jidOf, jsonObject } from '../job/json-object';
 
 /** Either the job moved (the set it left and the queue it went to) or why it was not moved. */
@@ -16,6 +16,8 @@ export interface DeleteResult {
   jid: string;
   /** The sets it was removed from (empty when it moved meanwhile). */
   deletedFrom: JobSet[];
+  /** The queue it was removed from (deleteFromQueue). */
+  queue?: string;
   error?: string;
 }
 
@@ -85,6 +87,18 @@ export async function deleteJob(ctx: AdminContext, jid: string, sets: JobSet[]):
     if (await deleteIndexedJob(redis, keys, queue, f.key, f.raw, jid, entry)) deletedFrom.push(f.where as JobSet);
   }
   return { jid, deletedFrom };
+}
+
+/** Removes the job `jid` waiting in `queue`, with its index entry and unique lock (one atomic step). */
+export async function deleteFromQueue(ctx: AdminContext, queue: string, jid: string): Promise<DeleteResult> {
+  const found = (await findInQueue(ctx, queue, jid)).at(0);
+  if (!found) return { jid, deletedFrom: [], error: `no job ${jid} waits in queue ${queue} (it may have run)` };
+  const { redis, keys } = ctx;
+  const entry = found.indexEntry ?? (await redis.hget(keys.jobIndex(queue), jid)) ?? '';
+  const deleted = await deleteIndexedJob(redis, keys, queue, found.key, found.raw, jid, entry);
+  return deleted
+    ? { jid, deletedFrom: [], queue }
+    : { jid, deletedFrom: [], error: `job ${jid} left queue ${queue} before it could be deleted` };
 }
 
 /** Empties `set` and forgets its jobs; resolves to how many entries it held. */

@@ -99,6 +99,13 @@ export async function findInSets(
   return found;
 }
 
+/** Where `jid` waits in `queue`: through the job index, else by reading the queue's list. */
+export async function findInQueue(session: AdminContext, queue: string, jid: string): Promise<Found[]> {
+  const known = await indexed(session, jid);
+  if (known) return known.where === 'queue' && known.queue === queue ? [known] : [];
+  return inList(session, session.keys.queue(queue), jid, { where: 'queue', queue });
+}
+
 /**
  * Every place `jid` is: its queue, the sets, or a node's backup list (running). The one lookup of
  * a job by jid (`nexq show`, the dashboard's job page).

@@ -6,7 +6,7 @@ import { ConfigError, checkPeriodicEntry } from '../../config/validate';
 import { cronIn } from '../../config/cron-zone';
 import type { PeriodicSpec } from '../../config/defaults';
 import { NexqError } from '../../config/nexq-error';
-import { deleteSchedule, readSchedules, writeSchedule } from '../redis/schedule-store';
+import { deleteSchedule, readSchedules, stateId, writeSchedule } from '../redis/schedule-store';
 import type { AdminContext } from './context';
 
 /** A schedule that `schedules.set` refuses: the message names the field. */
@@ -23,6 +23,11 @@ export interface ScheduleInfo extends ScheduleSpec {
   args: unknown[];
   /** Its next tick after now (by Redis' clock when the node has sampled it); undefined if it has none. */
   nextRunAt?: Date;
+  /**
+   * Its latest tick the nodes took: the one last enqueued, or, for a schedule no node had run yet,
+   * the tick at which the first node started counting (not enqueued: ticks are not caught up).
+   */
+  lastRunAt?: Date;
 }
 
 export class Schedules {
@@ -48,14 +53,19 @@ export class Schedules {
   /** Every schedule set at run time, by name (the `periodic` option's entries are each node's own). */
   async list(): Promise<ScheduleInfo[]> {
     const now = this.ctx.clock?.now() ?? Date.now() / 1000;
-    return (await readSchedules(this.ctx.redis, this.ctx.keys)).map(({ token: _token, ...schedule }) => {
+    const { redis, keys } = this.ctx;
+    const stored = await readSchedules(redis, keys);
+    // Each version's state key holds its last tick (src/actors/periodic.ts).
+    const lastTicks = await Promise.all(stored.map((s) => redis.get(keys.periodic(stateId(s), s.queue))));
+    return stored.map(({ token: _token, ...schedule }, i) => {
       let nextRunAt: Date | undefined;
       try {
         nextRunAt = new Date(cronIn(schedule.cron, schedule.tz).next(now) * 1000);
       } catch {
         // An entry written by hand that does not parse, or one without a tick: no next run.
       }
-      return { ...schedule, nextRunAt };
+      const last = Number(lastTicks[i] ?? NaN);
+      return { ...schedule, nextRunAt, ...(Number.isFinite(last) ? { lastRunAt: new Date(last * 1000) } : {}) };
     });
   }
 }

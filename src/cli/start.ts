@@ -144,9 +144,10 @@ export async function runStart(args: ParsedArgs): Promise<number> {
     args.flags.has('local-redis') && typeof (config.redis ?? '') === 'string'
       ? await ensureLocalRedis(config)
       : undefined;
+  if (local) sources.redis = '--local-redis (redis-server started with its data in ./var/)';
   let nexq: Nexq;
   try {
-    nexq = await Nexq.start(config);
+    nexq = await Nexq.startLayered(config, sources);
   } catch (err) {
     await local?.stop();
     // Mistakes in the set-up found while starting: one line, exit 2, like a bad flag.

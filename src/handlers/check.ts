@@ -3,11 +3,17 @@
 // A wrong path, a module without `perform` or a syntax error then stops the start, naming the
 // file, instead of failing every job of that class later. The registry learns each module's
 // retry policy here (its max and named backoff apply on the main thread too, when a thread timed
-// out or died) and whether it has an `exhausted` hook.
+// out or died) and whether it has an `exhausted` hook. TypeScript modules load once more on a worker
+// thread of their own (workers/load-check.ts): a loader the main thread has may not reach the threads.
 import { NexqError } from '../../config/nexq-error';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { loadHandler, LoadedHandler } from '../../workers/handler-loader';
+import type { LoadCheckAnswer, LoadCheckData } from '../../workers/load-check';
+import { isTypeScriptFile } from '../../workers/typescript-loader';
 import type { HandlerRegistry } from './registry';
+
+const LOAD_CHECK = path.join(__dirname, '..', '..', 'workers', 'load-check.js');
 
 /** A registered handler that does not load or has no perform function. */
 export class HandlerCheckError extends NexqError {
@@ -31,8 +37,35 @@ export async function checkHandlers(registry: HandlerRegistry): Promise<string> 
       throw new HandlerCheckError(`handler ${modules[i].className}: ${whyNot(modules[i].file, outcome.reason)}`);
     registry.learn(modules[i].file, { retry: outcome.value.retry, exhausted: outcome.value.exhausted !== undefined });
   });
+  const typescript = modules.filter(({ file }) => isTypeScriptFile(file));
+  if (typescript.length > 0) {
+    const reasons = await loadOnAThread(typescript.map(({ file }) => file));
+    reasons.forEach((reason, i) => {
+      if (reason !== undefined)
+        throw new HandlerCheckError(`handler ${typescript[i].className}: on a worker thread, ${reason}`);
+    });
+  }
   const list = modules.map(({ className, file }) => `${className} (${shortPath(file)})`);
   return `handlers: ${list.join(', ') || 'none'}`;
+}
+
+/**
+ * Loads `files` on a new worker thread, which inherits what piscina's threads inherit (the
+ * process's execArgv and environment); per file, undefined or why it failed there.
+ */
+function loadOnAThread(files: string[]): Promise<LoadCheckAnswer> {
+  return new Promise((resolve, reject) => {
+    const data: LoadCheckData = { files };
+    const thread = new Worker(LOAD_CHECK, { workerData: data });
+    thread.once('message', (answer: LoadCheckAnswer) => {
+      resolve(answer);
+      thread.terminate().catch(() => undefined); // the answer is in: how it ends does not matter
+    });
+    thread.once('error', (err) => reject(new HandlerCheckError(`handlers on a worker thread: ${err.message}`)));
+    thread.once('exit', (code) =>
+      reject(new HandlerCheckError(`handlers on a worker thread: the thread exited (${code}) before it answered`)),
+    );
+  });
 }
 
 /** The loader's reason on one line; it names the file (and where V8 says it, the line). */

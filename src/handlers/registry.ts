@@ -5,8 +5,10 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../config/config-error';
 import type { RetryPolicy } from '../job/retry-policy';
+import { isTypeScriptFile } from '../../workers/typescript-loader';
 
-const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs'];
+/** JavaScript, and TypeScript (run through Node's type stripping or tsx: workers/typescript-loader.ts). */
+const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
 /** Ruby's Foo::Bar, Exq's Foo.Bar, plain names; each segment an identifier. */
 const CLASS_NAME = /^[A-Za-z_$][\w$]*(?:(?:::|\.)[A-Za-z_$][\w$]*)*$/;
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
@@ -94,7 +96,9 @@ export class HandlerRegistry {
       }
       const ext = path.extname(entry);
       const base = entry.slice(0, -ext.length);
-      if (!MODULE_EXTENSIONS.includes(ext) || !isValidClassName(base)) continue;
+      if (!MODULE_EXTENSIONS.includes(ext) || (ext.endsWith('ts') && !isTypeScriptFile(entry))) continue;
+      // Sorted: Foo.cjs, Foo.js, Foo.mjs come before Foo.ts, so a compiled file next to its source wins.
+      if (!isValidClassName(base)) continue;
       const names = segments.length ? [[...segments, base].join('::'), [...segments, base].join('.')] : [base];
       for (const name of names) if (!this.files.has(name)) this.files.set(name, full);
     }

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from '../runtime';
 import { resolveConfig, ResolvedConfig } from '../../config/validate';
 import type { NexqConfig } from '../../config/defaults';
+import { ConfigError } from '../../config/config-error';
+import { ConfigSources, namingSource, redisSource } from '../../config/load';
 import { JobEvents } from '../events/job-events';
 import { HandlerRegistry } from '../handlers/registry';
 import { checkHandlers } from '../handlers/check';
@@ -21,6 +23,7 @@ import { replicationWarnings } from '../redis/replication-check';
 import { AckBatcher } from '../redis/ack-batcher';
 import { evictionPolicies, evictionWarnings } from '../redis/eviction-policy';
 import { backupQueuesOf } from '../redis/backups';
+import { describeElsewhere, queuesUnderOtherNamespaces } from '../redis/other-namespaces';
 import { Keys } from '../redis/keys';
 import { checkSlotsOn, ScriptedRedis } from '../redis/scripts';
 import { requeueBackup } from '../redis/move-scripts';
@@ -45,14 +48,15 @@ export interface NodeStartOptions extends NexqConfig {
   middleware?: Middleware[];
   /** Use this winston logger instead of creating one from logLevel/logFormat. */
   logger?: Logger;
-  /**
-   * Fail the start when Redis has not answered within this many ms, naming its address and why
-   * (the admin commands use 2000). Default: keep trying, saying so after 2 s, as a node should.
-   */
-  redisStartTimeout?: number;
 }
 
 const REDIS_WAIT_LOG_MS = 2000;
+
+/** What the caller knows of the options: where each came from, and what to warn of (NEXQ_ variables none reads). */
+export interface StartProvenance {
+  sources: ConfigSources;
+  warnings: string[];
+}
 
 export class NexqNode {
   /** The web dashboard, when `web` is configured. */
@@ -72,13 +76,18 @@ export class NexqNode {
     });
   }
 
-  static async start(options: NodeStartOptions = {}): Promise<NexqNode> {
-    const { middleware = [], logger: givenLogger, redisStartTimeout, ...config } = options;
-    const resolved = resolveConfig(config);
+  static async start(
+    options: NodeStartOptions = {},
+    provenance: StartProvenance = { sources: {}, warnings: [] },
+  ): Promise<NexqNode> {
+    const { middleware = [], logger: givenLogger, ...config } = options;
+    const resolved = resolvedFrom(config, provenance.sources);
     const identity = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     const logger =
       givenLogger ??
       createLogger({ level: resolved.logLevel, format: resolved.logFormat, defaultMeta: { node: resolved.nodeId } });
+    for (const warning of provenance.warnings) logger.warn(warning, { actor: 'node' });
+    const redisFrom = redisSource(provenance.sources);
     // Every handler loads before anything connects: a bad one stops the start, naming its file.
     const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
     if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
@@ -107,7 +116,7 @@ export class NexqNode {
     };
     let node: NexqNode | undefined;
     try {
-      await waitForRedis(ctx, redisStartTimeout);
+      await waitForRedis(ctx, redisFrom, resolved.redisStartTimeout || undefined);
       await warnOfEviction(ctx);
       if (handlers) {
         const running = new RunningJobs(() => ctx.clock.now());
@@ -145,11 +154,12 @@ export class NexqNode {
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
       logger.info(
-        `node ${resolved.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)}, namespace ${JSON.stringify(resolved.namespace)}, ` +
+        `node ${resolved.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)} (${redisFrom}), namespace ${JSON.stringify(resolved.namespace)}, ` +
           `queues ${resolved.queues.map((q) => `${q.name}:${q.concurrency}`).join(',') || 'none'})`,
         { actor: 'node' },
       );
       await node.startMetrics();
+      if (handlers) warnOfJobsElsewhere(ctx).catch(() => undefined); // advice: it catches its own failures
     } catch (err) {
       await ctx.jobs?.pool.destroy().catch(() => {});
       ctx.redis.disconnect();
@@ -251,6 +261,15 @@ export class NexqNode {
   }
 }
 
+/** The options resolved; a bad one's error names where it came from (a variable, a file, a flag). */
+function resolvedFrom(config: NexqConfig, sources: ConfigSources): ResolvedConfig {
+  try {
+    return resolveConfig(config);
+  } catch (err) {
+    throw err instanceof ConfigError ? namingSource(err, sources) : err;
+  }
+}
+
 /**
  * The node's main client. ioredis reconnects by itself; the log says why the link dropped, once
  * per outage (its messages hold no credentials), and when it is back.
@@ -292,21 +311,31 @@ async function leaveNodeList(ctx: NodeContext): Promise<void> {
 }
 
 /**
- * Connects. When Redis has not answered after 2 s, says once which address (without credentials)
- * and why, and keeps trying; with `giveUpMs`, fails then instead, with the same words.
+ * Connects. When Redis has not answered after 2 s, says once which address (without credentials),
+ * where it came from and why, and keeps trying; after `giveUpMs` (the `redisStartTimeout`), fails
+ * with the same words.
  */
-async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> {
+async function waitForRedis(ctx: NodeContext, redisFrom: string, giveUpMs?: number): Promise<void> {
   const { redis, logger, config } = ctx;
   let reason: string | undefined;
   const noteReason = (err: Error) => (reason = err.message);
   redis.on('error', noteReason);
-  const unreachable = () =>
-    `cannot reach Redis at ${describeTarget(config.redis)}${giveUpMs === undefined ? '' : ` within ${giveUpMs / 1000} s`}${reason ? ` (${reason})` : ''}`;
-  let timer: NodeJS.Timeout | undefined;
+  const unreachable = (within: string) =>
+    `cannot reach Redis at ${describeTarget(config.redis)} (${redisFrom})${within}${reason ? ` (${reason})` : ''}`;
+  const timers: NodeJS.Timeout[] = [];
   const gaveUp = new Promise<never>((_, reject) => {
-    if (giveUpMs === undefined)
-      timer = setTimeout(() => logger.error(`${unreachable()}; still trying`, { actor: 'node' }), REDIS_WAIT_LOG_MS);
-    else timer = setTimeout(() => reject(new RedisUnreachableError(unreachable())), giveUpMs);
+    const forHowLong = giveUpMs === undefined ? '' : `, for up to ${giveUpMs / 1000} s (redisStartTimeout)`;
+    if (giveUpMs === undefined || giveUpMs > REDIS_WAIT_LOG_MS)
+      timers.push(
+        setTimeout(
+          () => logger.error(`${unreachable('')}; still trying${forHowLong}`, { actor: 'node' }),
+          REDIS_WAIT_LOG_MS,
+        ),
+      );
+    if (giveUpMs !== undefined)
+      timers.push(
+        setTimeout(() => reject(new RedisUnreachableError(unreachable(` within ${giveUpMs / 1000} s`))), giveUpMs),
+      );
   });
   const pinging = { stop: false };
   try {
@@ -314,11 +343,30 @@ async function waitForRedis(ctx: NodeContext, giveUpMs?: number): Promise<void> 
     await Promise.race([pingUntilAnswered(ctx, pinging), gaveUp]);
   } finally {
     pinging.stop = true;
-    clearTimeout(timer);
+    for (const timer of timers) clearTimeout(timer);
     redis.off('error', noteReason);
   }
   for (const warning of await replicationWarnings(ctx.redis, config.redis, ctx.keys.queues))
     logger.warn(warning, { actor: 'node' });
+}
+
+/**
+ * Says once, after the start, when a queue this node serves holds jobs under another namespace
+ * (a Sidekiq producer's `queue:<q>`, Exq's `exq:queue:<q>`): they would wait unseen for ever.
+ */
+async function warnOfJobsElsewhere(ctx: NodeContext): Promise<void> {
+  const { redis, keys, config, logger } = ctx;
+  try {
+    const served = config.queues.map((q) => q.name);
+    const found = await queuesUnderOtherNamespaces(redis, keys, served);
+    if (found.length > 0)
+      logger.warn(describeElsewhere(found, config.namespace, 'the namespace option (NEXQ_NAMESPACE, --namespace)'), {
+        actor: 'node',
+      });
+  } catch (err) {
+    // SCAN may be refused (an ACL) or the node stopping: the look is advice, not a condition to run.
+    logger.debug(`could not look for jobs under other namespaces: ${(err as Error).message}`, { actor: 'node' });
+  }
 }
 
 /** Says loudly, once at start, when Redis may evict jobs (its maxmemory-policy is not noeviction). */

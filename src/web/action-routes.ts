@@ -1,9 +1,12 @@
-// The dashboard's actions beyond retry, delete and pause: kill retries, clear a queue, quiet or stop
-// a process, cancel a running job. POST only, behind the X-Nexq header and the Origin check
-// (server.ts), each one call of src/admin, the functions the CLI uses.
+// The dashboard's actions beyond retry, delete and pause: kill retries, clear a queue or delete some
+// of its jobs, remove a schedule, quiet or stop a process, cancel a running job. POST only, behind
+// the X-Nexq header and the Origin check (server.ts), each one call of src/admin, the functions the
+// CLI uses.
+import { deleteFromQueue } from '../admin/actions';
 import { cancelJob } from '../admin/cancel';
 import { clearQueue } from '../admin/clear';
 import { killAll, killJob } from '../admin/kill';
+import { Schedules } from '../admin/schedules';
 import { quietProcess, stopProcess } from '../admin/signals';
 import type { AdminContext } from '../admin/context';
 import { ApiError, Route, queueParam, selection } from './api-params';
@@ -36,6 +39,26 @@ export const ACTION_ROUTES: Route[] = [
     handler: async (ctx, [q]) => {
       const queue = queueParam(ctx, q);
       return { queue, deleted: await clearQueue(ctx, queue) };
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/queues\/([^/]+)\/delete$/,
+    handler: async (ctx, [q], _, body) => {
+      const queue = queueParam(ctx, q);
+      const chosen = selection(body);
+      if ('all' in chosen) return { queue, deleted: await clearQueue(ctx, queue) };
+      const results = [];
+      for (const jid of chosen.jids) results.push(await deleteFromQueue(ctx, queue, jid));
+      return { queue, results };
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/schedules\/([^/]+)\/remove$/,
+    handler: async (ctx, [name]) => {
+      if (!(await new Schedules(ctx).remove(name))) throw new ApiError(404, `no schedule ${name}`);
+      return { name, removed: true };
     },
   },
   { method: 'POST', path: /^\/processes\/([^/]+)\/quiet$/, handler: signal(quietProcess, 'TSTP') },

@@ -6,6 +6,7 @@ import { findJob } from '../admin/find';
 import { backtraceOf, isoOf } from '../admin/job-view';
 import { classMetrics, RETENTION_MINUTES } from '../admin/class-metrics';
 import { jsonObject } from '../job/json-object';
+import { readServing, unservedQueue } from '../redis/live-serving';
 import { ACTION_ROUTES } from './action-routes';
 import { ApiError, ApiResult, bodyField, count, Handler, queueParam, Route, selection, setParam } from './api-params';
 import { LIST_ROUTES } from './list-routes';
@@ -24,11 +25,17 @@ async function stats(ctx: AdminContext) {
 }
 
 async function queues(ctx: AdminContext) {
-  const [infos, paused] = await Promise.all([queueInfo(ctx), pausedQueues(ctx)]);
-  const rows = infos.map((q) => ({ ...q, paused: paused[q.queue] ?? null }));
+  const [infos, paused, serving] = await Promise.all([
+    queueInfo(ctx),
+    pausedQueues(ctx),
+    readServing(ctx.redis, ctx.keys),
+  ]);
+  // `unserved`: why no job of it would run now (no live node serves it), for a queue holding jobs.
+  const unserved = (queue: string, size: number) => (size > 0 ? (unservedQueue(serving, queue) ?? null) : null);
+  const rows = infos.map((q) => ({ ...q, paused: paused[q.queue] ?? null, unserved: unserved(q.queue, q.size) }));
   // A queue paused before anything was enqueued to it is listed too, so it can be resumed.
   for (const [queue, mode] of Object.entries(paused))
-    if (!infos.some((q) => q.queue === queue)) rows.push({ queue, size: 0, latency: 0, paused: mode });
+    if (!infos.some((q) => q.queue === queue)) rows.push({ queue, size: 0, latency: 0, paused: mode, unserved: null });
   return rows.sort((a, b) => a.queue.localeCompare(b.queue));
 }
 

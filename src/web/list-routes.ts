@@ -4,6 +4,7 @@ import type { AdminContext } from '../admin/context';
 import { readProcesses, readProcessTree, readRunningJobs } from '../admin/processes';
 import { JobFilter, searchQueue, searchSet } from '../admin/search';
 import { jobSetSize } from '../redis/known-queues';
+import { readServing, unservedReasons } from '../redis/live-serving';
 import { ApiError, count, queueParam, Route, setParam } from './api-params';
 
 const MAX_FILTER_CHARS = 200;
@@ -40,11 +41,17 @@ export const LIST_ROUTES: Route[] = [
     path: /^\/queues\/([^/]+)$/,
     handler: async (ctx, [q], query) => {
       const queue = queueParam(ctx, q);
-      const [size, page] = await Promise.all([
+      const [size, page, serving] = await Promise.all([
         ctx.redis.llen(ctx.keys.queue(queue)),
         searchQueue(ctx, queue, filterOf(query), count(query, 'limit', 50, 1000), cursorOf(query)),
+        readServing(ctx.redis, ctx.keys),
       ]);
-      return { queue, size, ...page };
+      // Why the jobs shown would not run now: no live node serves the queue, or has their class's handler.
+      const classes = [...new Set(page.jobs.map((j) => j.class).filter((c): c is string => typeof c === 'string'))];
+      const warnings = [
+        ...new Set(page.jobs.length > 0 ? classes.flatMap((c) => unservedReasons(serving, queue, c)) : []),
+      ];
+      return { queue, size, ...page, warnings };
     },
   },
   {

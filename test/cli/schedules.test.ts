@@ -27,8 +27,11 @@ describe('nexq schedules', () => {
     expect(set.stderr).to.equal('');
     expect(set.stdout).to.equal('schedule nightly set\n');
     const table = await cli(['schedules']);
-    expect(table.stdout.split('\n')[0]).to.match(/^NAME\s+CRON\s+TZ\s+QUEUE\s+CLASS\s+NEXT RUN\s+ARGS$/);
-    expect(table.stdout).to.match(/nightly\s+0 2 \* \* \*\s+Asia\/Tokyo\s+mail\s+Digest\s+\S+T17:00:00\.000Z\s+\[1\]/);
+    expect(table.stdout.split('\n')[0]).to.match(/^NAME\s+CRON\s+TZ\s+QUEUE\s+CLASS\s+NEXT RUN\s+LAST RUN\s+ARGS$/);
+    // The next run on the schedule's own clock (02:00 in Tokyo), with its offset; no run yet.
+    expect(table.stdout).to.match(
+      /nightly\s+0 2 \* \* \*\s+Asia\/Tokyo\s+mail\s+Digest\s+\d{4}-\d\d-\d\dT02:00:00\+09:00\s+-\s+\[1\]/,
+    );
     const [listed] = JSON.parse((await cli(['schedules', '--json'])).stdout);
     expect(listed).to.include({ name: 'nightly', cron: '0 2 * * *', queue: 'mail', class: 'Digest', tz: 'Asia/Tokyo' });
     const removed = await cli(['schedules', 'remove', 'nightly']);

@@ -221,7 +221,7 @@ describe('nexq CLI', () => {
       expect(child.exitCode).to.equal(null);
       // The address and why, in one line.
       expect(stderr).to.include(
-        'cannot reach Redis at redis://:***@127.0.0.1:1/0 (connect ECONNREFUSED 127.0.0.1:1); still trying',
+        'cannot reach Redis at redis://:***@127.0.0.1:1/0 (from the --redis flags) (connect ECONNREFUSED 127.0.0.1:1); still trying',
       );
       expect(stderr).not.to.include('s3cret-pw');
     } finally {

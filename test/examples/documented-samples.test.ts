@@ -1,6 +1,7 @@
 // Every code sample of README.md and docs/*.md is checked: a block naming a file under examples/
 // is that file, byte for byte (examples.test.ts runs the files); a JavaScript fragment is a set of
-// options nexq accepts; a shell line is an npm script or a `nexq start` the CLI accepts. Blocks
+// options nexq accepts; a shell line is an npm script, a file under examples/ run with node, or a
+// `nexq start` the CLI accepts. Blocks
 // without a language are text (the supervision tree, the CLI's usage) and are not checked.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
@@ -61,7 +62,9 @@ describe('code samples in README.md and docs/', () => {
           .filter(Boolean);
         for (const command of lines.flatMap((line) => line.split('&&').map((part) => part.trim()))) {
           const npm = /^npm (?:run )?(\S+)$/.exec(command);
+          const example = /^node examples\/(\S+)$/.exec(command);
           if (npm) expect([...NPM_BUILTINS, ...Object.keys(scripts)], `${block.where}: ${command}`).to.include(npm[1]);
+          else if (example) expect(exampleFiles(), `${block.where}: ${command}`).to.include(example[1]);
           else checkNexqStart(command, block.where);
         }
       });

@@ -1,10 +1,12 @@
 // Every program under examples/ (the README shows them) run with plain `node` against a private
 // redis-server, and checked for what it did: jobs written, run, followed up, stopped cleanly.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { fileAndEnv, validateLayers } from '../../config/load';
 import { Nexq } from '../../src/nexq';
+import { repoRoot } from '../support/paths';
 import { RedisServer } from '../support/redis-server';
 import { examplesDir, ExampleProcess, runExample } from './support';
 
@@ -94,6 +96,28 @@ describe('examples/', function () {
       expect(await redis.get('exq:stat:processed')).to.equal('4');
     } finally {
       worker.kill('SIGKILL');
+    }
+  });
+
+  it("the README's first commands end with a job run: npm start's node runs the job of node examples/enqueue.js", async () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const quickStart = /```sh\n([\s\S]*?)```/.exec(readme)![1];
+    const promised = /the node's terminal then prints "<jid>(: working hard for bob, 5 times)"/.exec(quickStart);
+    expect(quickStart, 'the quick start').to.match(/^npm install && npm start\s.*\nnode examples\/enqueue\.js\s/);
+    expect(promised, 'the quick start says which line the node prints').to.not.equal(null);
+    // `npm start` after its build step, as the package says it (its --local-redis finds this Redis answering).
+    const scripts = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts;
+    const [command, ...args] = scripts.start.split('&&').at(-1).trim().split(/\s+/);
+    expect(command).to.equal('node');
+    const node = new ExampleProcess(path.join(repoRoot, args[0]), env(), args.slice(1), repoRoot);
+    try {
+      await node.waitForOutput(/node \S+ started/);
+      const { code, output } = await runExample('enqueue.js', env());
+      expect(code, output).to.equal(0);
+      const jid = /^enqueued (\S+)$/m.exec(output)![1];
+      await node.waitForOutput(new RegExp(`^${jid}${promised![1]}$`, 'm'));
+    } finally {
+      node.kill('SIGKILL');
     }
   });
 

@@ -61,9 +61,10 @@ export class ExampleProcess {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcess;
 
-  constructor(file: string, env: NodeJS.ProcessEnv) {
-    const child = spawn(process.execPath, [path.join(examplesDir, file)], {
-      cwd: examplesDir,
+  /** `file` under examples/ (or an absolute path), with `args`, run in `cwd`. */
+  constructor(file: string, env: NodeJS.ProcessEnv, args: string[] = [], cwd = examplesDir) {
+    const child = spawn(process.execPath, [path.resolve(examplesDir, file), ...args], {
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

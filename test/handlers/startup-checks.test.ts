@@ -104,7 +104,7 @@ describe('waiting for Redis at start', () => {
     try {
       await waitFor(() => logs.text().includes('cannot reach Redis'), 5000, 'the unreachable-Redis message');
       expect(logs.text()).to.include(
-        `cannot reach Redis at ${server.url} (connect ECONNREFUSED 127.0.0.1:${server.port}); still trying`,
+        `cannot reach Redis at ${server.url} (from Nexq.start options) (connect ECONNREFUSED 127.0.0.1:${server.port}); still trying`,
       );
       // A ping queued while Redis is down times out after COMMAND_TIMEOUT_MS; the node waits on.
       await sleep(COMMAND_TIMEOUT_MS + 1000);

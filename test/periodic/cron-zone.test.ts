@@ -2,7 +2,7 @@
 // time the way cron users expect: a skipped hour skips, a repeated hour runs once.
 import { expect } from 'chai';
 import { CronError } from '../../config/cron';
-import { cronIn, ZonedCron } from '../../config/cron-zone';
+import { cronIn, isoInZone, ZonedCron } from '../../config/cron-zone';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000', '');
@@ -73,5 +73,16 @@ describe('cron in a time zone', () => {
       CronError,
       'unknown time zone "Mars/Olympus" (an IANA name such as "Europe/Berlin")',
     );
+  });
+});
+
+describe('a time on the wall clock of a zone', () => {
+  it('writes ISO 8601 with the offset the zone has then, and Z for UTC', () => {
+    const winter = new Date('2026-01-15T07:00:00Z');
+    const summer = new Date('2026-07-15T06:00:00Z');
+    expect(isoInZone(winter, 'America/New_York')).to.equal('2026-01-15T02:00:00-05:00');
+    expect(isoInZone(summer, 'America/New_York')).to.equal('2026-07-15T02:00:00-04:00');
+    expect(isoInZone(winter, 'Asia/Kolkata')).to.equal('2026-01-15T12:30:00+05:30');
+    expect(isoInZone(winter)).to.equal('2026-01-15T07:00:00Z');
   });
 });

@@ -58,6 +58,17 @@ describe('a slow Redis', function () {
     return { node, logs: logs.text(), jobsPerSecond: Math.round(jids.size / seconds) };
   }
 
+  /**
+   * The warnings logged, but the start's one line about jobs under another namespace: other tests'
+   * namespaces on this shared Redis hold jobs no node serves.
+   */
+  function ownWarnings(logs: string): string {
+    return logs
+      .split('\n')
+      .filter((line) => line !== '' && !line.includes('jobs wait under another namespace'))
+      .join('\n');
+  }
+
   /** Nothing ran twice, nothing failed, nothing is left anywhere but in `done`. */
   async function expectEachRanOnce(jids: Set<string>, logs: string): Promise<void> {
     const { total, unique } = await runs();
@@ -69,7 +80,7 @@ describe('a slow Redis', function () {
     expect(await t.redis.get(t.keys.stat('failed')), 'failures').to.equal(null);
     expect(await t.redis.zcard(t.keys.retry('default')), 'retry set').to.equal(0);
     expect(await t.redis.zcard(t.keys.dead('default')), 'dead set').to.equal(0);
-    expect(logs, 'warnings and errors logged').to.equal('');
+    expect(ownWarnings(logs), 'warnings and errors logged').to.equal('');
   }
 
   it('20 ms each way: runs every job once, no timeout becomes a retry; prints jobs/s with and without', async () => {
@@ -136,7 +147,7 @@ describe('a slow Redis', function () {
     await waitFor(async () => (await t.redis.llen(done())) > 0, 15_000, 'the job to run');
     await new Promise((r) => setTimeout(r, 500));
     expect(await t.redis.lrange(done(), 0, -1)).to.deep.equal([jid]);
-    expect(logs.text(), 'warnings logged').to.equal('');
+    expect(ownWarnings(logs.text()), 'warnings logged').to.equal('');
     expect(proxy.connections, 'connections opened again').to.equal(connections);
   });
 });

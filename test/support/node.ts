@@ -113,6 +113,8 @@ export function useNodes(defaults: { url?: () => string; namespace?: string; flu
         schedulerPollTimeout: 50,
         threads: 2,
         ...(current().keys.perQueue ? { keyLayout: 'per-queue' as const } : {}),
+        // The test's options alone: a NEXQ_ variable of the run (NEXQ_KEY_LAYOUT for the CLI's children) stays out.
+        environment: false,
         // Nodes log bad input at error level on purpose; NEXQ_TEST_LOGS=1 shows it (and
         // NEXQ_TEST_LOGLEVEL=debug, say, shows more).
         ...(process.env.NEXQ_TEST_LOGS ? {} : { logger: winston.createLogger({ silent: true }) }),

@@ -1,7 +1,15 @@
 // Type tests of defineJob, checked by `tsc` when `npm test` builds (tsconfig.json includes test/):
 // each `@ts-expect-error` line must fail to compile, or the build fails with "Unused
 // '@ts-expect-error' directive". Nothing here runs: the function is never called.
-import { defineJob, Nexq } from '../../src/index';
+import { BatchCallbackArg, defineJob, Nexq } from '../../src/index';
+
+/** An interface (no index signature) of JSON-safe fields: a job may take it. */
+interface User {
+  name: string;
+  id: number;
+  tags: string[];
+  manager?: { name: string } | null;
+}
 
 export async function typeTests(nexq: Nexq): Promise<unknown[]> {
   const seen: unknown[] = [];
@@ -70,5 +78,35 @@ export async function typeTests(nexq: Nexq): Promise<unknown[]> {
   seen.push(sure);
   // @ts-expect-error: keepResult is a number of seconds
   await Total.enqueue(nexq, [[1, 2]], { keepResult: true });
+  // Job arguments are JSON-safe types: what JSON would change does not compile.
+  seen.push(defineJob<[user: User, note: string | null, flags: boolean[]]>('SignUp'));
+  seen.push(defineJob<[{ at: string; count: number }[]]>('Batch'));
+  // @ts-expect-error: a Date and a bigint (JSON writes a string, and throws)
+  defineJob<[Date, bigint]>('Dated');
+  // @ts-expect-error: a Date inside an object
+  defineJob<[{ when: Date }]>('Nested');
+  // @ts-expect-error: a function
+  defineJob<[() => void]>('Callback');
+  // @ts-expect-error: undefined, which JSON drops
+  defineJob<[string | undefined]>('Maybe');
+  // @ts-expect-error: a Map, which JSON writes as {}
+  defineJob<[Map<string, number>]>('Mapped');
+
+  // Batch callbacks: a definition whose last argument is the batch's { bid, event }.
+  const ImportDone = defineJob<[region: string, batch: BatchCallbackArg]>('ImportDone');
+  const typed = nexq.batch({ onComplete: ImportDone.callback(['eu']), onDeath: ImportDone.callback(['us']) });
+  seen.push(typed);
+  ImportDone.handler(function (region, batch) {
+    const event: 'complete' | 'success' | 'death' = batch.event;
+    seen.push(region.toUpperCase(), batch.bid, event);
+  });
+  // @ts-expect-error: the callback's own argument has the wrong type
+  ImportDone.callback([1]);
+  // @ts-expect-error: the batch's { bid, event } is appended by the batch, not given
+  ImportDone.callback(['eu', { bid: 'b', event: 'complete' }]);
+  // @ts-expect-error: a definition whose last argument is not the batch's is no callback
+  SendEmail.callback(['a@b.c']);
+  // @ts-expect-error: a callback needs a queue and a class
+  nexq.batch({ onSuccess: { args: [] } });
   return seen;
 }

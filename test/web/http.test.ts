@@ -191,6 +191,7 @@ describe('web dashboard over HTTP', () => {
       size: 0,
       latency: 0,
       paused: 'out',
+      unserved: null,
     });
     expect((await call(url, '/api/queues/mail/resume', { method: 'POST', action: true })).status).to.equal(200);
     expect(await t.redis.hgetall(t.keys.paused('mail'))).to.deep.equal({});

@@ -2,7 +2,7 @@
 // plain-text tables or JSON. What they read and do is in src/admin, shared with the web dashboard.
 import winston from 'winston';
 import type { NexqConfig } from '../../../config/defaults';
-import { fileAndEnv, setFromFlag, unknownEnvWarnings, validateLayers } from '../../../config/load';
+import { fileAndEnv, LayeredConfig, setFromFlag, unknownEnvWarnings, validateLayers } from '../../../config/load';
 import { ConfigError } from '../../../config/validate';
 import { Nexq } from '../../nexq';
 import type { AdminContext } from '../../admin/context';
@@ -67,6 +67,11 @@ export function positionals(args: ParsedArgs, command: string, names: string[], 
 
 /** The connection config: file < environment < flags, as for `nexq start`, checked the same way. */
 export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): NexqConfig {
+  return connectionLayers(args, env).config;
+}
+
+/** The same, with where each option came from. */
+function connectionLayers(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): LayeredConfig {
   for (const warning of unknownEnvWarnings(env)) process.stderr.write(`nexq: ${warning}\n`);
   const layers = fileAndEnv(flagText(args, 'config'), env);
   layRedisFlagsOver(layers, (name) => flagText(args, name));
@@ -80,18 +85,21 @@ export function connectionConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = proc
   delete config.web;
   config.mode = 'enqueuer';
   validateLayers(layers);
-  return config;
+  return layers;
 }
 
 /** Opens a producer-mode Nexq for the command, and stops it when `body` is done. */
 export async function withNexq<T>(args: ParsedArgs, body: (s: Session) => Promise<T>): Promise<T> {
-  const config = connectionConfig(args);
+  const { config, sources } = connectionLayers(args);
   let nexq: Nexq;
   try {
     // The node's own log lines would break the one-line-error contract; NEXQ_LOG_LEVEL brings them back.
     const logger = process.env.NEXQ_LOG_LEVEL ? undefined : winston.createLogger({ silent: true });
     // An unreachable Redis: one line naming the address and why (ECONNREFUSED ...), exit 1.
-    nexq = await Nexq.start({ ...config, ...(logger ? { logger } : {}), redisStartTimeout: CONNECT_TIMEOUT_MS });
+    nexq = await Nexq.startLayered(
+      { ...config, ...(logger ? { logger } : {}), redisStartTimeout: CONNECT_TIMEOUT_MS },
+      sources,
+    );
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;

@@ -1,6 +1,8 @@
 // `nexq enqueue <queue> <class> [json-args] [--in SECONDS | --at ISO]`: prints the new job's jid.
 import { isQueueName } from '../../../config/validate';
+import { readServing, unservedReasons } from '../../redis/live-serving';
 import { UsageError } from '../args';
+import { unsafeIntegerIn } from '../json-numbers';
 import { Command, CONNECTION_HELP, flagText, positionals, printJson, withNexq } from './common';
 
 function parseJsonArgs(text: string | undefined): unknown[] {
@@ -13,6 +15,8 @@ function parseJsonArgs(text: string | undefined): unknown[] {
   }
   if (!Array.isArray(value))
     throw new UsageError(`json-args must be a JSON array, got ${value === null ? 'null' : typeof value}`);
+  const unsafe = unsafeIntegerIn(text, value, 'args');
+  if (unsafe) throw new UsageError(`json-args: ${unsafe}`);
   return value;
 }
 
@@ -38,7 +42,10 @@ export const enqueueCommand: Command = {
   help: `Usage: nexq enqueue <queue> <class> [json-args] [options]
 
 Enqueues a job of <class> on <queue> and prints its jid. json-args is a JSON array (default []),
-e.g. '[1, "two", {"three": 3}]'.
+e.g. '[1, "two", {"three": 3}]'. A whole number past 2^53 (9007199254740991) is refused, as
+JSON would round it: pass it as a string ("9007199254740993"). When no live node serves <queue>, or none of those serving it
+has a handler for <class>, a warning on stderr says so (with the closest name); the job is
+enqueued all the same.
 
 Options:
   --in SECONDS                run that many seconds from now (goes to the schedule set)
@@ -50,16 +57,20 @@ ${CONNECTION_HELP}`,
       throw new UsageError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
     const jobArgs = parseJsonArgs(argsText);
     const when = parseWhen(flagText(args, 'in'), flagText(args, 'at'));
-    const jid = await withNexq(args, ({ nexq }) =>
-      when.at
+    const { jid, warnings } = await withNexq(args, async ({ nexq, redis, keys }) => ({
+      jid: await (when.at
         ? nexq.enqueueAt(queue, when.at, className, jobArgs)
         : when.in !== undefined
           ? nexq.enqueueIn(queue, when.in, className, jobArgs)
-          : nexq.enqueue(queue, className, jobArgs),
-    );
+          : nexq.enqueue(queue, className, jobArgs)),
+      // A queue no live node serves, a class none of them has a handler for: said, not refused.
+      warnings: unservedReasons(await readServing(redis, keys), queue, className),
+    }));
+    for (const warning of warnings) process.stderr.write(`nexq: warning: ${warning}\n`);
     if (out.json)
       printJson(out, {
         jid,
+        warnings,
         queue,
         class: className,
         args: jobArgs,

@@ -1,7 +1,9 @@
 // `nexq schedules` (list), `nexq schedules set <name> <cron> <queue> <class> [--args JSON] [--tz ZONE]`
 // and `nexq schedules remove <name>`: the schedules set at run time, through src/admin/schedules.
+import { isoInZone } from '../../../config/cron-zone';
 import { ScheduleError, Schedules } from '../../admin/schedules';
 import { UsageError } from '../args';
+import { unsafeIntegerIn } from '../json-numbers';
 import { clip, Command, CONNECTION_HELP, flagText, printJson, printTable, withNexq } from './common';
 
 function parseArgsFlag(text: string | undefined): unknown[] {
@@ -13,6 +15,8 @@ function parseArgsFlag(text: string | undefined): unknown[] {
     throw new UsageError(`--args must be a JSON array, got ${JSON.stringify(text)}`);
   }
   if (!Array.isArray(value)) throw new UsageError(`--args must be a JSON array, got ${JSON.stringify(text)}`);
+  const unsafe = unsafeIntegerIn(text, value, 'args');
+  if (unsafe) throw new UsageError(`--args: ${unsafe}`);
   return value;
 }
 
@@ -24,7 +28,7 @@ export const schedulesCommand: Command = {
        nexq schedules remove <name> [options]
 
 Lists the schedules kept in Redis (not the 'periodic' option's, which are each node's own) with
-their next run; sets one (every node runs it within a second, each tick once across nodes); or
+their next and last run on the schedule's own zone (ISO 8601 with the offset); sets one (every node runs it within a second, each tick once across nodes); or
 removes one.
 
 Options:
@@ -42,14 +46,16 @@ ${CONNECTION_HELP}`,
         else
           printTable(
             out,
-            ['NAME', 'CRON', 'TZ', 'QUEUE', 'CLASS', 'NEXT RUN', 'ARGS'],
+            ['NAME', 'CRON', 'TZ', 'QUEUE', 'CLASS', 'NEXT RUN', 'LAST RUN', 'ARGS'],
+            // On the schedule's own wall clock, as its cron reads it, with the offset.
             listed.map((s) => [
               s.name,
               s.cron,
               s.tz ?? 'UTC',
               s.queue,
               s.class,
-              s.nextRunAt?.toISOString() ?? '-',
+              s.nextRunAt ? isoInZone(s.nextRunAt, s.tz) : '-',
+              s.lastRunAt ? isoInZone(s.lastRunAt, s.tz) : '-',
               clip(JSON.stringify(s.args)),
             ]),
           );

@@ -1,6 +1,7 @@
 // `nexq stats` and `nexq queues`: counters, queue sizes and latency, set sizes, process count.
 import { pausedQueues } from '../../admin/pause';
 import { queueInfo, readStats } from '../../admin/stats';
+import { describeElsewhere, queuesUnderOtherNamespaces } from '../../redis/other-namespaces';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
 
 export const statsCommand: Command = {
@@ -8,15 +9,25 @@ export const statsCommand: Command = {
   help: `Usage: nexq stats [options]
 
 Prints processed and failed (all time and today, UTC), jobs enqueued per queue, the sizes of the
-schedule, retry and dead sets, and how many processes are alive.
+schedule, retry and dead sets, and how many processes are alive; and, in one line, the queues of
+this namespace (and default) that hold jobs under another namespace (a Sidekiq producer's, with
+none; Exq's exq), with the flag to set.
 
 Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     positionals(args, 'stats', []);
-    const stats = await withNexq(args, readStats);
+    const { stats, elsewhere, namespace } = await withNexq(args, async (session) => ({
+      stats: await readStats(session),
+      // The queues this namespace knows, and `default`: those a node of it would serve.
+      elsewhere: await queuesUnderOtherNamespaces(session.redis, session.keys, [
+        'default',
+        ...(await session.redis.smembers(session.keys.queues)),
+      ]),
+      namespace: session.keys.namespace,
+    }));
     if (out.json) {
-      printJson(out, stats);
+      printJson(out, { ...stats, otherNamespaces: elsewhere });
       return 0;
     }
     const rows: Array<[string, number]> = [
@@ -32,6 +43,8 @@ ${CONNECTION_HELP}`,
       ['processes', stats.processes],
     ];
     printTable(out, ['STAT', 'VALUE'], rows);
+    if (elsewhere.length > 0)
+      out.write(`\n${describeElsewhere(elsewhere, namespace, '--namespace (NEXQ_NAMESPACE)')}\n`);
     return 0;
   },
 };

@@ -5,6 +5,7 @@ import { runningPage, processesPage } from './processes.js';
 import { setPage, jobPage } from './jobs.js';
 import { metricsPage } from './metrics.js';
 import { batchesPage, batchPage } from './batches.js';
+import { schedulesPage } from './schedules.js';
 
 const POLL_MS = 2000;
 const MAX_SAMPLES = 60;
@@ -23,6 +24,7 @@ const ROUTES = [
   [/^metrics$/, metricsPage, false],
   [/^batches$/, batchesPage, false],
   [/^batches\/(.+)$/, batchPage, false],
+  [/^schedules$/, schedulesPage, false],
 ];
 
 const env = { samples: [], rerender: () => render() };

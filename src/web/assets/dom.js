@@ -23,15 +23,27 @@ async function answer(response) {
   return body;
 }
 
+/**
+ * The API's URL for `path`, beside the page (whatever prefix it is mounted under), without the
+ * user:pass@ the page may have been opened at: fetch refuses a URL with credentials, and the
+ * browser sends the basic auth it was given for the page by itself.
+ */
+function apiUrl(path) {
+  const url = new URL(`api${path}`, location.href);
+  url.username = '';
+  url.password = '';
+  return url.href;
+}
+
 /** GET /api<path>, as JSON. */
 export async function getJson(path) {
-  return answer(await fetch(`api${path}`, { headers: { Accept: 'application/json' } }));
+  return answer(await fetch(apiUrl(path), { headers: { Accept: 'application/json' } }));
 }
 
 /** POST /api<path> with a JSON body. X-Nexq is the header the server requires of every action. */
 export async function post(path, body = {}) {
   return answer(
-    await fetch(`api${path}`, {
+    await fetch(apiUrl(path), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Nexq': '1' },
       body: JSON.stringify(body),

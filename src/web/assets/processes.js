@@ -12,7 +12,7 @@ export async function runningPage(_params, _query, env) {
     {},
     el('h2', {}, 'Running jobs ', el('small', {}, 'written by each node as jobs start and end')),
     table(
-      ['Node', 'Jid', 'Class', 'Queue', 'Started', 'Args', ''],
+      ['Node', 'Jid', 'Class', 'Queue', 'Started', 'Progress', 'Args', ''],
       jobs.map((j) => ({
         attrs: { 'data-jid': j.jid ?? '' },
         cells: [
@@ -21,6 +21,8 @@ export async function runningPage(_params, _query, env) {
           j.class ?? '?',
           queueLink(j.queue),
           relative(j.run_at),
+          // What its handler last reported with this.progress(value), as of the node's last write.
+          el('span', { class: 'progress' }, progressText(j.progress)),
           el('code', {}, argsText(j)),
           j.jid ? cancelButton(j.jid, env.rerender) : '',
         ],
@@ -28,6 +30,11 @@ export async function runningPage(_params, _query, env) {
       'Nothing runs right now.',
     ),
   );
+}
+
+function progressText(value) {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'number' || typeof value === 'string' ? String(value) : JSON.stringify(value);
 }
 
 function signalButton(p, what, rerender) {

@@ -123,6 +123,8 @@ export async function queuesPage(_params, _query, env) {
       { class: 'hint' },
       'Pausing processing stops every node fetching from the queue (jobs running finish); pausing enqueues refuses new jobs.',
     ),
+    // Queues holding jobs that no live node serves: a misspelt name, or a node not running.
+    ...queues.filter((q) => q.unserved).map((q) => el('p', { class: 'warning', 'data-queue': q.queue }, q.unserved)),
     table(
       ['Queue', 'Size', 'Latency', 'State', ''],
       queues.map((q) => ({
@@ -142,7 +144,23 @@ export async function queuesPage(_params, _query, env) {
 
 const PAGE_SIZE = 50;
 
-export async function queuePage([queue], query) {
+/** Deletes one waiting job (with its index entry and unique lock), unless a node fetched it meanwhile. */
+function deleteQueuedButton(queue, jid, rerender) {
+  const remove = () => {
+    if (!window.confirm(`Delete job ${jid} from ${queue}?`)) return;
+    return act(
+      `job ${jid} deleted`,
+      async () => {
+        const { results } = await post(`/queues/${encodeURIComponent(queue)}/delete`, { jids: [jid] });
+        if (results[0]?.error) throw new Error(results[0].error);
+      },
+      rerender,
+    );
+  };
+  return button('Delete', remove, { class: 'delete danger' });
+}
+
+export async function queuePage([queue], query, env) {
   const base = `#/queues/${encodeURIComponent(queue)}`;
   const data = await getJson(`/queues/${encodeURIComponent(queue)}?${listQuery(query, PAGE_SIZE)}`);
   return el(
@@ -152,12 +170,20 @@ export async function queuePage([queue], query) {
     data.cursorGone
       ? el('p', { class: 'hint' }, 'The jobs of the last page ran meanwhile: this page starts at the next to run.')
       : '',
+    // The jobs shown that no live node would run now: no node serves the queue, or has their class's handler.
+    ...data.warnings.map((w) => el('p', { class: 'warning' }, w)),
     filterForm(base, query),
     table(
-      ['Jid', 'Class', 'Enqueued', 'Args'],
+      ['Jid', 'Class', 'Enqueued', 'Args', ''],
       data.jobs.map((j) => ({
         attrs: { 'data-jid': j.jid ?? '' },
-        cells: [jobLink(j.jid), j.class ?? '?', relative(j.enqueued_at), el('code', {}, argsText(j))],
+        cells: [
+          jobLink(j.jid),
+          j.class ?? '?',
+          relative(j.enqueued_at),
+          el('code', {}, argsText(j)),
+          j.jid ? deleteQueuedButton(queue, j.jid, env.rerender) : '',
+        ],
       })),
       'No job here.',
     ),
