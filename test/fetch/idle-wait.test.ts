@@ -4,6 +4,7 @@
 // meanwhile is not served, and a wait whose connection is lost is replaced.
 import { expect } from 'chai';
 import { sleep, useNodes, waitFor } from '../support/node';
+import { monitorOf } from '../support/monitor';
 
 /** Long enough that no regular poll runs during a test: only the idle wait can take a job. */
 const NO_POLLS = { pollTimeout: 60_000 };
@@ -51,7 +52,7 @@ describe('idle wait', () => {
       .split('\n')
       .find((line) => line.startsWith(`id=${id} `))!
       .match(/ addr=(\S+)/)![1];
-    const monitor = await t.redis.monitor();
+    const monitor = await monitorOf(t.redis);
     const fetchesFrom: string[] = [];
     const queue = t.keys.queue('default');
     // A script call naming the queue and this node's backup list is a fetch (an enqueue names no
