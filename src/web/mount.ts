@@ -8,6 +8,7 @@ import type { KeyLayout, NexqConfig, NexqOptions } from '../../config/defaults';
 import type { RedisTarget } from '../../config/redis-options';
 import { resolveConfig } from '../../config/validate';
 import { resolveKeyLayout } from '../../config/key-layout';
+import { optionsOverEnv } from '../../config/load';
 import type { AdminContext } from '../admin/context';
 import type { Logger } from '../logger';
 import { duplicateClient, RedisClient } from '../redis/client';
@@ -20,8 +21,13 @@ import { createDashboard, DashboardHandler, MetricsHandler } from './dashboard';
 import { sendFailure, sendJson } from './respond';
 
 export interface DashboardMountOptions extends Pick<NexqConfig, 'namespace' | 'queues' | 'timestamps' | 'dialect'> {
-  /** A redis:// URL, ioredis options (as nexq's `redis` option), or an ioredis client to copy. */
-  redis: RedisTarget | RedisClient;
+  /**
+   * A redis:// URL, ioredis options (as nexq's `redis` option), or an ioredis client to copy. Left out,
+   * it comes from the environment as for `Nexq.start()` (REDIS_URL, NEXQ_REDIS_*), then 127.0.0.1:6379.
+   */
+  redis?: RedisTarget | RedisClient;
+  /** Where options not given here are read from (REDIS_URL, NEXQ_*): `process.env` by default; `false` reads none. */
+  environment?: NodeJS.ProcessEnv | false;
   keyLayout?: 'auto' | KeyLayout;
   /**
    * The prefix still in `req.url` where the dashboard is mounted, for Node's `http`. Leave it out
@@ -47,15 +53,25 @@ export interface NexqDashboard {
   close(): Promise<void>;
 }
 
-function isClient(redis: RedisTarget | RedisClient): redis is RedisClient {
+function isClient(redis: RedisTarget | RedisClient | undefined): redis is RedisClient {
   return typeof redis === 'object' && typeof (redis as { duplicate?: unknown }).duplicate === 'function';
 }
 
 /** What the admin functions need of a node, made from a Redis client or target and a namespace. */
 export function dashboardContext(options: DashboardMountOptions): AdminContext {
-  const { redis: target, mountPath: _m, logger: _l, metrics: _x, metricsHandler: _h, ...fields } = options;
+  const {
+    redis: target,
+    environment = process.env,
+    mountPath: _m,
+    logger: _l,
+    metrics: _x,
+    metricsHandler: _h,
+    ...rest
+  } = options;
   const given = isClient(target) ? target : undefined;
-  const config = resolveConfig({ ...fields, mode: 'enqueuer', ...(isClient(target) ? {} : { redis: target }) });
+  const explicit: NexqConfig = { ...rest, ...(isClient(target) || target === undefined ? {} : { redis: target }) };
+  const fields = environment === false ? explicit : optionsOverEnv(explicit, environment).config;
+  const config = resolveConfig({ ...fields, mode: 'enqueuer' });
   if (given instanceof Cluster) {
     // A copied cluster client: the layout follows the cluster, as it would from a `redis.cluster` target.
     const asCluster = { ...config, keyLayout: fields.keyLayout ?? 'auto', redis: { cluster: [] } } as NexqOptions;

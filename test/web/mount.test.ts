@@ -63,6 +63,16 @@ describe('web dashboard mounted in an app', () => {
     await exercise(t, await apps.serve(app), '/admin/jobs');
   });
 
+  it('without a redis option, reads REDIS_URL and NEXQ_* as Nexq.start() does', async () => {
+    const environment = { REDIS_URL: t.url, NEXQ_NAMESPACE: t.ns, NEXQ_KEY_LAYOUT: t.keys.layout };
+    const app = express();
+    app.use((req, res, next) => (authorized(req) ? next() : res.status(401).send('no')));
+    app.use(express.json());
+    app.use('/jobs', apps.keep(nexqDashboard({ environment })));
+    app.get('/elsewhere', (_req, res) => res.send('app'));
+    await exercise(t, await apps.serve(app), '/jobs');
+  });
+
   it("Node's http: a (req, res, next) handler with mountPath, serving the cluster-wide gauges", async () => {
     const mounted = apps.keep(nexqDashboard({ ...options(t), mountPath: '/jobs', metrics: true }));
     const base = await apps.serve((req, res) => {
