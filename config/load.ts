@@ -89,7 +89,7 @@ export function envName(option: string): string {
 }
 
 /** NEXQ_ variables of nexq's own tests, benchmarks and chaos runs, which no node reads. */
-const TOOLING_ENV = /^NEXQ_(TEST|BENCH|CHAOS)_|^NEXQ_CHROMIUM$/;
+const TOOLING_ENV = /^NEXQ_(TEST|BENCH|CHAOS|SOAK)_|^NEXQ_CHROMIUM$/;
 
 /**
  * The environment variables that set each option, as layerFromEnv reads them (docs/configuration.md

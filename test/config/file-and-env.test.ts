@@ -174,6 +174,7 @@ metrics: { port: 9400, host: 0.0.0.0 }
       NEXQ_TEST_LOGS: '1',
       NEXQ_BENCH_NODE: '{}',
       NEXQ_CHAOS_OPTIONS: '{}',
+      NEXQ_SOAK_NODE: '{}',
       NEXQ_CHROMIUM: '/usr/bin/chromium',
       REDIS_URL: 'redis://x',
     };
