@@ -83,7 +83,7 @@ describe('nexq admin commands', () => {
       /^nexq: --args: args\[0\] is -12345678901234567890, .*pass it as a string/,
     );
     expect(await t.redis.exists(t.keys.queue('default'))).to.equal(0);
-  });
+  }).timeout(90_000); // fourteen CLI processes one after another: a loaded machine takes seconds for each
 
   it('an unreachable Redis is one line naming the address and why, exit 1, without the password', async () => {
     const result = await cli(['stats'], { REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:1/3' });
