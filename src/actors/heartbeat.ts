@@ -129,9 +129,12 @@ export class Heartbeat extends TickingActor {
     const { keys, identity, redis, config } = this.ctx;
     const running = this.ctx.jobs?.running.list() ?? [];
     const workers: Record<string, string> = {};
-    // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
+    // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds; and the
+    // `host` and `pid` of Exq's (Exq.Support.Process, which its API lists).
     for (const job of running)
       workers[job.jid] = JSON.stringify({
+        host: identity,
+        pid: String(process.pid),
         queue: job.queue,
         payload: job.raw,
         run_at: Math.floor(job.runAt),

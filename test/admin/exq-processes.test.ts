@@ -63,6 +63,11 @@ describe('processes in a fleet with Exq nodes', () => {
       'info with one busy job',
     );
     expect(running).to.include({ quiet: false, identity, hostname: os.hostname() });
+    // Exq's API lists a node's running jobs from <identity>:workers as Exq.Support.Process.
+    const [work] = Object.values(await t.redis.hgetall(t.keys.processWorkers(identity))).map((v) => JSON.parse(v));
+    expect(work).to.include({ host: identity, pid: String(process.pid), queue: 'default' });
+    expect(JSON.parse(work.payload)).to.include({ class: 'Sleep', queue: 'default' });
+    expect(work.run_at).to.be.a('number');
     node.node.ctx.lifecycle.goQuiet();
     await waitFor(
       async () => JSON.parse((await t.redis.hget(t.keys.process(identity), 'info'))!).quiet === true,
