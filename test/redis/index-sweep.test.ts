@@ -19,12 +19,15 @@ describe('the job index sweep', () => {
 
   it('keeps the entries of jobs in their queue or in the schedule, retry and dead sets, and forgets the others', async () => {
     await t.redis.lpush(t.keys.queue('default'), job('inqueue'));
+    // A "jid" in its arguments comes before the job's own.
+    await t.redis.lpush(t.keys.queue('default'), job('nested-after', { args: [{ jid: 'inner' }] }));
     await t.redis.zadd(t.keys.schedule('default'), 1, job('scheduled'));
     // As Sidekiq files a failure: the payload rewritten with its error fields.
     await t.redis.zadd(t.keys.retry('default'), 2, job('retrying', { error_class: 'E', retry_count: 0 }));
     await t.redis.zadd(t.keys.dead('default'), 3, job('dead'));
     await index({
       inqueue: queued,
+      'nested-after': queued,
       scheduled: queued,
       retrying: queued,
       dead: queued,
@@ -37,6 +40,7 @@ describe('the job index sweep', () => {
     expect(Object.keys(await t.redis.hgetall(t.keys.jobIndex('default'))).sort()).to.deep.equal([
       'dead',
       'inqueue',
+      'nested-after',
       'retrying',
       'running',
       'scheduled',
