@@ -92,9 +92,11 @@ export class Heartbeat extends TickingActor {
 
   /**
    * The process entry's `info`, read by every Sidekiq's ProcessSet (docs/compatibility.md): 6.x's
-   * fields, 7's `weights`, `version` and `embedded`, and 8.1's `capsules` (one, as nexq has one pool).
+   * fields, 7's `weights`, `version` and `embedded`, and 8.1's `capsules` (one, as nexq has one pool);
+   * and `busy` and `quiet`, which Exq's API reads from `info` (Exq.Support.Node) where Sidekiq reads
+   * the entry's own fields.
    */
-  info(): Record<string, unknown> {
+  info(busy = this.ctx.jobs?.running.list().length ?? 0): Record<string, unknown> {
     const { config, identity, startedAt } = this.ctx;
     // What the node serves now, from the shared work table.
     const served = this.ctx.jobs?.running.slots.subscribed() ?? [];
@@ -118,6 +120,8 @@ export class Heartbeat extends TickingActor {
       embedded: false,
       node_id: config.nodeId,
       threads: config.threads,
+      busy,
+      quiet: this.ctx.lifecycle.quiet,
     };
   }
 
@@ -125,16 +129,19 @@ export class Heartbeat extends TickingActor {
     const { keys, identity, redis, config } = this.ctx;
     const running = this.ctx.jobs?.running.list() ?? [];
     const workers: Record<string, string> = {};
-    // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds.
+    // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds; and the
+    // `host` and `pid` of Exq's (Exq.Support.Process, which its API lists).
     for (const job of running)
       workers[job.jid] = JSON.stringify({
+        host: identity,
+        pid: String(process.pid),
         queue: job.queue,
         payload: job.raw,
         run_at: Math.floor(job.runAt),
         ...(job.progress === undefined ? {} : { progress: job.progress }),
       });
     // Scored by Redis' clock inside the script: this node's wall clock can make no one dead.
-    const info = this.info();
+    const info = this.info(running.length);
     const signal = await writeBeat(redis, keys, {
       nodeId: config.nodeId,
       identity,

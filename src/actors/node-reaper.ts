@@ -11,12 +11,16 @@
 //     beat, so claiming and requeueing are separate steps: the claim, then one requeue per backup
 //     list. A crash between leaves backup lists of a node no longer in the beat set; every round
 //     therefore also sweeps the backup lists of nodes that are not there.
-//  4. Keep going through Redis errors: log, and try again next round.
+//  4. Every INDEX_SWEEP_MS (and on its first round) sweep a bounded slice of the job index: the
+//     "queued" entries of jobs that Sidekiq or Exq took off their queue are forgotten
+//     (src/redis/index-sweep.ts), so a mixed fleet's index does not grow without bound.
+//  5. Keep going through Redis errors: log, and try again next round.
 import { TickingActor } from '../runtime';
 import { allBackups, backupQueuesOf } from '../redis/backups';
 import { deadNodes } from '../redis/redis-time';
 import { recoverNode, requeueBackup } from '../redis/move-scripts';
 import { allRunningKeys, dropNodeSlots } from '../redis/limits';
+import { IndexSweep } from '../redis/index-sweep';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
 
@@ -26,13 +30,23 @@ export const NODES_PER_ROUND = 20;
 /** Per-queue key layout: rounds between two sweeps for orphaned backup lists when nothing was claimed. */
 export const SWEEP_EVERY = 6;
 
+/**
+ * Time between two sweeps of the job index. Its stale entries only cost memory, and each sweep
+ * reads each queue with candidates once (index-sweep.ts): once a minute keeps both small.
+ */
+export const INDEX_SWEEP_MS = 60_000;
+
 export class NodeReaper extends TickingActor {
   /** Per-queue key layout: nodes with backup lists that were not in the beat set at the last sweep. */
   private absentBefore = new Set<string>();
   private roundsSinceSweep = 0;
+  private readonly indexSweep: IndexSweep;
+  /** performance.now() of the last index sweep (none yet: the first round sweeps). */
+  private lastIndexSweep = -Infinity;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.nodeReaper, registry: ctx.registry, logger: ctx.logger, what: 'dead-node check' });
+    this.indexSweep = new IndexSweep(ctx.redis, ctx.keys);
   }
 
   protected override firstTickMs(): number {
@@ -41,6 +55,12 @@ export class NodeReaper extends TickingActor {
 
   protected override async tick(): Promise<void> {
     await this.recoverDeadNodes();
+    if (performance.now() - this.lastIndexSweep >= INDEX_SWEEP_MS) {
+      this.lastIndexSweep = performance.now();
+      const { forgotten } = await this.indexSweep.round();
+      if (forgotten > 0)
+        this.ctx.logger.debug(`forgot ${forgotten} index entries of jobs another system took`, { actor: this.name });
+    }
   }
 
   protected override nextTickMs(): number {

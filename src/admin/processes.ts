@@ -1,6 +1,9 @@
 // The live processes from `<ns>:processes`, each `<ns>:<identity>` hash (Sidekiq's process entry)
 // and the jobs each runs now (`<ns>:<identity>:workers`, written WORK_FLUSH_MS after a job starts or
-// ends), and the supervision tree a nexq node publishes with its beat.
+// ends), and the supervision tree a nexq node publishes with its beat. A member whose entry expired
+// (a process stopped without removing itself, as Exq never does) is not live and is left out. Exq
+// 0.23 writes the entry in Sidekiq's shape with its own `info` (Exq.Support.Node): its pid a string,
+// a concurrency of 0 it never fills in, its identity the bare host name.
 import type { ActorSnapshot } from '../runtime';
 import type { AdminContext } from './context';
 import { jsonObject } from '../job/json-object';
@@ -27,20 +30,39 @@ export interface ProcessView {
   info: Record<string, unknown> | null;
 }
 
-export async function readProcesses({ redis, keys }: AdminContext): Promise<ProcessView[]> {
+/** The members of the processes set whose entry is still there, each with its entry's fields. */
+export async function liveProcessEntries({
+  redis,
+  keys,
+}: Pick<AdminContext, 'redis' | 'keys'>): Promise<Array<{ identity: string; hash: Partial<Record<string, string>> }>> {
   const identities = (await redis.smembers(keys.processes)).sort();
+  const hashes = await Promise.all(identities.map((identity) => redis.hgetall(keys.process(identity))));
+  // An expired entry reads as an empty hash.
+  return identities
+    .map((identity, i) => ({ identity, hash: hashes[i] }))
+    .filter(({ hash }) => Object.keys(hash).length > 0);
+}
+
+const num = (v: unknown) => (typeof v === 'number' ? v : null);
+
+/** Exq writes its pid as a string of digits (`:os.getpid()`). */
+function pidOf(v: unknown): number | null {
+  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : num(v);
+}
+
+export async function readProcesses(ctx: AdminContext): Promise<ProcessView[]> {
   const views: ProcessView[] = [];
-  for (const identity of identities) {
+  for (const { identity, hash } of await liveProcessEntries(ctx)) {
     // A process entry written by another version may lack any field.
-    const hash: Partial<Record<string, string>> = await redis.hgetall(keys.process(identity));
     const info = hash.info ? (jsonObject(hash.info) ?? null) : null;
-    const num = (v: unknown) => (typeof v === 'number' ? v : null);
+    // Exq's concurrency is always 0: unknown, rather than a process that runs nothing.
+    const exq = typeof info?.pid === 'string';
     views.push({
       identity,
       hostname: typeof info?.hostname === 'string' ? info.hostname : null,
-      pid: num(info?.pid),
+      pid: pidOf(info?.pid),
       queues: info?.queues ?? null,
-      concurrency: num(info?.concurrency),
+      concurrency: exq && info.concurrency === 0 ? null : num(info?.concurrency),
       busy: Number(hash.busy ?? 0),
       reserved: Number(hash.reserved ?? 0),
       beat: hash.beat ? isoOf(Number(hash.beat)) : null,

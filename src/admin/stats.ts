@@ -4,6 +4,7 @@ import { statDay } from '../redis/keys';
 import { queueInfo } from '../redis/queue-info';
 import type { AdminContext } from './context';
 import { jobSetSize } from '../redis/known-queues';
+import { liveProcessEntries } from './processes';
 
 export { queueInfo } from '../redis/queue-info';
 export type { QueueInfo } from '../redis/queue-info';
@@ -35,7 +36,7 @@ export async function readStats(ctx: AdminContext): Promise<Stats> {
     jobSetSize(redis, keys, 'schedule', configured),
     jobSetSize(redis, keys, 'retry', configured),
     jobSetSize(redis, keys, 'dead', configured),
-    redis.scard(keys.processes),
+    liveProcessEntries(ctx).then((live) => live.length),
   ]);
   const queues: Record<string, number> = {};
   for (const q of await queueInfo(ctx)) queues[q.queue] = q.size;

@@ -313,6 +313,9 @@ describe('nexq admin commands', () => {
       '{"jid":"d2","class":"D","args":[],"queue":"default"}',
     );
     await t.redis.sadd(t.keys.processes, 'host:1:abc');
+    await t.redis.hset(t.keys.process('host:1:abc'), 'beat', String(Date.now() / 1000));
+    // A member whose entry expired is not a live process.
+    await t.redis.sadd(t.keys.processes, 'host:2:gone');
     // Without the other tests' namespaces in this shared Redis (test/redis/other-namespaces.test.ts).
     const { otherNamespaces, ...stats } = await json(['stats']);
     expect(otherNamespaces).to.be.an('array');

@@ -11,7 +11,8 @@ export const processesCommand: Command = {
   help: `Usage: nexq processes [options]
 
 Lists the processes in the processes set with their entry: hostname, pid, queues, concurrency,
-busy jobs, last beat and whether they are quiet. A process whose entry expired shows no beat.
+busy jobs, last beat and whether they are quiet. A process whose entry expired (it stopped
+without removing itself, as Exq does) is not listed.
 
 Options:
 ${CONNECTION_HELP}`,
