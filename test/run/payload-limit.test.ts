@@ -4,6 +4,8 @@
 import { expect } from 'chai';
 import { PayloadTooLargeError, InvalidJobError } from '../../src/errors';
 import { prepareJobs } from '../../src/job/new-jobs';
+import { createTestNexq } from '../../src/testing';
+import { cliAgainst } from '../support/cli';
 import { useNodes, waitFor } from '../support/node';
 
 const LIMIT = 4000;
@@ -40,15 +42,28 @@ describe('the payload size limit', () => {
     expect(await t.redis.llen(t.keys.queue('unserved'))).to.equal(1);
   });
 
+  it('nexq enqueue refuses a payload above NEXQ_MAX_PAYLOAD_BYTES in one line, exit code 2, writing nothing', async () => {
+    const { cli } = cliAgainst(() => t);
+    const run = await cli(['enqueue', 'default', 'Record', JSON.stringify([padded(LIMIT)])], {
+      NEXQ_MAX_PAYLOAD_BYTES: String(LIMIT),
+    });
+    expect(run.status).to.equal(2);
+    expect(run.stderr).to.match(/^nexq: job payload is \d+ bytes, above maxPayloadBytes \(4000\)[^\n]*\n$/);
+    expect(await t.redis.exists(t.keys.queue('default'))).to.equal(0);
+  });
+
   it('counts bytes, not characters, and takes 0 as no limit', () => {
     const wide = { queue: 'q', class: 'Record', args: ['é'.repeat(LIMIT / 2)] }; // 2 bytes each
     expect(() => prepareJobs([wide], 'seconds', 0, LIMIT)).to.throw(PayloadTooLargeError);
     expect(prepareJobs([wide], 'seconds', 0, 0)).to.have.length(1);
   });
 
-  it('refuses 2 MB of args under the default limit (1 MB)', () => {
+  it('refuses 2 MB of args under the default limit (1 MB), in nexq/testing too', async () => {
     const big = { queue: 'q', class: 'Record', args: [padded(2 * 1024 * 1024)] };
     expect(() => prepareJobs([big])).to.throw(PayloadTooLargeError, /maxPayloadBytes \(1048576\)/);
+    const testNexq = createTestNexq();
+    expect(await refusal(testNexq.enqueue('q', 'Record', big.args))).to.be.instanceOf(PayloadTooLargeError);
+    expect(testNexq.allEnqueued()).to.deep.equal([]);
   });
 
   it('sends a bigger payload a foreign producer pushed to the dead set with the reason, and runs the next job', async () => {
