@@ -161,6 +161,16 @@ export interface NexqOptions {
    * not say (Sidekiq's per-job `backtrace: true | n`): a count, `false`/0 none, `true` all (at most 100).
    */
   backtrace: boolean | number;
+  /**
+   * Largest job payload (its JSON, in bytes) enqueue accepts; 0: no limit. A bigger one is refused
+   * with PayloadTooLargeError, and one a foreign producer pushed goes to the dead set when fetched.
+   * Each payload crosses to Redis and back, is held in memory by Redis (queue, backup list, process
+   * entry) and by the node, and is copied into a worker thread; the scripts that move it hold Redis
+   * while they copy or compare it (a 20 MB argument took a node to 345 MB). 1 MB leaves room for
+   * documents of some hundred KB (SQS and Cloud Tasks cap messages there too; BullMQ's per-job
+   * `sizeLimit` has no default; Sidekiq has no limit). Pass a key to bigger data instead.
+   */
+  maxPayloadBytes: number;
   /** Cap of the dead set by count: the oldest dead jobs go first. */
   deadMaxJobs: number;
   /** Cap of the dead set by age, in seconds. */
@@ -247,6 +257,7 @@ export function defaults(): NexqOptions {
     redisStartTimeout: 30_000,
     maxRetries: 25,
     backtrace: 20,
+    maxPayloadBytes: 1024 * 1024,
     deadMaxJobs: 10_000,
     deadTimeoutSeconds: 180 * 24 * 3600,
     jobTimeout: 0,

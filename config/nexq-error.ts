@@ -13,6 +13,7 @@ export type NexqErrorCode =
   | 'SCHEDULE_INVALID'
   | 'KEY_LAYOUT'
   | 'JOB_INVALID'
+  | 'JOB_TOO_LARGE'
   | 'JOB_ARGS_NOT_JSON'
   | 'JOB_MALFORMED'
   | 'HANDLER_MISSING'

@@ -155,6 +155,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   if (typeof merged.backtrace !== 'boolean' && !(Number.isInteger(merged.backtrace) && merged.backtrace >= 0)) {
     throw new ConfigError('backtrace', 'true, false or a number of lines >= 0', merged.backtrace);
   }
+  integer(merged, 'maxPayloadBytes', 0);
   integer(merged, 'deadMaxJobs', 0);
   integer(merged, 'deadTimeoutSeconds', 0);
   integer(merged, 'jobTimeout', 0);

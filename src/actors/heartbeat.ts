@@ -2,7 +2,8 @@
 //
 // Responsibilities:
 //  1. Every `heartbeatInterval` seconds write the process entry (info, busy, beat, quiet) with a
-//     60 s expiry, and the hash of running jobs, so dashboards and Sidekiq's ProcessSet see it; and
+//     60 s expiry, and the hash of running jobs (each job's entry sent once, when it starts: see
+//     running-jobs-hash.ts), so dashboards and Sidekiq's ProcessSet see it; and
 //     the node's beat in `nexq:nodes`, by which survivors tell when it died (see NodeReaper); all
 //     in one script (beat.lua) that scores the beat by Redis' clock, never this node's.
 //  2. Take the signal Sidekiq's API leaves for this process (`<identity>-signals`) with each beat:
@@ -18,6 +19,7 @@ import { writeBeat } from '../redis/redis-time';
 import type { NodeContext } from '../node/context';
 import { ActorNames } from '../node/context';
 import type { RunningJob } from '../run/running-jobs';
+import { RunningJobsHash } from './running-jobs-hash';
 
 /** Sidekiq's expiry of a process entry: a node that stops beating disappears within a minute. */
 export const PROCESS_TTL_SECONDS = 60;
@@ -29,9 +31,12 @@ type WorkChanged = { type: 'work' };
 
 export class Heartbeat extends TickingActor {
   private flushPending = false;
+  /** The running-jobs hashes as last written, so a beat sends only what changed. */
+  private readonly workHash: RunningJobsHash;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.heartbeat, registry: ctx.registry, logger: ctx.logger, what: 'heartbeat' });
+    this.workHash = new RunningJobsHash(ctx.identity);
   }
 
   protected override async init(): Promise<void> {
@@ -128,21 +133,10 @@ export class Heartbeat extends TickingActor {
   async beat(): Promise<void> {
     const { keys, identity, redis, config } = this.ctx;
     const running = this.ctx.jobs?.running.list() ?? [];
-    const workers: Record<string, string> = {};
-    // Sidekiq 6.4's shape: the payload as a JSON string, run_at in whole epoch seconds; and the
-    // `host` and `pid` of Exq's (Exq.Support.Process, which its API lists).
-    for (const job of running)
-      workers[job.jid] = JSON.stringify({
-        host: identity,
-        pid: String(process.pid),
-        queue: job.queue,
-        payload: job.raw,
-        run_at: Math.floor(job.runAt),
-        ...(job.progress === undefined ? {} : { progress: job.progress }),
-      });
     // Scored by Redis' clock inside the script: this node's wall clock can make no one dead.
     const info = this.info(running.length);
-    const signal = await writeBeat(redis, keys, {
+    const work = this.workHash.next(running);
+    const { signal, workLost } = await writeBeat(redis, keys, {
       nodeId: config.nodeId,
       identity,
       ttlSeconds: PROCESS_TTL_SECONDS,
@@ -152,9 +146,16 @@ export class Heartbeat extends TickingActor {
       quiet: this.ctx.lifecycle.quiet,
       rssKb: Math.round(process.memoryUsage.rss() / 1024),
       reserved: this.ctx.jobs?.running.slots.totalReserved() ?? 0,
-      workers,
+      work: work.write,
+    }).catch((err: unknown) => {
+      this.workHash.lost(); // not known what landed
+      throw err;
     });
+    if (workLost) this.workHash.lost();
+    else work.landed();
     if (signal !== undefined) this.onSignal(signal, running);
+    // Nothing of the running jobs was written (Redis lost the hashes): rewrite them whole at once.
+    if (workLost) await this.beat();
   }
 
   private onSignal(signal: string, running: RunningJob[]): void {

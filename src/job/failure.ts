@@ -121,10 +121,17 @@ export function readBacktrace(stored: unknown): string[] | undefined {
   return Array.isArray(lines) ? lines.map(String) : undefined;
 }
 
-/** A dead-set entry for a payload nexq cannot read, keeping the payload and saying why. */
-export function malformedEntry(raw: string, reason: string, queue: string, jid: string, now: number): string {
+/** A dead-set entry for a payload nexq cannot read (or will not run), keeping the payload and saying why. */
+export function malformedEntry(
+  raw: string,
+  reason: string,
+  queue: string,
+  jid: string,
+  now: number,
+  errorClass = 'MalformedJobError',
+): string {
   const fields = {
-    error_class: JSON.stringify('MalformedJobError'),
+    error_class: JSON.stringify(errorClass),
     error_message: JSON.stringify(reason),
     failed_at: jsonSeconds(now),
     retry: 'false',
@@ -140,7 +147,7 @@ export function malformedEntry(raw: string, reason: string, queue: string, jid: 
   }
   return (
     `{"class":"Nexq::MalformedJob","args":[${JSON.stringify(raw)}],"queue":${JSON.stringify(queue)},` +
-    `"jid":${JSON.stringify(jid)},"retry":false,"error_class":"MalformedJobError",` +
+    `"jid":${JSON.stringify(jid)},"retry":false,"error_class":${JSON.stringify(errorClass)},` +
     `"error_message":${JSON.stringify(reason)},"failed_at":${jsonSeconds(now)}}`
   );
 }

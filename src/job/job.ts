@@ -167,6 +167,26 @@ export class InvalidJobError extends NexqError {
 }
 
 /**
+ * A payload above `maxPayloadBytes`: refused at enqueue (nothing written), or, pushed by a foreign
+ * producer, sent to the dead set with this class when fetched. An InvalidJobError too.
+ */
+export class PayloadTooLargeError extends InvalidJobError {
+  static override readonly code: NexqErrorCode = 'JOB_TOO_LARGE';
+  override readonly name: string = 'PayloadTooLargeError';
+}
+
+/** The PayloadTooLargeError for `payload` (a job's JSON) when above `maxPayloadBytes` (0: no limit), else undefined. */
+export function payloadTooLarge(payload: string, maxPayloadBytes: number): PayloadTooLargeError | undefined {
+  // Each UTF-16 unit is 1 to 3 bytes of UTF-8: most payloads are decided without counting.
+  if (maxPayloadBytes === 0 || payload.length * 3 <= maxPayloadBytes) return undefined;
+  const bytes = Buffer.byteLength(payload);
+  if (bytes <= maxPayloadBytes) return undefined;
+  return new PayloadTooLargeError(
+    `job payload is ${bytes} bytes, above maxPayloadBytes (${maxPayloadBytes}): pass a key to data stored elsewhere, or raise the option`,
+  );
+}
+
+/**
  * The job fields that carry a trace's context (W3C Trace Context and Baggage), top level as Ruby's
  * OpenTelemetry instrumentation for Sidekiq writes them; Sidekiq and Exq keep fields they do not know.
  */

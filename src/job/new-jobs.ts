@@ -1,9 +1,9 @@
 // New jobs as a producer writes them: checks each request and encodes it, without touching Redis.
 // The Enqueuer writes the result to Redis; nexq/testing records it in memory. Both share this, so
 // a test sees the same JSON, jids, timestamps and errors as production.
-import type { TimestampFormat } from '../../config/defaults';
+import { defaults, type TimestampFormat } from '../../config/defaults';
 import { isQueueName } from '../../config/validate';
-import { encodeNewJob, InvalidJobError, JobOptions, uniqueKeyOf } from './job';
+import { encodeNewJob, InvalidJobError, JobOptions, payloadTooLarge, uniqueKeyOf } from './job';
 import { dateToSeconds, nowSeconds } from './time';
 
 export interface EnqueueRequest {
@@ -33,13 +33,15 @@ export interface PreparedJob {
 }
 
 /**
- * Checks and encodes every request, or throws InvalidJobError for the first bad one. `now`: epoch
- * seconds by the node's clock (Redis' time, docs/time.md), the start of `in`, `delay` and ttl.
+ * Checks and encodes every request, or throws InvalidJobError for the first bad one
+ * (PayloadTooLargeError for one above `maxPayloadBytes`). `now`: epoch seconds by the node's clock
+ * (Redis' time, docs/time.md), the start of `in`, `delay` and ttl.
  */
 export function prepareJobs(
   requests: EnqueueRequest[],
   timestamps?: TimestampFormat,
   now: number = nowSeconds(),
+  maxPayloadBytes: number = defaults().maxPayloadBytes,
 ): PreparedJob[] {
   if (!Array.isArray(requests)) throw new InvalidJobError('enqueueAll takes an array of jobs');
   return requests.map((request) => {
@@ -57,6 +59,8 @@ export function prepareJobs(
       trace: request.trace,
       bid: request.bid,
     });
+    const tooLarge = payloadTooLarge(json, maxPayloadBytes);
+    if (tooLarge) throw tooLarge;
     const unique = request.options?.unique;
     return {
       queue,

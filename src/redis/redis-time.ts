@@ -27,6 +27,16 @@ export async function deadNodes(
   return (await runScript(client, 'dead-nodes', [keys.nodes], [timeoutSeconds, limit])) as string[];
 }
 
+/** One write of the running-jobs hashes (beat.lua's ARGV[10..]; src/actors/running-jobs-hash.ts). */
+export interface RunningJobsWrite {
+  /** How many fields the hashes hold as last written; -1 for a whole rewrite. */
+  written: number;
+  /** Fields to remove (jobs that ended). */
+  removed: string[];
+  /** Fields to set, jid -> value (jobs that started or whose progress changed; all on a rewrite). */
+  set: Record<string, string>;
+}
+
 /** One heartbeat's fields (beat.lua): the process entry's and the running-jobs hash's. */
 export interface Beat {
   nodeId: string;
@@ -40,12 +50,19 @@ export interface Beat {
   reserved: number;
   /** Slots across the queues served (also in `info`; Sidekiq 8.1 reads it as its own field). */
   concurrency: number;
-  /** The running-jobs hash, field -> value. */
-  workers: Record<string, string>;
+  /** The running-jobs hashes' change. */
+  work: RunningJobsWrite;
 }
 
-/** Writes one beat scored by Redis' clock; the signal Sidekiq's API left for the process, if any. */
-export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Promise<string | undefined> {
+/** What a beat found: the signal Sidekiq's API left for the process, if any; whether the
+ * running-jobs hashes were not as last written (nothing of them was written then). */
+export interface BeatResult {
+  signal: string | undefined;
+  workLost: boolean;
+}
+
+/** Writes one beat scored by Redis' clock. */
+export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Promise<BeatResult> {
   const argv: Array<string | number> = [
     beat.nodeId,
     beat.identity,
@@ -56,8 +73,11 @@ export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Pr
     beat.rssKb,
     beat.reserved,
     beat.concurrency,
+    beat.work.written,
+    beat.work.removed.length,
+    ...beat.work.removed,
   ];
-  for (const [field, value] of Object.entries(beat.workers)) argv.push(field, value);
+  for (const [field, value] of Object.entries(beat.work.set)) argv.push(field, value);
   const scriptKeys = [
     keys.processWorkers(beat.identity),
     keys.nodes,
@@ -67,6 +87,6 @@ export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Pr
     keys.processSignals(beat.identity),
     keys.processWork(beat.identity),
   ];
-  const [signal] = (await runScript(client, 'beat', scriptKeys, argv)) as [string | null, string];
-  return signal ?? undefined;
+  const [signal, , lost] = (await runScript(client, 'beat', scriptKeys, argv)) as [string | null, string, number];
+  return { signal: signal ?? undefined, workLost: lost === 1 };
 }

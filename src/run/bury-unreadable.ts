@@ -1,5 +1,5 @@
-// A fetched payload the manager cannot read goes from its backup list to the dead set, rewritten
-// as a job that says why (never a crash loop, never lost).
+// A fetched payload the manager cannot read (or will not run: above maxPayloadBytes) goes from its
+// backup list to the dead set, rewritten as a job that says why (never a crash loop, never lost).
 import { v4 as uuidv4 } from 'uuid';
 import type { NodeContext } from '../node/context';
 import { malformedEntry } from '../job/failure';
@@ -14,11 +14,12 @@ export async function buryUnreadable(
   queue: string,
   reason: string,
   actor: string,
+  errorClass = 'MalformedJobError',
 ): Promise<void> {
   const { keys, config, redis } = ctx;
   const now = ctx.clock.now();
   ctx.logger.error(`unreadable job in queue ${queue} moved to dead: ${reason}`, { actor });
-  const entry = malformedEntry(raw, reason, queue, uuidv4(), now);
+  const entry = malformedEntry(raw, reason, queue, uuidv4(), now, errorClass);
   // JSON the decoder refused (a wrong field type, say) may still name a jid and a class: the
   // fetch indexed that jid and took that class's slot, so both are used here as it read them.
   const loose = jsonObject(raw) ?? {};

@@ -1,12 +1,12 @@
-// Starts the jobs a fetch took: each payload decoded (one that cannot be read goes to the dead
-// set with the reason, never a crash loop), its slot taken in the table of running jobs, and one
-// ephemeral JobRunner started for it under the job-runners supervisor. However the worker ends —
-// even killed, when its terminate never runs — its slot comes back and the manager hears of it
-// when its queue (or the node, under a cap) was full; a killed worker leaves its job in the backup
-// list, and the manager is asked to reclaim that queue.
+// Starts the jobs a fetch took: each payload decoded (one that cannot be read, or is above
+// maxPayloadBytes, goes to the dead set with the reason, never a crash loop), its slot taken in
+// the table of running jobs, and one ephemeral JobRunner started for it under the job-runners
+// supervisor. However the worker ends — even killed, when its terminate never runs — its slot
+// comes back and the manager hears of it when its queue (or the node, under a cap) was full; a
+// killed worker leaves its job in the backup list, and the manager is asked to reclaim that queue.
 import { Actor, AnyActor } from '../runtime';
 import { JobRunner } from '../actors/job-runner';
-import { decodeJob } from '../job/job';
+import { decodeJob, payloadTooLarge } from '../job/job';
 import { MiddlewarePipeline } from './middleware';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
@@ -45,6 +45,9 @@ export class Dispatcher {
 
   async dispatch(queue: string, backup: string, raw: string): Promise<void> {
     const { ctx } = this;
+    // A foreign producer's payload above the limit is not run (nexq's own enqueue refuses one).
+    const tooLarge = payloadTooLarge(raw, ctx.config.maxPayloadBytes);
+    if (tooLarge) return buryUnreadable(ctx, backup, raw, queue, tooLarge.message, this.actor, tooLarge.name);
     let job;
     try {
       job = decodeJob(raw);

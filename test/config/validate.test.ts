@@ -55,6 +55,13 @@ describe('config validation', () => {
     });
   });
 
+  it('takes maxPayloadBytes 1 MB by default and 0 for no limit, and rejects a negative or fractional one', async () => {
+    expect(resolveConfig({}).maxPayloadBytes).to.equal(1024 * 1024);
+    expect(resolveConfig({ maxPayloadBytes: 0 }).maxPayloadBytes).to.equal(0);
+    for (const maxPayloadBytes of [-1, 1.5])
+      expect((await startError({ maxPayloadBytes })).key).to.equal('maxPayloadBytes');
+  });
+
   it('rejects a fractional threadYoungGenerationMb, naming it', async () => {
     const err = await startError({ threadYoungGenerationMb: 2.5 });
     expect(err.key).to.equal('threadYoungGenerationMb');

@@ -236,7 +236,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
       rssKb: 1,
       reserved: 0,
       concurrency: 1,
-      workers: { 'job-new': '{"queue":"q"}' },
+      work: { written: -1, removed: [], set: { 'job-new': '{"queue":"q"}' } },
     };
     for (const key of [keys.processWorkers(identity), keys.processWork(identity)])
       await cluster.hset(key, 'job-old', '{"queue":"q"}');
@@ -245,11 +245,38 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     await cluster.sadd(keys.processes, identity);
     await cluster.hset(keys.process(identity), 'busy', '0');
     await cluster.lpush(keys.processSignals(identity), 'TSTP');
-    const signal = await onSource(keys.nodes, (source) => writeBeat(source, keys, beat));
+    const { signal } = await onSource(keys.nodes, (source) => writeBeat(source, keys, beat));
     expect(signal).to.equal('TSTP');
     for (const key of [keys.processWorkers(identity), keys.processWork(identity)])
-      expect(await cluster.hgetall(key)).to.deep.equal(beat.workers);
+      expect(await cluster.hgetall(key)).to.deep.equal(beat.work.set);
     expect(await cluster.ttl(keys.processWorkers(identity))).to.be.greaterThan(0);
+  });
+
+  it('beat: removes the last ended job after renewing the expiry, so the emptied hash is not named again', async () => {
+    const identity = 'host:8';
+    const hashes = [keys.processWorkers(identity), keys.processWork(identity)];
+    for (const key of hashes) await cluster.hset(key, 'job-old', '{"queue":"q"}');
+    await cluster.zadd(keys.nodes, 1, 'n2');
+    await cluster.hset(keys.nodeIdentities, 'n2', identity);
+    await cluster.sadd(keys.processes, identity);
+    await cluster.hset(keys.process(identity), 'busy', '1');
+    await cluster.lpush(keys.processSignals(identity), 'TTIN'); // every key there: the script runs on the source
+    const beat = {
+      nodeId: 'n2',
+      identity,
+      ttlSeconds: 60,
+      info: '{}',
+      busy: 0,
+      quiet: false,
+      rssKb: 1,
+      reserved: 0,
+      concurrency: 1,
+      work: { written: 1, removed: ['job-old'], set: {} },
+    };
+    const result = await onSource(keys.nodes, (source) => writeBeat(source, keys, beat));
+    expect(result).to.deep.equal({ signal: 'TTIN', workLost: false });
+    for (const key of hashes) expect(await cluster.exists(key)).to.equal(0);
+    expect(await cluster.hget(keys.process(identity), 'busy')).to.equal('0');
   });
 
   it("batch-settle: the last pending member's success empties the pending set and fires success", async () => {
