@@ -44,8 +44,16 @@ export interface Beat {
   workers: Record<string, string>;
 }
 
-/** Writes one beat scored by Redis' clock; the signal Sidekiq's API left for the process, if any. */
-export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Promise<string | undefined> {
+/** What Redis answered a beat. */
+export interface BeatAnswer {
+  /** The signal Sidekiq's API left for the process, if any. */
+  signal?: string;
+  /** The node list held no beat of this node before this one: a first beat, or it was declared dead. */
+  absent: boolean;
+}
+
+/** Writes one beat scored by Redis' clock. */
+export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Promise<BeatAnswer> {
   const argv: Array<string | number> = [
     beat.nodeId,
     beat.identity,
@@ -67,6 +75,6 @@ export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Pr
     keys.processSignals(beat.identity),
     keys.processWork(beat.identity),
   ];
-  const [signal] = (await runScript(client, 'beat', scriptKeys, argv)) as [string | null, string];
-  return signal ?? undefined;
+  const [signal, , absent] = (await runScript(client, 'beat', scriptKeys, argv)) as [string | null, string, number];
+  return { signal: signal ?? undefined, absent: absent === 1 };
 }

@@ -245,7 +245,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     await cluster.sadd(keys.processes, identity);
     await cluster.hset(keys.process(identity), 'busy', '0');
     await cluster.lpush(keys.processSignals(identity), 'TSTP');
-    const signal = await onSource(keys.nodes, (source) => writeBeat(source, keys, beat));
+    const { signal } = await onSource(keys.nodes, (source) => writeBeat(source, keys, beat));
     expect(signal).to.equal('TSTP');
     for (const key of [keys.processWorkers(identity), keys.processWork(identity)])
       expect(await cluster.hgetall(key)).to.deep.equal(beat.workers);

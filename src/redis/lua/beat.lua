@@ -16,7 +16,8 @@
 --          fetched ahead, nexq's own field), ARGV[9] concurrency (Sidekiq 8.1's own field): the
 --          entry's fields
 -- ARGV[10..] the running-jobs hash: field, value, field, value...
--- Returns { the signal taken (nil when none), the beat's time in epoch seconds }.
+-- Returns { the signal taken (nil when none), the beat's time in epoch seconds, 1 when the node list
+-- held no beat of this node before this one (a first beat, or a reaper declared it dead), else 0 }.
 -- The cluster rule (_prelude.lua): each running-jobs hash gets its new fields before its old ones
 -- go (HSET, then HDEL of the fields no longer there), or is deleted by its one DEL when nothing
 -- runs; the signal's RPOP is the list's only command.
@@ -46,10 +47,11 @@ for _, key in ipairs({ KEYS[1], KEYS[7] }) do
     redis.call('EXPIRE', key, ARGV[3])
   end
 end
+local absent = redis.call('ZSCORE', KEYS[2], ARGV[1]) == false and 1 or 0
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[4], ARGV[2])
 redis.call('HSET', KEYS[5], 'info', ARGV[4], 'busy', ARGV[5], 'beat', now, 'quiet', ARGV[6], 'rss', ARGV[7], 'rtt_us', '0',
   'reserved', ARGV[8], 'concurrency', ARGV[9])
 redis.call('EXPIRE', KEYS[5], ARGV[3])
-return { redis.call('RPOP', KEYS[6]), now }
+return { redis.call('RPOP', KEYS[6]), now, absent }
