@@ -12,6 +12,10 @@
 //     (one write for all the changes meanwhile), so `busy` and the running jobs are live, not up to
 //     a heartbeat late; and publish the node's supervision tree with each periodic beat.
 //  4. On stop, remove the entry at once instead of waiting for it to expire.
+//  5. Renew the node's lease (src/node/lease.ts) with each acknowledged beat; when Redis had no
+//     beat of this node after it had acknowledged one (a reaper declared it dead, frozen or cut off
+//     for `nodeTimeout`), say so once, how long it was gone: its jobs fetched ahead are dropped (the
+//     manager hears of it through the lease) and it carries on as a new member.
 import os from 'node:os';
 import { NEXQ_VERSION } from '../../config/version';
 import { Down, Tick, TickingActor } from '../runtime';
@@ -136,7 +140,8 @@ export class Heartbeat extends TickingActor {
     // Scored by Redis' clock inside the script: this node's wall clock can make no one dead.
     const info = this.info(running.length);
     const work = this.workHash.next(running);
-    const { signal, workLost } = await writeBeat(redis, keys, {
+    const sentAt = this.ctx.lease.mark();
+    const { signal, workLost, absent } = await writeBeat(redis, keys, {
       nodeId: config.nodeId,
       identity,
       ttlSeconds: PROCESS_TTL_SECONDS,
@@ -153,9 +158,24 @@ export class Heartbeat extends TickingActor {
     });
     if (workLost) this.workHash.lost();
     else work.landed();
+    const reserved = this.ctx.jobs?.running.slots.totalReserved() ?? 0;
+    const goneMs = this.ctx.lease.acknowledged(sentAt, absent);
+    if (goneMs !== undefined) this.declaredDead(goneMs, reserved, running.length);
     if (signal !== undefined) this.onSignal(signal, running);
     // Nothing of the running jobs was written (Redis lost the hashes): rewrite them whole at once.
     if (workLost) await this.beat();
+  }
+
+  /** Said once per time it happens: the reaper of another node took this node's backup lists. */
+  private declaredDead(goneMs: number, reserved: number, running: number): void {
+    const { config, logger } = this.ctx;
+    logger.warn(
+      `this node (${config.nodeId}) was declared dead: no beat of it reached Redis for ${(goneMs / 1000).toFixed(1)} s ` +
+        `(frozen or cut off; nodeTimeout ${config.nodeTimeout} s), so another node re-enqueued its jobs; ` +
+        `it drops the ${reserved} job(s) it held fetched ahead (theirs now), its ${running} running job(s) ` +
+        `may run twice, and it carries on as a new member`,
+      { actor: this.name },
+    );
   }
 
   private onSignal(signal: string, running: RunningJob[]): void {

@@ -17,6 +17,10 @@
 //  6. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
 //  7. Crash when ioredis ends one of its idle-wait connections for good (src/redis/ended.ts): the
 //     restarted manager opens fresh ones and reclaims what the old waits may have moved.
+//  8. Start no job while the node's claim on its backup lists may have lapsed (src/node/lease.ts:
+//     frozen or cut off from Redis for most of `nodeTimeout`): fetch nothing, keep what it holds
+//     fetched ahead, put back what a fetch answered late; go on when a beat renews the claim, and
+//     forget what it held fetched ahead when that beat says the node was declared dead meanwhile.
 import { Actor } from '../runtime';
 import { resolveQueue, type ResolvedQueue } from '../../config/validate';
 import { commandTimeoutOf } from '../redis/connection';
@@ -59,7 +63,8 @@ type Info =
   | { type: 'reclaim'; queue: string }
   | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error }
   | ({ type: 'late_fetched' } & FetchAnswer)
-  | { type: 'connection_ended'; error: Error };
+  | { type: 'connection_ended'; error: Error }
+  | { type: 'lease_regained' };
 
 export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly queues: ServedQueues;
@@ -105,7 +110,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       reclaim: (queue: string) => current()?.send({ type: 'reclaim', queue }),
     };
     const dispatcher = new Dispatcher(ctx, events, this.name);
+    ctx.lease.onRegained = () => current()?.send({ type: 'lease_regained' });
     this.handOverParts = {
+      mayStart: () => ctx.lease.holds(),
       queues: this.queues,
       table: ctx.jobs.running.slots,
       reclaimer: this.reclaimer,
@@ -149,7 +156,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   protected override async handleInfo(msg: Info): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
     if (msg.type === 'slot_freed') await this.startReserved(msg.queue);
-    if (msg.type === 'slot_freed' || msg.type === 'reclaim') {
+    if (msg.type === 'slot_freed' || msg.type === 'reclaim' || msg.type === 'lease_regained') {
       this.schedule.now();
       return;
     }
@@ -203,10 +210,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private async startReserved(queue: string): Promise<void> {
     const backupKey = this.ctx.keys.backup(this.ctx.config.nodeId, queue);
     let raw: string | undefined;
-    if (this.ctx.lifecycle.quiet) {
+    // Declared dead meanwhile: the reaper gave those jobs to the other nodes. A reclaim puts back
+    // only what is still in this node's backup list (nothing, unless the reaper has yet to move it).
+    if (this.ctx.lease.takeForfeit() || this.ctx.lifecycle.quiet) {
       this.dropReserves();
       return;
     }
+    if (!this.ctx.lease.holds()) return; // kept until a beat says whose they are
     while (this.table.free(queue) > 0 && (raw = this.queues.takeReserved(queue)) !== undefined)
       await this.handOverParts.dispatch(queue, backupKey, raw);
   }
@@ -221,6 +231,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const now = Date.now();
     const round = this.schedule.begin(msg, now);
     if (!round) return;
+    if (!this.ctx.lease.holds()) {
+      // A beat that renews the claim wakes the manager (lease_regained); the timer is a fallback.
+      if (this.ctx.lease.takeForfeit()) this.dropReserves();
+      this.schedule.at(now + this.ctx.config.heartbeatInterval * 1000);
+      return;
+    }
     if (!this.ctx.lifecycle.rehydrated) await this.rehydrate();
     if (this.ctx.lifecycle.quiet) this.dropReserves();
     else for (const name of this.queues.names()) await this.startReserved(name);

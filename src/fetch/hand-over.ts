@@ -2,7 +2,9 @@
 // policy, queues whose keys Redis refused left out for a while, a call whose reply was lost
 // reclaimed, and one runner started per job taken while the queue has a free slot. The jobs beyond
 // its free slots are the ones fetched ahead (prefetch), kept to start when a slot frees; any more
-// (its concurrency lowered while a wait was out) go back to their queue.
+// (its concurrency lowered while a wait was out) go back to their queue. A fetch answered after the
+// node's claim on its backup lists may have lapsed (src/node/lease.ts) starts nothing: its jobs
+// go back from the backup list, if a reaper has not taken them already.
 import type { Logger } from '../logger';
 import type { Fetched, FetchQueue } from '../redis/scripts';
 import type { WorkTable } from '../run/work-table';
@@ -11,6 +13,8 @@ import type { ServedQueues } from './served-queues';
 
 /** What the hand-over works with: the manager's parts. */
 export interface HandOverParts {
+  /** The node's claim on its backup lists surely holds: a job taken may start. */
+  mayStart(): boolean;
   queues: ServedQueues;
   table: WorkTable;
   reclaimer: Reclaimer;
@@ -32,6 +36,10 @@ export async function handOver(parts: HandOverParts, fetchQueues: FetchQueue[], 
     queues.record(name, fetched.states[i], wait > 0 ? Date.now() + wait : 0);
     // Paused for output: what it holds fetched ahead goes back rather than start.
     if (fetched.states[i] === 'paused') for (const q of queues.dropReserves(name)) reclaimer.queue(q);
+    if (fetched.jobs[i].length > 0 && !parts.mayStart()) {
+      reclaimer.queue(name);
+      continue;
+    }
     for (const raw of fetched.jobs[i]) {
       if (table.free(name) <= 0) {
         // Taken ahead of a free slot (prefetch): it starts when one frees; beyond that, back it goes.

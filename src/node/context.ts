@@ -14,6 +14,7 @@ import type { ClassTimings } from '../run/class-timings';
 import type { RunningJobs } from '../run/running-jobs';
 import type { Clock } from '../job/time';
 import type { NodeLifecycle } from './lifecycle';
+import type { NodeLease } from './lease';
 
 export interface NodeContext {
   config: ResolvedConfig;
@@ -33,6 +34,8 @@ export interface NodeContext {
   jobs?: NodeJobs;
   /** Rehydrated (backup lists back in their queues) and quiet (Sidekiq's TSTP): one-way steps. */
   readonly lifecycle: NodeLifecycle;
+  /** Whether this node's claim on its backup lists surely holds (src/node/lease.ts): renewed by each beat. */
+  readonly lease: NodeLease;
   /** Typed job events for users' hooks and the metrics. */
   events: JobEvents;
   /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */

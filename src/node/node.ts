@@ -38,6 +38,7 @@ import { Clock } from '../job/time';
 import { RunningJobs } from '../run/running-jobs';
 import { reportProgress } from '../run/progress';
 import { NodeLifecycle } from './lifecycle';
+import { leaseSpanMs, NodeLease } from './lease';
 import { watchProcessFaults } from './process-faults';
 import { nodeTree } from '../../supervisors/node-tree';
 import { replaceEndedClient } from '../actors/redis-connection';
@@ -104,6 +105,7 @@ export class NexqNode {
       startedAt: Date.now() / 1000, // restated by Redis' clock at its first sample (ClockWatch)
       clock: new Clock(),
       lifecycle: new NodeLifecycle(),
+      lease: new NodeLease(leaseSpanMs(resolved.nodeTimeout, resolved.heartbeatInterval)),
       events: new JobEvents(logger),
       requestStop: () => {
         node?.stop().catch((err: unknown) =>

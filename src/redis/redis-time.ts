@@ -54,15 +54,18 @@ export interface Beat {
   work: RunningJobsWrite;
 }
 
-/** What a beat found: the signal Sidekiq's API left for the process, if any; whether the
- * running-jobs hashes were not as last written (nothing of them was written then). */
-export interface BeatResult {
+/** What Redis answered a beat. */
+export interface BeatAnswer {
+  /** The signal Sidekiq's API left for the process, if any. */
   signal: string | undefined;
+  /** The running-jobs hashes were not as last written (nothing of them was written then). */
   workLost: boolean;
+  /** The node list held no beat of this node before this one: a first beat, or it was declared dead. */
+  absent: boolean;
 }
 
 /** Writes one beat scored by Redis' clock. */
-export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Promise<BeatResult> {
+export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Promise<BeatAnswer> {
   const argv: Array<string | number> = [
     beat.nodeId,
     beat.identity,
@@ -87,6 +90,11 @@ export async function writeBeat(client: RedisClient, keys: Keys, beat: Beat): Pr
     keys.processSignals(beat.identity),
     keys.processWork(beat.identity),
   ];
-  const [signal, , lost] = (await runScript(client, 'beat', scriptKeys, argv)) as [string | null, string, number];
-  return { signal: signal ?? undefined, workLost: lost === 1 };
+  const [signal, , lost, absent] = (await runScript(client, 'beat', scriptKeys, argv)) as [
+    string | null,
+    string,
+    number,
+    number,
+  ];
+  return { signal: signal ?? undefined, workLost: lost === 1, absent: absent === 1 };
 }

@@ -3,6 +3,7 @@
 // to the head of their queue when the node goes quiet or stops; a short queue is shared, not held.
 import { expect } from 'chai';
 import type { Nexq } from '../../src/nexq';
+import { captureLogs } from '../support/capture-logs';
 import { sleep, useNodes, waitFor } from '../support/node';
 
 describe('jobs fetched ahead (prefetch)', () => {
@@ -91,5 +92,43 @@ describe('jobs fetched ahead (prefetch)', () => {
     await sleep(500);
     expect(await t.redis.llen(out), 'jobs started while quiet').to.equal(ran);
     expect(await t.redis.llen(t.keys.queue('q'))).to.equal(jids.length - ran);
+  });
+
+  it('drops the jobs fetched ahead that a reaper took while it was declared dead, says so once, and goes on', async function () {
+    this.timeout(40_000);
+    const logs = captureLogs();
+    const out = t.out('ran');
+    // A backlog there before the node starts (jobs are fetched ahead only while over 100 more
+    // wait, fetch.lua's BACKLOG): a long job first, short ones behind.
+    const producer = await t.start({ mode: 'enqueuer' });
+    const jobs = [3000, ...Array<number>(120).fill(10)].map((ms) => ({
+      queue: 'q',
+      class: 'Tally',
+      args: [t.url, out, ms],
+    }));
+    const [long, ...short] = await producer.enqueueAll(jobs);
+    const node = await t.start({
+      queues: [{ name: 'q', concurrency: 1 }],
+      prefetch: 2,
+      heartbeatInterval: 1,
+      logger: logs.logger,
+    });
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) === 3, 10_000, '1 running and 2 fetched ahead');
+    // What a survivor's reaper does to a node silent for nodeTimeout (recover-node.lua): the node
+    // leaves the node list and its backup list goes back to the head of its queue.
+    const nodeId = node.node.ctx.config.nodeId;
+    const claim = t.redis.multi().zrem(t.keys.nodes, nodeId);
+    for (let i = 0; i < 3; i++) claim.lmove(backupOf(node), t.keys.queue('q'), 'LEFT', 'RIGHT');
+    await claim.exec();
+    await waitFor(() => /was declared dead/.test(logs.text()), 5000, 'the node to say it was declared dead');
+    await waitFor(async () => (await t.redis.llen(out)) >= jobs.length + 1, 30_000, 'every job to run');
+    await sleep(300);
+    const runs = await t.redis.lrange(out, 0, -1);
+    // The job it had running ran on a "failed" node and again elsewhere; none it held ahead did.
+    expect(runs.filter((jid) => jid === long)).to.have.length(2);
+    expect(runs.filter((jid) => jid !== long).sort()).to.deep.equal([...short].sort());
+    expect(logs.text().match(/was declared dead/g)).to.have.length(1);
+    expect(logs.text()).to.match(/drops the 2 job\(s\) it held fetched ahead/);
+    expect(await t.redis.zscore(t.keys.nodes, nodeId), 'back in the node list').not.to.equal(null);
   });
 });

@@ -24,7 +24,8 @@
 -- Returns { the signal taken (nil when none), the beat's time in epoch seconds, 1 when a hash did
 -- not hold the ARGV[10] fields the node last wrote (Redis restarted or failed over empty, or the
 -- hash expired while the node was frozen): nothing of the running-jobs part was written, and the
--- node rewrites the hashes whole at once; else 0 }.
+-- node rewrites the hashes whole at once, else 0; 1 when the node list held no beat of this node
+-- before this one (a first beat, or a reaper declared it dead), else 0 }.
 -- The cluster rule (_prelude.lua): each running-jobs hash gets its new fields before its old ones
 -- go (HSET, then HDEL of the fields no longer there), its EXPIRE comes before the HDEL that may
 -- empty it, or it is deleted by its one DEL when nothing runs; the signal's RPOP is the list's only
@@ -79,10 +80,11 @@ else
     end
   end
 end
+local absent = redis.call('ZSCORE', KEYS[2], ARGV[1]) == false and 1 or 0
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[4], ARGV[2])
 redis.call('HSET', KEYS[5], 'info', ARGV[4], 'busy', ARGV[5], 'beat', now, 'quiet', ARGV[6], 'rss', ARGV[7], 'rtt_us', '0',
   'reserved', ARGV[8], 'concurrency', ARGV[9])
 redis.call('EXPIRE', KEYS[5], ARGV[3])
-return { redis.call('RPOP', KEYS[6]), now, lost }
+return { redis.call('RPOP', KEYS[6]), now, lost, absent }
