@@ -1,9 +1,9 @@
 // When the manager puts back the backup entries no live worker holds (src/fetch/own-backups.ts):
-// the queues asked for (after a failed fetch or wait, a killed worker), and every queue with a
+// the queues asked for (after a failed fetch, a killed worker), and every queue with a
 // SCAN for the lists of queues no longer served, every RECLAIM_INTERVAL_MS anyway (a fetch a
 // cluster client re-sent after a lost reply ran twice and reported once). Never a queue whose
-// idle wait is out: that wait's fetch may have moved jobs not dispatched yet; it stays due until
-// its wait has answered.
+// fetch call is still out (a late one, src/fetch/late-fetches.ts): it may have moved jobs not
+// dispatched yet; it stays due until that call has answered.
 import type { JobsContext } from '../node/context';
 import { queuesWithBackups, reclaimUnworked } from './own-backups';
 
