@@ -262,7 +262,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const decision = decideFetch(views, node, fetchOrder);
     this.idlePoll.decided(now);
     if (decision.pollIn !== undefined) this.schedule.at(now + decision.pollIn);
-    if (decision.check.length > 0) await this.checkIdle(decision.check);
+    if (decision.check.length > 0) {
+      this.schedule.at(this.idlePoll.dueAt); // and the next check, an interval later
+      await this.checkIdle(decision.check);
+    }
     if (decision.fetch.length === 0) return;
     const fetchQueues = decision.fetch.map((name) =>
       this.queues.fetchQueue(name, this.table.free(name), this.queues.reserveRoom(name)),

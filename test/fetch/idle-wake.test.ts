@@ -99,6 +99,7 @@ describe('idle node', () => {
     try {
       await t.start({ pollTimeout: 60_000, idlePollInterval: 200, queues: ['a', 'b'] });
       await subscribed(2);
+      await sleep(1000); // past the first checks, which found the queues empty: the poll goes on
       const job = { class: 'Record', args: [t.url, t.out('idle'), 'b'], jid: 'f00d', queue: 'b', retry: true };
       await t.redis.lpush(t.keys.queue('b'), JSON.stringify({ ...job, enqueued_at: Date.now() / 1000 }));
       const [ran] = await t.waitForRecords(t.out('idle'), 1);

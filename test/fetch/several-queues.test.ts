@@ -6,7 +6,7 @@
 // empty, and an idle node waited on its first queue only.
 import { expect } from 'chai';
 import type { NexqStartOptions } from '../../src/nexq';
-import { useNodes, waitFor } from '../support/node';
+import { sleep, useNodes, waitFor } from '../support/node';
 
 const NO_POLLS = { pollTimeout: 60_000, idlePollInterval: 60_000 };
 const q = (name: string) => ({ name, concurrency: 2 });
@@ -112,6 +112,7 @@ describe('a node serving several queues', () => {
   it("starts a job another producer pushed straight into its second queue (Sidekiq's client) by the idle poll", async () => {
     await t.start({ pollTimeout: 60_000, idlePollInterval: 200, queues: ['a', 'b', 'c'] });
     await waitFor(subscribed, 5000, 'a wake subscriber');
+    await sleep(1000); // past the first checks, which found the queues empty: the poll goes on
     const job = {
       class: 'Record',
       args: [t.url, t.out('foreign'), 'b'],
