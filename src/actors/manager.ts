@@ -242,7 +242,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (!round) return;
     if (!this.ctx.lifecycle.rehydrated) await this.rehydrate();
     if (this.ctx.lifecycle.quiet) this.dropReserves();
-    else for (const name of this.queues.names()) await this.startReserved(name);
+    // Only where jobs wait fetched ahead: each call costs a turn, and a node may serve hundreds of queues.
+    else
+      for (const name of this.queues.names())
+        if (this.queues.reservedOf(name).length > 0) await this.startReserved(name);
     await this.reclaimIfDue();
     const { config } = this.ctx;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
