@@ -1,7 +1,7 @@
 // Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile] [--peers[=...]]`.
 import { PEER_IDS, PeerId } from './peer-setup';
 
-export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5'] as const;
+export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5', 'W7'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface Options {

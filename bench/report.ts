@@ -9,6 +9,7 @@ import type { W2Result } from './workloads/w2-processing';
 import type { W3Result } from './workloads/w3-latency';
 import type { W4Result } from './workloads/w4-backlog';
 import type { W5Result } from './workloads/w5-several-queues';
+import type { W7Result } from './workloads/w7-many-queues';
 import type { PeerResult } from './workloads/peers';
 
 export interface BenchResults {
@@ -21,6 +22,7 @@ export interface BenchResults {
   w3Third?: W3Result;
   w4?: W4Result;
   w5?: W5Result[];
+  w7?: W7Result;
   profile?: ProfileResult;
   /** --peers: each peer through W1, W2 c10/c50 and W3 (see comparison.ts). */
   peers?: PeerResult[];
@@ -107,7 +109,8 @@ function w2Rows(run: W2Result): Row[] {
 
 function w3Rows(w3: W3Result, oneQueue?: W3Result): Row[] {
   const d = w3.latencyMs;
-  const where = w3.queues ? `, jobs in queue ${w3.queues.length} of ${w3.queues.join(',')}` : '';
+  const names = w3.queues && w3.queues.length > 5 ? `${w3.queues.length} queues` : w3.queues?.join(',');
+  const where = w3.queues ? `, jobs in queue ${w3.queues.length} of ${names}` : '';
   const w = `W3 latency, idle node c10${where} (${w3.jobs} jobs ${w3.gapMs} ms apart; ${fix(w3.actualGapMs, 1)} ms actual)`;
   const beside = (value: number, reference: number | undefined) =>
     reference === undefined ? '' : ` (${value >= reference ? '+' : ''}${fix(value - reference, 2)} ms vs one queue)`;
@@ -142,6 +145,32 @@ function w5Rows(w5: W5Result, w2: W2Result[]): Row[] {
   ];
 }
 
+/** W7 beside W2 c10 (one busy queue of 10), with the idle node's connections and traffic (issue 32). */
+function w7Rows(w7: W7Result, w2: W2Result[]): Row[] {
+  const reference = w2.find((r) => r.concurrency === w7.concurrency);
+  const w = `W7 ${w7.queues} queues of c${w7.concurrency}, one busy (${int(w7.busy.jobs)} jobs)`;
+  const ratio = reference
+    ? ` (${fix(w7.busy.jobsPerSec / reference.jobsPerSec, 2)}× W2 c${reference.concurrency})`
+    : '';
+  const top = Object.entries(w7.idle.byCommand)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([c, n]) => `${c} ${fix(n, 1)}`)
+    .join(', ');
+  return [
+    [w, 'jobs/s, ready → last ack', `${int(w7.busy.jobsPerSec)}${ratio}`, '≥ 0.9× W2 at the same concurrency'],
+    [w, 'Redis commands per job', fix(w7.busy.commands.total, 2), ''],
+    [`W7 idle node, ${w7.queues} queues`, 'Redis connections of the node', String(w7.idle.connections), '≤ 4'],
+    [
+      `W7 idle node, ${w7.queues} queues`,
+      'commands/s it sends Redis',
+      `${fix(w7.idle.commandsPerSec, 1)} (${top})`,
+      '≤ 10',
+    ],
+    ...(w7.latency ? w3Rows(w7.latency) : []),
+  ];
+}
+
 function w4Rows(w4: W4Result): Row[] {
   const w = `W4 backlog of ${int(w4.jobs)}, c${w4.concurrency}`;
   return [
@@ -168,6 +197,7 @@ export function table(results: BenchResults): string {
     ...(results.w3Third ? w3Rows(results.w3Third, results.w3) : []),
     ...(results.w4 ? w4Rows(results.w4) : []),
     ...(results.w5 ?? []).flatMap((run) => w5Rows(run, results.w2 ?? [])),
+    ...(results.w7 ? w7Rows(results.w7, results.w2 ?? []) : []),
     ...(results.profile
       ? w2Rows(results.profile.run).map((r): Row => [`${r[0]} under --cpu-prof`, r[1], r[2], ''])
       : []),

@@ -19,6 +19,7 @@ import { runW2 } from './workloads/w2-processing';
 import { runW3, THIRD_OF_THREE } from './workloads/w3-latency';
 import { runW4 } from './workloads/w4-backlog';
 import { runW5 } from './workloads/w5-several-queues';
+import { runW7 } from './workloads/w7-many-queues';
 
 /** This machine's CPUs are shared with other work: figures move by ±10–20% between runs. */
 const MACHINE_NOTE = 'shared';
@@ -65,6 +66,7 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
     results.w3Third = await step('W3 on the third queue', () => runW3(ctx, THIRD_OF_THREE));
   }
   if (wants(options, 'W5')) results.w5 = await step('W5', () => runW5(ctx));
+  if (wants(options, 'W7')) results.w7 = await step('W7', () => runW7(ctx, true));
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
   if (options.peers) {
     const workloads = { w1: wants(options, 'W1'), w2: wants(options, 'W2'), w3: wants(options, 'W3') };

@@ -137,10 +137,17 @@ export interface NexqOptions {
   /** 'enqueuer' starts no manager, scheduler or threads: a producer only. */
   mode: 'default' | 'enqueuer';
   /**
-   * Milliseconds: how often queues held back by a limit or paused are looked at; an idle node
-   * blocks on each empty queue, so new work starts at once.
+   * Milliseconds: how often queues held back by a limit or paused are looked at. Empty queues are
+   * not polled at this pace: nexq's own pushes wake idle nodes at once (see `idlePollInterval`).
    */
   pollTimeout: number;
+  /**
+   * Milliseconds: how often a node checks whether its empty queues hold jobs no wake signal
+   * announced: those LPUSHed by foreign producers (Sidekiq's client, Exq), which start within this.
+   * One EXISTS per check over every empty queue (one per queue in the per-queue key layout), so an
+   * idle node's traffic does not grow with its queues (docs/reliability.md, "Waking idle nodes").
+   */
+  idlePollInterval: number;
   /** Milliseconds between moves of due jobs out of `schedule` and `retry`. */
   schedulerPollTimeout: number;
   /**
@@ -252,6 +259,7 @@ export function defaults(): NexqOptions {
     nodeId: undefined,
     mode: 'default',
     pollTimeout: 100,
+    idlePollInterval: 1000,
     schedulerPollTimeout: 1000,
     shutdownTimeout: 5000,
     redisStartTimeout: 30_000,

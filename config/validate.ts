@@ -148,6 +148,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   oneOf(merged, 'logLevel', ['error', 'warn', 'info', 'debug']);
   oneOf(merged, 'logFormat', ['json', 'pretty']);
   integer(merged, 'pollTimeout', 1);
+  integer(merged, 'idlePollInterval', 1);
   integer(merged, 'schedulerPollTimeout', 1);
   integer(merged, 'shutdownTimeout', 0);
   integer(merged, 'redisStartTimeout', 0);

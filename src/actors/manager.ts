@@ -5,18 +5,19 @@
 //     settled) back into their queues, before the first fetch (src/fetch/own-backups.ts).
 //  2. Do what the fetch policy (src/fetch/policy.ts, pure) decides from each queue's state: fetch
 //     the queues that may hold work and have free slots (one script call moves up to each one's
-//     free count of jobs into this node's backup lists: reliable fetch), wait on the empty ones
-//     (src/fetch/idle-waits.ts), and poll the limited and paused ones every `pollTimeout`
-//     (src/fetch/poll-schedule.ts). A freed slot of a full queue, a wait's answer and every fetch
-//     make it decide again, so no queue waits on another's state.
+//     free count of jobs into this node's backup lists: reliable fetch), fetch an empty queue when a
+//     wake signal names it (src/fetch/wake-signals.ts: one subscriber connection for all queues)
+//     or the idle poll finds jobs in it (src/fetch/idle-poll.ts, every `idlePollInterval`), and poll
+//     the limited and paused ones every `pollTimeout` (src/fetch/poll-schedule.ts). A freed slot of
+//     a full queue, a wake and every fetch make it decide again, so no queue waits on another's state.
 //  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobRunner per job),
 //     in the per-queue key layout each queue's call as it answers: a call still out after a moment
 //     (a cluster slot in migration) answers later as a message (src/fetch/late-fetches.ts).
 //  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
 //  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no runner holds.
 //  6. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
-//  7. Crash when ioredis ends one of its idle-wait connections for good (src/redis/ended.ts): the
-//     restarted manager opens fresh ones and reclaims what the old waits may have moved.
+//  7. Crash when ioredis ends its wake subscriber for good (src/redis/ended.ts): the restarted
+//     manager subscribes on a fresh connection.
 //  8. Start no job while the node's claim on its backup lists may have lapsed (src/node/lease.ts:
 //     frozen or cut off from Redis for most of `nodeTimeout`): fetch nothing, keep what it holds
 //     fetched ahead, put back what a fetch answered late; go on when a beat renews the claim, and
@@ -25,11 +26,12 @@ import { Actor } from '../runtime';
 import { resolveQueue, type ResolvedQueue } from '../../config/validate';
 import { commandTimeoutOf } from '../redis/connection';
 import type { RedisClient } from '../redis/client';
-import { ClassLimit, failedFetch, Fetched, FetchCall, fetchCalls, fetchJobs } from '../redis/scripts';
+import { ClassLimit, failedFetch, FetchCall, fetchCalls, fetchJobs } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
 import type { JobsContext } from '../node/context';
 import { ActorNames } from '../node/context';
-import { IdleWaits } from '../fetch/idle-waits';
+import { IdlePoll } from '../fetch/idle-poll';
+import { WakeSignals } from '../fetch/wake-signals';
 import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
 import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
 import { decideFetch } from '../fetch/policy';
@@ -42,7 +44,8 @@ import { handOver, HandOverParts } from '../fetch/hand-over';
 
 /**
  * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
- * killed manager would skip the terminate that closes its blocking connections.
+ * killed manager would skip the terminate that closes its wake subscriber and returns what it
+ * fetched ahead.
  */
 export function managerShutdownMs(redis: RedisClient): number {
   return commandTimeoutOf(redis) + 2000;
@@ -61,14 +64,17 @@ type Info =
   | PollInfo
   | { type: 'slot_freed'; queue: string }
   | { type: 'reclaim'; queue: string }
-  | { type: 'woken'; queue: string; fetched?: Fetched; error?: Error }
+  | { type: 'wake'; queueKey: string }
   | ({ type: 'late_fetched' } & FetchAnswer)
   | { type: 'connection_ended'; error: Error }
   | { type: 'lease_regained' };
 
 export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly queues: ServedQueues;
-  private readonly waits: IdleWaits;
+  private readonly wakes: WakeSignals;
+  private readonly idlePoll: IdlePoll;
+  /** Queue key -> name, of the served queues: what a wake signal names. */
+  private readonly byKey = new Map<string, string>();
   private readonly late: LateFetches;
   private readonly schedule: PollSchedule;
   private readonly reclaimer: Reclaimer;
@@ -88,14 +94,15 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const table = ctx.jobs.running.slots;
     const reservedChanged = (queue: string, count: number) => table.setReserved(queue, count);
     this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, reservedChanged);
-    const confirmsWrites = typeof config.redis !== 'string' && (config.redis.waitReplicas ?? 0) > 0;
-    this.waits = new IdleWaits(
-      () => ctx.redis,
-      (connection, queue) => fetchJobs(connection, keys, config.nodeId, [queue], this.classes),
-      confirmsWrites,
-      // An idle-wait connection ioredis ended by itself: crash, the restart starts afresh.
+    this.wakes = new WakeSignals(
+      ctx.redis,
+      keys.wakeChannel,
+      (queueKey) => this.send({ type: 'wake', queueKey }),
+      // The subscriber ioredis ended by itself: crash, the restart subscribes afresh.
       (error) => this.send({ type: 'connection_ended', error }),
+      (err) => ctx.logger.warn(`cannot subscribe to wake signals yet: ${err.message}`, { actor: this.name }),
     );
+    this.idlePoll = new IdlePoll(keys, config.idlePollInterval);
     this.late = new LateFetches((answer) => this.send({ type: 'late_fetched', ...answer }));
     this.schedule = new PollSchedule({
       send: (msg) => this.send(msg),
@@ -132,6 +139,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     // A restarted manager serves the configured queues again: the table says so to its readers.
     for (const q of this.table.subscribed()) if (!this.queues.get(q.name)) this.table.remove(q.name);
     for (const q of this.queues.all()) this.table.add(q.name, q.concurrency);
+    this.indexKeys();
+    this.wakes.open();
     // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
     if (this.ctx.lifecycle.rehydrated) this.reclaimer.everything();
     this.schedule.now();
@@ -161,9 +170,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       return;
     }
     if (msg.type === 'connection_ended') throw msg.error;
+    if (msg.type === 'wake') {
+      this.woken(msg.queueKey);
+      return;
+    }
     try {
-      if (msg.type === 'woken') await this.woken(msg.queue, msg.fetched, msg.error);
-      else if (msg.type === 'late_fetched') await this.lateFetched(msg);
+      if (msg.type === 'late_fetched') await this.lateFetched(msg);
       else await this.poll(msg);
     } catch (err) {
       this.ctx.logger.error(`fetch failed, backing off: ${(err as Error).message}`, { actor: this.name });
@@ -173,7 +185,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   protected override async terminate(): Promise<void> {
-    this.waits.close();
+    this.wakes.close();
     this.schedule.stop();
     // What was fetched ahead goes back to the head of its queue now, for any node to run; if Redis
     // does not answer, it waits in the backup list for the next boot or a survivor's recovery.
@@ -190,9 +202,10 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       'queue',
     );
     const wasIdle =
-      this.table.busy(spec.name) === 0 && !this.waits.has(spec.name) && this.queues.reservedOf(spec.name).length === 0;
+      this.table.busy(spec.name) === 0 && !this.late.has(spec.name) && this.queues.reservedOf(spec.name).length === 0;
     this.queues.add(spec);
     this.table.add(spec.name, spec.concurrency);
+    this.indexKeys();
     // Its backup list holds jobs still running here unless the queue is idle on this node.
     if (wasIdle && lifecycle.rehydrated) await requeueOwnBackup(this.ctx, spec.name, this.name);
     this.schedule.now();
@@ -204,6 +217,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       this.schedule.now();
     }
     this.table.remove(queue);
+    this.indexKeys();
+  }
+
+  private indexKeys(): void {
+    this.byKey.clear();
+    for (const name of this.queues.names()) this.byKey.set(this.ctx.keys.queue(name), name);
   }
 
   /** Starts the jobs `queue` holds fetched ahead, while it has free slots: no round trip to Redis. */
@@ -239,14 +258,17 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     }
     if (!this.ctx.lifecycle.rehydrated) await this.rehydrate();
     if (this.ctx.lifecycle.quiet) this.dropReserves();
-    else for (const name of this.queues.names()) await this.startReserved(name);
+    // Only where jobs wait fetched ahead: each call costs a turn, and a node may serve hundreds of queues.
+    else
+      for (const name of this.queues.names())
+        if (this.queues.reservedOf(name).length > 0) await this.startReserved(name);
     await this.reclaimIfDue();
     const { config } = this.ctx;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
     const views = this.queues.all().map((q) => ({
       ...q,
       free: this.table.free(q.name) + this.queues.reserveRoom(q.name),
-      waiting: this.waits.has(q.name) || this.late.has(q.name),
+      waiting: this.late.has(q.name),
     }));
     const node = {
       now,
@@ -254,11 +276,15 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       capLeft,
       pollDue: round.pollDue,
       pollTimeout: config.pollTimeout,
-      noWaitUntil: this.waits.noWaitUntil,
+      idleCheckAt: this.idlePoll.dueAt,
     };
     const decision = decideFetch(views, node, fetchOrder);
+    this.idlePoll.decided(now);
     if (decision.pollIn !== undefined) this.schedule.at(now + decision.pollIn);
-    for (const name of decision.wait) this.startWait(name, capLeft !== undefined);
+    if (decision.check.length > 0) {
+      this.schedule.at(this.idlePoll.dueAt); // and the next check, an interval later
+      await this.checkIdle(decision.check);
+    }
     if (decision.fetch.length === 0) return;
     const fetchQueues = decision.fetch.map((name) =>
       this.queues.fetchQueue(name, this.table.free(name), this.queues.reserveRoom(name)),
@@ -305,44 +331,21 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   /**
-   * Waits on an empty queue; the answer comes back as a `woken` info, keeping the mailbox free.
-   * Under a node-wide cap the wait only wakes and a poll fetches.
+   * A wake signal named `queueKey`: a served queue this node left idle is fetched on the next
+   * decision (a busy one is fetched anyway; a signal for a queue not served here is ignored).
    */
-  private startWait(name: string, capped: boolean): void {
-    this.waits.start(this.queues.fetchQueue(name, this.table.free(name)), capped).then(
-      (fetched) => this.send({ type: 'woken', queue: name, fetched }),
-      (error: unknown) => this.send({ type: 'woken', queue: name, error: error as Error }),
-    );
+  private woken(queueKey: string): void {
+    const name = this.byKey.get(queueKey);
+    if (name === undefined || this.queues.get(name)?.state !== 'empty') return;
+    this.queues.record(name, 'unknown');
+    this.schedule.now();
   }
 
-  /** An idle wait answered: dispatch what its fetch took, then decide again. */
-  private async woken(queue: string, fetched: Fetched | undefined, error: Error | undefined): Promise<void> {
-    const waited = this.waits.answered(queue);
-    const served = this.queues.get(queue) !== undefined;
-    if (!served) this.waits.close(queue);
-    if (!waited) {
-      this.schedule.now();
-      return;
-    }
-    if (error) {
-      // Its fetch may have run with its reply lost: the jobs it took wait in the backup list.
-      const text = `the idle wait on queue ${queue} failed: ${error.message}; polling meanwhile`;
-      this.ctx.logger.warn(text, { actor: this.name });
-      this.reclaimer.queue(queue);
-      this.waits.failed();
-    } else if (!fetched) {
-      this.queues.record(queue, 'unknown'); // a wake alone: a job is there, a poll fetches it
-    } else if (this.ctx.lifecycle.quiet || !served || !this.table.isActive(queue)) {
-      // Quiet, or the queue was left meanwhile: what the fetch took goes back to its queue.
-      if (fetched.jobs[0].length > 0) this.reclaimer.queue(queue);
-    } else {
-      await handOver(this.handOverParts, [waited], fetched);
-      // The jobs just dispatched reach their threads on this turn's ticks (ThreadPool): let that
-      // hand-off go first, ahead of the next decision's round trips to Redis.
-      if (fetched.jobs[0].length > 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    await this.reclaimIfDue();
-    this.schedule.now();
+  /** The idle poll: the empty queues found holding jobs are fetched on the next decision. */
+  private async checkIdle(names: string[]): Promise<void> {
+    const found = await this.idlePoll.holdingJobs(this.ctx.redis, names);
+    for (const name of found) this.queues.record(name, 'unknown');
+    if (found.length > 0) this.schedule.now();
   }
 
   /** Puts every backup list of this node back into its queue. */
@@ -353,7 +356,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   private reclaimIfDue(): Promise<void> {
-    return this.reclaimer.runIfDue(this.queues.names(), (queue) => this.waits.has(queue) || this.late.has(queue));
+    return this.reclaimer.runIfDue(this.queues.names(), (queue) => this.late.has(queue));
   }
 
   /** One queue's keys are unusable: say so, and leave it out for a while; the others go on. */

@@ -1,8 +1,8 @@
-// What follows a fetch, a poll's or an idle wait's: each queue's new state recorded for the fetch
+// What follows a fetch, a poll's or a late call's: each queue's new state recorded for the fetch
 // policy, queues whose keys Redis refused left out for a while, a call whose reply was lost
 // reclaimed, and one runner started per job taken while the queue has a free slot. The jobs beyond
 // its free slots are the ones fetched ahead (prefetch), kept to start when a slot frees; any more
-// (its concurrency lowered while a wait was out) go back to their queue. A fetch answered after the
+// (its concurrency lowered while a call was out) go back to their queue. A fetch answered after the
 // node's claim on its backup lists may have lapsed (src/node/lease.ts) starts nothing: its jobs
 // go back from the backup list, if a reaper has not taken them already.
 import type { Logger } from '../logger';

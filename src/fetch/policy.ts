@@ -2,24 +2,27 @@
 // from now and which to wait on. A pure function; the manager only does the I/O it decides.
 //
 // What a queue can be, as the last fetch from it said (fetch.lua's per-queue state):
-//  - unknown: not fetched yet, or woken by its idle wait: fetch it.
+//  - unknown: not fetched yet, or woken (a wake signal named it, or the idle poll found it holds
+//             jobs): fetch it.
 //  - more:    the fetch took every job it asked for; more may wait: fetch it whenever it has a free slot.
 //  - short:   as more, but fewer than a backlog's worth wait: no jobs are fetched ahead of free slots.
-//  - empty:   the fetch emptied it: wait on it (BLMOVE on a connection of its own), so a job pushed
-//             there by any producer wakes the node at once.
+//  - empty:   the fetch emptied it: idle. nexq's own pushes wake it at once (src/fetch/wake-signals.ts:
+//             it becomes unknown); every `idlePollInterval` the node checks whether its idle queues
+//             hold jobs all the same (one EXISTS, src/fetch/idle-poll.ts), for the jobs pushed
+//             by producers that send no signal (Sidekiq's client, Exq) and signals that were lost.
 //  - limited: jobs wait but a limit across nodes (globalConcurrency, classConcurrency) holds them
 //             back; a wait would return at once, so it is polled every pollTimeout. When its own
 //             rate limit or pause (rateLimit, a handler's `rateLimited`) lets no job start, it is
 //             polled when it lets one (`opensAt`), neither sooner nor later.
 //  - paused:  paused for output; polled every pollTimeout (to see it resumed).
-// A queue whose keys failed is left out until `brokenUntil`; one with an idle wait out is left out
-// until the wait answers (its free slots are spoken for by the wait's fetch).
+// A queue whose keys failed is left out until `brokenUntil`; one with a fetch call out is left out
+// until the call answers (its free slots are spoken for by that fetch).
 //
 // The invariant (test/fetch/policy.test.ts checks it over random states): a queue with a free
 // slot, not broken, on a node that is not quiet nor at its node-wide cap, is either fetched now,
-// waited on, already waited on, or — only when limited, paused, or waits are off — polled within
-// pollTimeout (held by its own rate limit or pause: polled when it lets a job start). No queue's
-// state ever holds back another's.
+// checked now, being fetched, or polled later: within pollTimeout when limited or paused (held by
+// its own rate limit or pause: when it lets a job start), at the next idle check when empty. No
+// queue's state ever holds back another's.
 
 import type { QueueState } from '../redis/scripts';
 
@@ -34,7 +37,7 @@ export interface QueueView {
   opensAt?: number;
   /** Epoch ms until which its keys are left alone after an error (0: not broken). */
   brokenUntil: number;
-  /** An idle wait is out on it. */
+  /** A fetch call is out on it (its answer is late). */
   waiting: boolean;
   /** Its weight, for the order under a node-wide cap (gocraft's priority sampler). */
   weight?: number;
@@ -49,15 +52,15 @@ export interface NodeView {
   /** The regular poll is due: queues only polling finds work in are fetched too. */
   pollDue: boolean;
   pollTimeout: number;
-  /** Epoch ms before which no idle wait starts (a wait just failed); 0 for none. */
-  noWaitUntil: number;
+  /** Epoch ms of the next check of the idle (empty) queues: due when not after `now`. */
+  idleCheckAt: number;
 }
 
 export interface FetchDecision {
   /** Queues to fetch now, in the order the fetch takes them under a cap. */
   fetch: string[];
-  /** Queues to start an idle wait on. */
-  wait: string[];
+  /** Idle queues to check now for jobs no signal announced. */
+  check: string[];
   /** Some queue is only found by polling: poll again in this many ms. */
   pollIn?: number;
 }
@@ -67,11 +70,10 @@ export function decideFetch<Q extends QueueView>(
   node: NodeView,
   order: (queues: Q[]) => Q[] = (q) => q,
 ): FetchDecision {
-  const decision: FetchDecision = { fetch: [], wait: [] };
+  const decision: FetchDecision = { fetch: [], check: [] };
   if (node.quiet) return decision;
   const later = (ms: number) => (decision.pollIn = Math.min(decision.pollIn ?? Infinity, Math.max(0, ms)));
   const capFull = node.capLeft !== undefined && node.capLeft <= 0;
-  const canWait = node.now >= node.noWaitUntil;
   const toFetch: Q[] = [];
   for (const q of queues) {
     if (q.brokenUntil > node.now) {
@@ -83,9 +85,11 @@ export function decideFetch<Q extends QueueView>(
     const opensAt = q.state === 'limited' ? (q.opensAt ?? 0) : 0;
     if (q.state === 'unknown' || q.state === 'more' || q.state === 'short') toFetch.push(q);
     else if (opensAt > node.now) later(opensAt - node.now);
-    else if (q.state === 'empty' && canWait) decision.wait.push(q.name);
-    else if (node.pollDue) toFetch.push(q);
-    else later(q.state === 'empty' ? Math.min(node.pollTimeout, node.noWaitUntil - node.now) : node.pollTimeout);
+    else if (q.state === 'empty') {
+      if (node.idleCheckAt <= node.now) decision.check.push(q.name);
+      else later(node.idleCheckAt - node.now);
+    } else if (node.pollDue) toFetch.push(q);
+    else later(node.pollTimeout);
   }
   decision.fetch = (node.capLeft === undefined ? toFetch : order(toFetch)).map((q) => q.name);
   return decision;

@@ -22,7 +22,9 @@ export interface ServedQueue extends ResolvedQueue {
 }
 
 export class ServedQueues {
-  private queues: ServedQueue[];
+  private queues: ServedQueue[] = [];
+  /** The same queues by name: a decision looks each one up, and a node may serve hundreds. */
+  private byName = new Map<string, ServedQueue>();
 
   /** `prefetchOf` says how many jobs a queue may hold fetched ahead of its free slots. */
   constructor(
@@ -33,7 +35,12 @@ export class ServedQueues {
     /** Told each queue's count of jobs fetched ahead whenever it changes (the work table shows it). */
     private readonly reservedChanged: (queue: string, count: number) => void = () => undefined,
   ) {
-    this.queues = configured.map((q) => this.toServed(q));
+    this.serve(configured.map((q) => this.toServed(q)));
+  }
+
+  private serve(queues: ServedQueue[]): void {
+    this.queues = queues;
+    this.byName = new Map(queues.map((q) => [q.name, q]));
   }
 
   /** The queues served, with their concurrency (what `subscriptions` answers). */
@@ -50,20 +57,20 @@ export class ServedQueues {
   }
 
   get(name: string): ServedQueue | undefined {
-    return this.queues.find((q) => q.name === name);
+    return this.byName.get(name);
   }
 
   /** Serves `spec` (again, with its new settings and the jobs it holds fetched ahead, when it was served already). */
   add(spec: ResolvedQueue): void {
     const reserved = this.get(spec.name)?.reserved ?? [];
-    this.queues = [...this.queues.filter((q) => q.name !== spec.name), { ...this.toServed(spec), reserved }];
+    this.serve([...this.queues.filter((q) => q.name !== spec.name), { ...this.toServed(spec), reserved }]);
   }
 
   /** Stops serving `name`; returns how many jobs it held fetched ahead (they must go back to the queue). */
   remove(name: string): number {
     const reserved = this.get(name)?.reserved.length ?? 0;
     if (reserved > 0) this.reservedChanged(name, 0);
-    this.queues = this.queues.filter((q) => q.name !== name);
+    this.serve(this.queues.filter((q) => q.name !== name));
     return reserved;
   }
 

@@ -18,7 +18,7 @@ export class NodeLifecycle {
     this.rehydratedAt ??= Date.now();
   }
 
-  /** Goes quiet: the manager's next decision fetches nothing, and what an idle wait takes goes back. */
+  /** Goes quiet: the manager's next decision fetches nothing, and what a late fetch takes goes back. */
   goQuiet(): void {
     this.quietAt ??= Date.now();
   }

@@ -24,6 +24,7 @@
 //                                      arrival time in Redis ms (expires when idle)
 //   <ns>:nexq:rate-class:<class>       string: likewise for a class's rate limit
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
+//   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
 //   <ns>:nexq:results                  pub/sub channel: jids whose result was just kept (waitFor)
 //   <ns>:nexq:processed-by-queue       hash: queue -> jobs of it processed, failures included (`nexq drain`)
@@ -244,6 +245,16 @@ export class Keys {
   /** nexq's own: the pub/sub channel that carries cancel requests to every node. */
   get cancelChannel(): string {
     return this.key('nexq:cancel');
+  }
+
+  /**
+   * nexq's own: the pub/sub channel on which the scripts that push jobs into a queue name its key
+   * (`nexq_wake` in lua/_prelude.lua, which derives it from the queue key by the same rule: the
+   * text before the key's first `queue:`, then `nexq:wake`; `<ns>:nexq:wake` in both layouts).
+   */
+  get wakeChannel(): string {
+    const queueKey = this.queue('q');
+    return `${queueKey.slice(0, queueKey.indexOf('queue:'))}nexq:wake`;
   }
 
   /** nexq's own: the result a job kept (its handler's return value as JSON), expiring after its keepResult. */

@@ -1,4 +1,4 @@
-// The fetch policy on its own: which queues a node fetches now, waits on, or polls later, for
+// The fetch policy on its own: which queues a node fetches now, checks, or polls later, for
 // every mix of queue states — and, over random states, that no queue is ever left idle because of
 // another queue's state.
 import { expect } from 'chai';
@@ -10,7 +10,7 @@ const node = (over: Partial<NodeView> = {}): NodeView => ({
   quiet: false,
   pollDue: false,
   pollTimeout: 1000,
-  noWaitUntil: 0,
+  idleCheckAt: NOW + 700,
   ...over,
 });
 const queue = (name: string, over: Partial<QueueView> = {}): QueueView => ({
@@ -38,36 +38,41 @@ describe('fetch policy', () => {
     }
   });
 
-  it('waits on every empty queue with a free slot, not only the first', () => {
+  it('checks every empty queue with a free slot when the idle check is due, not only the first', () => {
     const decision = decideFetch(
       [queue('a', { state: 'empty' }), queue('b', { state: 'empty' }), queue('c', { state: 'empty' })],
-      node(),
+      node({ idleCheckAt: NOW }),
     );
-    expect(decision.wait).to.deep.equal(['a', 'b', 'c']);
+    expect(decision.check).to.deep.equal(['a', 'b', 'c']);
     expect(decision.fetch).to.deep.equal([]);
     expect(decision.pollIn).to.equal(undefined);
   });
 
-  it('fetches a queue not fetched yet, and one whose wait woke without a fetch', () => {
+  it('leaves an empty queue to its wake signal until the idle check is due, and decides again then', () => {
+    const decision = decideFetch([queue('a', { state: 'empty' })], node({ pollDue: true }));
+    expect(decision).to.deep.equal({ fetch: [], check: [], pollIn: 700 });
+  });
+
+  it('fetches a queue not fetched yet, and one a wake signal or the idle check named', () => {
     expect(decideFetch([queue('a', { state: 'unknown' })], node()).fetch).to.deep.equal(['a']);
   });
 
-  it('leaves out a queue with no free slot or with a wait out, and polls for neither', () => {
+  it('leaves out a queue with no free slot or with a fetch call out, and polls for neither', () => {
     const decision = decideFetch([queue('a', { free: 0 }), queue('b', { state: 'empty', waiting: true })], node());
-    expect(decision).to.deep.equal({ fetch: [], wait: [] });
+    expect(decision).to.deep.equal({ fetch: [], check: [] });
   });
 
   it('polls limited and paused queues every pollTimeout, and fetches them when the poll is due', () => {
     const queues = [queue('l', { state: 'limited' }), queue('p', { state: 'paused' })];
-    expect(decideFetch(queues, node())).to.deep.equal({ fetch: [], wait: [], pollIn: 1000 });
+    expect(decideFetch(queues, node())).to.deep.equal({ fetch: [], check: [], pollIn: 1000 });
     expect(decideFetch(queues, node({ pollDue: true })).fetch).to.deep.equal(['l', 'p']);
   });
 
   it('polls a queue held back by rate limits alone when they let a job start, not sooner nor later', () => {
     const held = [queue('r', { state: 'limited', opensAt: NOW + 5000 })];
     // Beyond pollTimeout (a long pause), and not even when the regular poll is due.
-    expect(decideFetch(held, node())).to.deep.equal({ fetch: [], wait: [], pollIn: 5000 });
-    expect(decideFetch(held, node({ pollDue: true }))).to.deep.equal({ fetch: [], wait: [], pollIn: 5000 });
+    expect(decideFetch(held, node())).to.deep.equal({ fetch: [], check: [], pollIn: 5000 });
+    expect(decideFetch(held, node({ pollDue: true }))).to.deep.equal({ fetch: [], check: [], pollIn: 5000 });
     // Within pollTimeout: at the window's opening, before another limited queue's poll.
     const soon = [queue('l', { state: 'limited' }), queue('r', { state: 'limited', opensAt: NOW + 20 })];
     expect(decideFetch(soon, node()).pollIn).to.equal(20);
@@ -78,30 +83,23 @@ describe('fetch policy', () => {
 
   it('leaves a broken queue out until it may be tried again, and polls then', () => {
     const decision = decideFetch([queue('x', { brokenUntil: NOW + 300 })], node());
-    expect(decision).to.deep.equal({ fetch: [], wait: [], pollIn: 300 });
+    expect(decision).to.deep.equal({ fetch: [], check: [], pollIn: 300 });
     expect(decideFetch([queue('x', { brokenUntil: NOW - 1 })], node()).fetch).to.deep.equal(['x']);
-  });
-
-  it('after a failed wait polls an empty queue instead of waiting, until waits may start again', () => {
-    const queues = [queue('a', { state: 'empty' })];
-    expect(decideFetch(queues, node({ noWaitUntil: NOW + 200 }))).to.deep.equal({ fetch: [], wait: [], pollIn: 200 });
-    expect(decideFetch(queues, node({ noWaitUntil: NOW + 200, pollDue: true })).fetch).to.deep.equal(['a']);
-    expect(decideFetch(queues, node({ noWaitUntil: NOW })).wait).to.deep.equal(['a']);
   });
 
   it('does nothing on a quiet node', () => {
     expect(decideFetch([queue('a'), queue('b', { state: 'empty' })], node({ quiet: true }))).to.deep.equal({
       fetch: [],
-      wait: [],
+      check: [],
     });
   });
 
-  it('at the node-wide cap fetches and waits on nothing; below it, takes the queues in the given order', () => {
+  it('at the node-wide cap fetches and checks nothing; below it, takes the queues in the given order', () => {
     const queues = [queue('a'), queue('b'), queue('c', { state: 'empty' })];
-    expect(decideFetch(queues, node({ capLeft: 0 }))).to.deep.equal({ fetch: [], wait: [] });
-    const reversed = decideFetch(queues, node({ capLeft: 3 }), (qs) => [...qs].reverse());
+    expect(decideFetch(queues, node({ capLeft: 0, idleCheckAt: NOW }))).to.deep.equal({ fetch: [], check: [] });
+    const reversed = decideFetch(queues, node({ capLeft: 3, idleCheckAt: NOW }), (qs) => [...qs].reverse());
     expect(reversed.fetch).to.deep.equal(['b', 'a']);
-    expect(reversed.wait).to.deep.equal(['c']);
+    expect(reversed.check).to.deep.equal(['c']);
   });
 
   describe('over random queue states', () => {
@@ -112,7 +110,7 @@ describe('fetch policy', () => {
       return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     }
 
-    it('never leaves a queue that may hold work and has a free slot idle: it is fetched, waited on, or polled for', () => {
+    it('never leaves a queue that may hold work and has a free slot idle: it is fetched, checked, or polled for', () => {
       for (let seed = 1; seed <= 2000; seed++) {
         const random = generator(seed);
         const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
@@ -129,14 +127,15 @@ describe('fetch policy', () => {
           quiet: random() < 0.1,
           capLeft: pick([undefined, undefined, 0, 2]),
           pollDue: random() < 0.3,
-          noWaitUntil: pick([0, 0, NOW + 100]),
+          idleCheckAt: pick([NOW, NOW - 50, NOW + 100]),
         });
         const decision = decideFetch(queues, view);
         const where = `seed ${seed}: ${JSON.stringify({ queues, view, decision })}`;
         for (const q of queues) {
           const fetched = decision.fetch.includes(q.name);
-          const waited = decision.wait.includes(q.name);
-          // Never both, never a queue without a free slot, a waited one, a broken one, or on a quiet or capped node.
+          const waited = decision.check.includes(q.name);
+          // Never both, never a queue without a free slot, one being fetched, a broken one, or on a quiet
+          // or capped node.
           expect(fetched && waited, where).to.equal(false);
           if (fetched || waited) {
             expect(
@@ -156,8 +155,14 @@ describe('fetch policy', () => {
             !(view.capLeft !== undefined && view.capLeft <= 0);
           if (!eligible) continue;
           if (q.state === 'unknown' || q.state === 'more' || q.state === 'short') expect(fetched, where).to.equal(true);
-          else if (q.state === 'empty' && view.noWaitUntil <= NOW) expect(waited, where).to.equal(true);
-          else if (q.state === 'limited' && q.opensAt! > NOW) {
+          else if (q.state === 'empty') {
+            // Checked when the idle check is due, and the node decides again when it is.
+            if (view.idleCheckAt <= NOW) expect(waited, where).to.equal(true);
+            else
+              expect(decision.pollIn, where)
+                .to.be.a('number')
+                .and.at.most(view.idleCheckAt - NOW);
+          } else if (q.state === 'limited' && q.opensAt! > NOW) {
             // Held by rate limits alone: not fetched before they open, and polled when they do.
             expect(fetched, where).to.equal(false);
             expect(decision.pollIn, where)

@@ -1,18 +1,17 @@
 // nexq on a Redis Cluster (issue #9). With a tagged namespace every key is in one slot and the
 // scripts run unchanged; with an untagged one (the per-queue key layout) each queue has a slot of
 // its own and the queues spread over the masters. Enqueue, run, retry, dead, show, cancel, the idle
-// node's blocking wait, the SCAN for backup lists, dead-node recovery and the replica check of
+// node's wake signal, the SCAN for backup lists, dead-node recovery and the replica check of
 // waitReplicas all work through the cluster client. The fixtures record into the shared single Redis.
 import { expect } from 'chai';
 import type { Cluster } from 'ioredis';
 import { ConfigError } from '../../config/config-error';
 import { Nexq } from '../../src/nexq';
 import { backupQueuesOf } from '../../src/redis/backups';
-import { BlockingFetch } from '../../src/redis/blocking-fetch';
+import { WakeSignals } from '../../src/fetch/wake-signals';
 import { keySlot, serverOf } from '../../src/redis/client';
 import { connectCluster } from '../../src/redis/connection';
 import { missingReplicas } from '../../src/redis/replication-check';
-import { fetchJobs } from '../../src/redis/scripts';
 import { Keys } from '../../src/redis/keys';
 import { readStats } from '../../src/admin/stats';
 import { askRedis } from '../support/redis-server';
@@ -144,28 +143,31 @@ describe('a nexq node on a Redis Cluster', function () {
     );
   });
 
-  it("an idle node's blocking wait, on a duplicate of the cluster client, wakes on a push and its fetch takes the job", async () => {
-    const keys = new Keys(tagged());
-    const queue = {
-      name: 'idle',
-      queueKey: keys.queue('idle'),
-      backupKey: keys.backup('waiter', 'idle'),
-      runningKey: keys.running('idle'),
-      rateKey: keys.rate('idle'),
-      count: 5,
-    };
-    const wait = new BlockingFetch(() => client);
+  it("wakes idle nodes from a per-queue enqueue: the script's PUBLISH reaches a subscriber on a duplicate of the cluster client", async () => {
+    const keys = new Keys(t.ns, 'per-queue');
+    const heard: string[] = [];
+    const wakes = new WakeSignals(
+      client,
+      keys.wakeChannel,
+      (queueKey) => heard.push(queueKey),
+      () => {},
+      () => {},
+    );
+    const producer = await Nexq.start({
+      redis: setup.redisOption(),
+      namespace: t.ns,
+      mode: 'enqueuer',
+      logLevel: 'warn',
+    });
     try {
-      const woken = wait.waitThenFetch(queue.queueKey, 10, (connection) =>
-        fetchJobs(connection, keys, 'waiter', [queue]),
-      );
-      await sleep(200); // let the BLMOVE block
-      await client.lpush(queue.queueKey, '{"jid":"j1","class":"C","args":[]}');
-      expect((await woken)!.jobs).to.deep.equal([['{"jid":"j1","class":"C","args":[]}']]);
-      expect(await client.llen(queue.queueKey)).to.equal(0);
-      expect(await client.lrange(queue.backupKey, 0, -1)).to.deep.equal(['{"jid":"j1","class":"C","args":[]}']);
+      wakes.open();
+      await sleep(300); // let the SUBSCRIBE land
+      await producer.enqueue('idle', 'C', []);
+      await waitFor(() => Promise.resolve(heard.length > 0), 5000, 'a wake signal');
+      expect(heard).to.deep.equal([keys.queue('idle')]);
     } finally {
-      wait.close();
+      wakes.close();
+      await producer.stop();
     }
   });
 });

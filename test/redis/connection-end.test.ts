@@ -65,32 +65,25 @@ describe('a connection ioredis ended is replaced', function () {
     expect(node.node.running).to.equal(true);
   });
 
-  it("an idle wait's connection: the manager restarts with fresh ones, and a job pushed later wakes it", async () => {
+  it('the wake subscriber: the manager restarts on a fresh connection, and a job pushed later wakes it', async () => {
     const logs = captureLogs();
-    const node = await t.start({ logger: logs.logger });
+    // Neither poll runs during the test: only a wake can start the job after the restart.
+    const node = await t.start({ logger: logs.logger, pollTimeout: 60_000, idlePollInterval: 60_000 });
     const manager = node.node.ctx.registry.whereis(ActorNames.manager);
-    const waits = field(field(manager, 'waits'), 'connections') as Map<string, unknown>;
-    const blocking = await waitFor(() => {
-      const wait = waits.get('default');
-      return wait ? (field(wait, 'connection') as RedisClient | undefined) : undefined;
-    }, 5000);
-    await waitFor(() => blocking.status === 'ready', 5000, 'the idle wait connected');
-    // A closed idle-wait connection is dropped and the next wait opens a copy of the main client:
-    // that copy ends while it connects.
-    const main = node.node.ctx.redis as Redis;
-    const duplicate = main.duplicate.bind(main);
-    main.duplicate = (...args: Parameters<Redis['duplicate']>) => {
-      main.duplicate = duplicate;
-      const copy = duplicate(...args);
-      endOnNextConnect(copy);
-      return copy;
-    };
-    dropSocket(blocking);
+    const subscriber = field(field(manager, 'wakes'), 'subscriber') as RedisClient;
+    await waitFor(() => subscriber.status === 'ready', 5000, 'the wake subscriber connected');
+    endOnNextConnect(subscriber);
+    dropSocket(subscriber);
     await waitFor(() => node.node.ctx.registry.whereis(ActorNames.manager) !== manager, 5000, 'a new manager');
+    await waitFor(
+      async () => ((await t.redis.pubsub('NUMSUB', t.keys.wakeChannel)) as [string, number])[1] >= 1,
+      5000,
+      'the new manager subscribed',
+    );
     await runsAJob(node, 'after');
     const lines = endedLines(logs.text());
     expect(lines, logs.text()).to.have.length(1);
-    expect(lines[0]).to.include('manager exited: the idle-wait connection of queue default ended');
+    expect(lines[0]).to.include('manager exited: the wake subscriber connection ended');
   });
 
   it('the cancel subscriber: the canceller restarts on a fresh connection and cancels again', async () => {

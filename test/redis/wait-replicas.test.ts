@@ -187,8 +187,12 @@ describe('redis.waitReplicas', function () {
     it('starts no job an idle node took without the replica confirming the fetch; it runs once the replica is back', async () => {
       const nexq = await t.start({ redis: { url: master.url, waitReplicas: 1, waitTimeout: WAIT_MS } });
       const out = t.out('idle');
-      // Idle: blocked on its queue (the wait wakes it; with waitReplicas the fetch is a confirmed one).
-      await waitFor(async () => /cmd=blmove/.test((await onMaster.client('LIST')) as string), 5000, 'the idle wait');
+      // Idle, its queue found empty (a wake or the idle poll makes it fetch; the fetch is a confirmed one).
+      await waitFor(
+        async () => /cmd=subscribe/.test((await onMaster.client('LIST')) as string),
+        5000,
+        'the wake subscriber',
+      );
       replica.freeze(true);
       try {
         const job = JSON.stringify({

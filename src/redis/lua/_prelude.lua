@@ -208,3 +208,13 @@ local function nexq_rate_save(r, key)
   local tat = nexq_rate_tat(r)
   redis.call('SET', key, string.format('%.3f', tat), 'PX', math.ceil(tat - r.now) + 1)
 end
+
+-- Wakes the nodes idle on the queue `queueKey` just received jobs in (src/fetch/wake-signals.ts):
+-- PUBLISH names no key, so it keeps every script in one slot, and every node hears it (a list
+-- token would wake one node, maybe one not serving the queue). The channel is the queue key's text
+-- before its first 'queue:' followed by 'nexq:wake', the rule Keys#wakeChannel applies too.
+-- A lost message only delays a job until the node's idle poll.
+local function nexq_wake(queueKey)
+  local at = string.find(queueKey, 'queue:', 1, true)
+  if at then redis.call('PUBLISH', string.sub(queueKey, 1, at - 1) .. 'nexq:wake', queueKey) end
+end

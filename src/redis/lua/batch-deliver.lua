@@ -13,6 +13,7 @@ nexq_expect_type(KEYS[2], 'list')
 if KEYS[4] then nexq_expect_type(KEYS[4], 'set') end
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[4]) then return 0 end
 redis.call('LPUSH', KEYS[2], ARGV[1])
+nexq_wake(KEYS[2])
 if KEYS[4] then redis.call('SADD', KEYS[4], ARGV[2]) end
 nexq_index_new(KEYS[3], ARGV[3], 'queued\t' .. ARGV[2])
 return 1

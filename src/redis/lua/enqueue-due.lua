@@ -17,6 +17,7 @@ if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
 redis.call('LPUSH', KEYS[2], ARGV[2])
+nexq_wake(KEYS[2])
 if KEYS[4] then redis.call('SADD', KEYS[4], ARGV[3]) end
 nexq_index(KEYS[3], ARGV[4], 'queued\t' .. ARGV[3])
 return 1

@@ -29,6 +29,7 @@ elseif not last and ARGV[4] == 'boot' then
 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('LPUSH', KEYS[2], ARGV[2])
+nexq_wake(KEYS[2])
 if KEYS[4] then redis.call('SADD', KEYS[4], ARGV[3]) end
 nexq_index_new(KEYS[3], ARGV[5], 'queued\t' .. ARGV[3])
 return 1

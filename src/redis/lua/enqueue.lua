@@ -37,6 +37,7 @@ if n == 1 and ARGV[4] == '' and ARGV[5] == '' and ARGV[6] == '' then
   end
   if queueSet then redis.call('SADD', queueSet, queue) end
   nexq_index_new(KEYS[3], jid, 'queued\t' .. queue)
+  nexq_wake(queueKey)
   return { { jid, 0 } }
 end
 
@@ -114,7 +115,10 @@ for i = 1, n do
   result[i] = { jid, conflict }
 end
 if queueSet and #names > 0 then in_chunks('SADD', queueSet, names) end
-for _, queueKey in ipairs(pushOrder) do in_chunks('LPUSH', queueKey, pushes[queueKey]) end
+for _, queueKey in ipairs(pushOrder) do
+  in_chunks('LPUSH', queueKey, pushes[queueKey])
+  nexq_wake(queueKey)
+end
 if #scheduled > 0 then in_chunks('ZADD', KEYS[1], scheduled) end
 -- The index only describes where jobs are: a broken index key must not fail the enqueue.
 if #indexed > 0 then in_chunks('HSET', KEYS[3], indexed, true) end

@@ -56,6 +56,7 @@ for i = 1, b do
   end
   if n > 0 then
     redis.call('SADD', KEYS[4], ARGV[4 + i])
+    nexq_wake(queue)
     moved = moved + n
   end
 end

@@ -23,5 +23,6 @@ end
 if moved > 0 and KEYS[5] then
   redis.call('SADD', KEYS[5], ARGV[1])
 end
+if moved > 0 then nexq_wake(KEYS[2]) end
 redis.call('HDEL', KEYS[4], ARGV[2])
 return moved

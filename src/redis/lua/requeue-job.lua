@@ -20,6 +20,7 @@ if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
 redis.call(ARGV[3] == 'back' and 'LPUSH' or 'RPUSH', KEYS[2], ARGV[2])
+nexq_wake(KEYS[2])
 nexq_release_slots(4, ARGV[4])
 nexq_index(KEYS[3], ARGV[5], 'queued\t' .. ARGV[6])
 return 1
