@@ -149,7 +149,7 @@ export class Nexq {
   async show(jid: string): Promise<JobInfo | undefined> {
     const found = await locateJob(this.node.ctx.redis, this.node.ctx.keys, jid);
     if (!found) return undefined;
-    const info = jobInfo(found);
+    const info = jobInfo(found, this.node.ctx.encryption.ring);
     const progress =
       found.state === 'running' && found.node ? await progressOf(this.node.ctx, jid, found.node) : undefined;
     return progress === undefined ? info : { ...info, progress };

@@ -39,7 +39,7 @@ export class Enqueuer extends Actor {
   /** Like enqueueAll, saying for each job whether a unique lock sent it to an existing job. */
   async enqueueAllResults(requests: EnqueueRequest[]): Promise<EnqueueResult[]> {
     // Due times and timestamps by Redis' clock (docs/time.md), without a round trip.
-    const jobs = prepareJobs(requests, this.ctx.config.timestamps, this.ctx.clock.now());
+    const jobs = prepareJobs(requests, this.ctx.config.timestamps, this.ctx.clock.now(), this.ctx.encryption);
     if (jobs.length === 0) return [];
     const { keys, redis } = this.ctx;
     // Fields named one by one, not spread: a spread copies generically, and this runs per job.

@@ -13,6 +13,7 @@
 //   cancelled    dead                      info   -                       -
 //   interrupted  queue (front)             -      -                       -
 //   expired      dead                      warn   dead                    -
+//   unopened     dead                      error  dead                    -
 //   superseded   stay                      -      -                       -
 //   abandoned    stay                      -      -                       -
 // (At most once, a job that does not succeed is filed in dead or dropped, never put back.)
@@ -136,6 +137,10 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate, paused: st
           ...base(),
           error: { class: EXPIRED.class, message: EXPIRED.message, code: EXPIRED.code },
         });
+      return;
+    case 'unopened':
+      logger.error(`${fields.class} ${outcome.error.message}; moved to dead`, fields);
+      if (events.has('job:dead')) events.emit('job:dead', { ...base(), error: outcome.error });
       return;
     case 'interrupted':
     case 'superseded':
