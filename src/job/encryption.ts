@@ -80,23 +80,40 @@ export class KeyRing {
 
   /** The envelope of `argsJson` for the job `className`/`jid`, as the JSON of a one-element args array. */
   seal(argsJson: string, className: string, jid: string): string {
+    return JSON.stringify([this.envelope(argsJson, additionalData(className, jid))]);
+  }
+
+  /** The envelope of a kept result (`keepResult`) of the job `jid`, as JSON: bound to that jid. */
+  sealResult(json: string, jid: string): string {
+    return JSON.stringify(this.envelope(json, resultData(jid)));
+  }
+
+  /** The result JSON inside `envelope` of the job `jid`; throws EncryptedArgsError saying why not. */
+  openResult(envelope: ArgsEnvelope, jid: string): string {
+    return this.openWith(envelope, resultData(jid));
+  }
+
+  private envelope(text: string, aad: Buffer): ArgsEnvelope {
     const { kid, key } = this.keys[0];
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(additionalData(className, jid));
-    const data = Buffer.concat([cipher.update(argsJson, 'utf8'), cipher.final()]);
-    const envelope: ArgsEnvelope = {
+    cipher.setAAD(aad);
+    const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return {
       [ENVELOPE_MARK]: ENVELOPE_VERSION,
       kid,
       iv: iv.toString('base64'),
       tag: cipher.getAuthTag().toString('base64'),
       data: data.toString('base64'),
     };
-    return JSON.stringify([envelope]);
   }
 
   /** The args JSON inside `envelope` of the job `className`/`jid`; throws EncryptedArgsError saying why not. */
   open(envelope: ArgsEnvelope, className: string, jid: string): string {
+    return this.openWith(envelope, additionalData(className, jid));
+  }
+
+  private openWith(envelope: ArgsEnvelope, aad: Buffer): string {
     const found = this.keys.find((k) => k.kid === envelope.kid);
     if (!found)
       throw new EncryptedArgsError(
@@ -108,7 +125,7 @@ export class KeyRing {
       throw new EncryptedArgsError('encrypted args: the envelope is damaged (bad iv or tag)');
     try {
       const decipher = createDecipheriv('aes-256-gcm', found.key, iv, { authTagLength: TAG_BYTES });
-      decipher.setAAD(additionalData(className, jid));
+      decipher.setAAD(aad);
       decipher.setAuthTag(tag);
       const plain = Buffer.concat([decipher.update(Buffer.from(String(envelope.data), 'base64')), decipher.final()]);
       return plain.toString('utf8');
@@ -145,12 +162,20 @@ function additionalData(className: string, jid: string): Buffer {
   return Buffer.from(`nexq-args\0${className}\0${jid}`, 'utf8');
 }
 
+function resultData(jid: string): Buffer {
+  return Buffer.from(`nexq-result\0${jid}`, 'utf8');
+}
+
+/** The envelope when `value` is one (an encrypted result); undefined otherwise. */
+export function isEnvelope(value: unknown): value is ArgsEnvelope {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && ENVELOPE_MARK in value;
+}
+
 /** The envelope when `args` is an encrypted job's (one labelled object); undefined otherwise. */
 export function envelopeOf(args: unknown): ArgsEnvelope | undefined {
   if (!Array.isArray(args) || args.length !== 1) return undefined;
   const first: unknown = args[0];
-  if (typeof first !== 'object' || first === null || !(ENVELOPE_MARK in first)) return undefined;
-  return first as ArgsEnvelope;
+  return isEnvelope(first) ? first : undefined;
 }
 
 /** The args JSON inside the job's envelope; throws EncryptedArgsError when no key of `ring` opens it (or no ring). */

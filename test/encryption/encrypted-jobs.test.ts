@@ -12,6 +12,7 @@ import { captureLogs } from '../support/capture-logs';
 import { envelopeOf, keyIdOf } from '../../src/job/encryption';
 
 const SEALED = path.join(repoRoot, 'test', 'fixtures', 'encrypted-jobs', 'Sealed.js');
+const ECHO = path.join(repoRoot, 'test', 'fixtures', 'encrypted-jobs', 'Echo.js');
 const newKey = () => randomBytes(32).toString('base64');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const kidOf = (key: string) => keyIdOf(Buffer.from(key, 'base64'));
@@ -149,6 +150,35 @@ describe('encrypted args on a node', () => {
     const info = await keyless.show(jid);
     expect(info?.job?.args).to.equal('encrypted');
     expect(info?.raw).not.to.contain('shown');
+  });
+
+  it("keeps an encrypted job's result encrypted: read by a node with the key, refused without", async () => {
+    const key = newKey();
+    const node = await t.start({ jobs: { Echo: ECHO }, encryptionKeys: key });
+    const marker = `result-${randomBytes(6).toString('hex')}`;
+    const jid = await node.enqueue('default', 'Echo', [marker], { keepResult: 60 });
+    expect(await node.waitFor(jid, { timeout: 5000 })).to.deep.equal([marker]);
+    expect(await node.result(jid)).to.deep.equal([marker]);
+    expect(await wholeKeyspace(t)).not.to.contain(marker);
+    const keyless = await t.start({ mode: 'enqueuer' });
+    let refused: Error | undefined;
+    await keyless.result(jid).catch((err: unknown) => (refused = err as Error));
+    expect(refused?.name).to.equal('EncryptedArgsError');
+  });
+
+  it('stores a batch callback that asks for encryption sealed, and runs it opened', async () => {
+    const key = newKey();
+    const producer = await t.start({ mode: 'enqueuer', encryptionKeys: key });
+    const marker = `callback-${randomBytes(6).toString('hex')}`;
+    const out = t.out('callback');
+    const batch = producer.batch({
+      onComplete: { queue: 'default', class: 'RecordArgs', args: [t.url, out, marker], encrypt: true },
+    });
+    await batch.enqueue('default', 'Record', [t.url, t.out('member'), 'm']);
+    expect(await wholeKeyspace(t)).not.to.contain(marker);
+    await start(key);
+    const [ran] = await t.waitForRecords(out, 1);
+    expect(ran.values[0]).to.equal(marker);
   });
 
   it('writes no key to the logs, at debug level, through runs, failures and a job it cannot open', async () => {
