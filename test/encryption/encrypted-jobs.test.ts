@@ -10,6 +10,7 @@ import { onlyEntry } from '../support/sets';
 import { repoRoot } from '../support/paths';
 import { captureLogs } from '../support/capture-logs';
 import { envelopeOf, keyIdOf } from '../../src/job/encryption';
+import { defineJob } from '../../src/define-job';
 
 const SEALED = path.join(repoRoot, 'test', 'fixtures', 'encrypted-jobs', 'Sealed.js');
 const ECHO = path.join(repoRoot, 'test', 'fixtures', 'encrypted-jobs', 'Echo.js');
@@ -80,13 +81,17 @@ describe('encrypted args on a node', () => {
       queues: ['default', { name: 'vault', encrypt: true }],
     });
     // Markers no key name holds (`processed-by-queue` does).
-    const [byOption, byQueue, plain] = ['opt', 'queue', 'plain'].map((m) => `${m}-${randomBytes(6).toString('hex')}`);
+    const [byOption, byQueue, plain, byDefinition] = ['opt', 'queue', 'plain', 'def'].map(
+      (m) => `${m}-${randomBytes(6).toString('hex')}`,
+    );
     await node.enqueue('default', 'Record', [byOption], { encrypt: true });
+    await defineJob<[string]>('Record', { encrypt: true }).enqueue(node, [byDefinition]);
     await node.enqueue('vault', 'Record', [byQueue]);
     await node.enqueue('default', 'Record', [plain]);
     const text = await wholeKeyspace(t);
     expect(text).not.to.contain(byOption);
     expect(text).not.to.contain(byQueue);
+    expect(text).not.to.contain(byDefinition);
     expect(text).to.contain(plain);
   });
 
@@ -96,6 +101,16 @@ describe('encrypted args on a node', () => {
     await node.enqueue('default', 'Record', ['x'], { encrypt: true }).catch((err: unknown) => (refused = err as Error));
     expect(refused?.message).to.match(/no encryptionKeys are configured/);
     expect(await t.redis.llen(t.keys.queue('default'))).to.equal(0);
+  });
+
+  it('does not start a node whose queues or handler modules ask for encryption without keys', async () => {
+    const refusal = (options: Parameters<NodeTest['start']>[0]) =>
+      t.start(options).then(
+        () => 'started',
+        (err: unknown) => (err as Error).message,
+      );
+    expect(await refusal({ queues: [{ name: 'vault', encrypt: true }] })).to.match(/encryptionKeys.*queue vault/);
+    expect(await refusal({ jobs: { Sealed: SEALED } })).to.match(/encryptionKeys.*Sealed/);
   });
 
   it('rotates: a job sealed with the old key runs on a node with [new, old], whose new jobs carry the new key', async () => {
