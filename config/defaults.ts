@@ -21,6 +21,11 @@ export interface QueueSpec {
    * window has room for twice as many.
    */
   rateLimit?: RateLimit;
+  /**
+   * Store the `args` of every job enqueued into this queue (by this process) encrypted, as an
+   * AES-256-GCM envelope under `encryptionKeys` (docs/encryption.md).
+   */
+  encrypt?: boolean;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -239,6 +244,13 @@ export interface NexqOptions {
   metrics: boolean | MetricsServerSpec;
   /** Serve the web dashboard on this node (see src/web); default off. */
   web?: WebOptions;
+  /**
+   * Secret. Keys for encrypted job arguments (`encrypt: true` on a handler module, a `defineJob`
+   * definition, a job's options or a queue): a comma-separated list of base64 32-byte keys
+   * (`openssl rand -base64 32`). The first encrypts; every one decrypts, so a new key goes first
+   * and an old one stays until no job needs it (docs/encryption.md). Never logged nor shown.
+   */
+  encryptionKeys?: string;
 }
 
 export type NexqConfig = Partial<NexqOptions>;
@@ -284,5 +296,6 @@ export function defaults(): NexqOptions {
     periodic: [],
     metrics: false,
     web: undefined,
+    encryptionKeys: undefined,
   };
 }

@@ -37,6 +37,7 @@ export type NexqErrorCode =
   | 'JOB_CANCELLED'
   | 'JOB_INTERRUPTED'
   | 'JOB_EXPIRED'
+  | 'JOB_ENCRYPTED'
   | 'THREAD_OUT_OF_MEMORY'
   | 'THREAD_EXITED'
   | 'JOB_FAILED'

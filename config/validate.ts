@@ -20,6 +20,7 @@ export interface ResolvedQueue {
   globalConcurrency?: number;
   weight?: number;
   rateLimit?: RateLimit;
+  encrypt?: boolean;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
@@ -89,6 +90,10 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
     resolved.weight = spec.weight;
   }
   if (spec.rateLimit !== undefined) resolved.rateLimit = checkRateLimit(spec.rateLimit, `${key}.rateLimit`);
+  if (spec.encrypt !== undefined) {
+    if (typeof spec.encrypt !== 'boolean') throw new ConfigError(`${key}.encrypt`, 'true or false', spec.encrypt);
+    if (spec.encrypt) resolved.encrypt = true;
+  }
   return resolved;
 }
 
@@ -177,6 +182,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   checkPeriodic(merged.periodic);
   checkMetrics(merged.metrics);
   const web = resolveWeb(merged.web);
+  checkEncryptionKeys(merged.encryptionKeys);
 
   return {
     ...merged,
@@ -188,6 +194,24 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
     threadSetup: merged.threadSetup === undefined ? undefined : path.resolve(merged.threadSetup),
     web,
   };
+}
+
+/** Base64 of 32 bytes: one key of `encryptionKeys`. */
+const ENCRYPTION_KEY = /^[A-Za-z0-9+/]{43}=$/;
+
+/** `encryptionKeys`: base64 32-byte keys, comma-separated. The error names the key by position, never its text. */
+function checkEncryptionKeys(keys: unknown): void {
+  if (keys === undefined) return;
+  if (typeof keys !== 'string' || keys.trim() === '')
+    throw new ConfigError('encryptionKeys', 'a comma-separated list of base64 32-byte keys', '<hidden>');
+  keys.split(',').forEach((key, i) => {
+    if (!ENCRYPTION_KEY.test(key.trim()))
+      throw new ConfigError(
+        'encryptionKeys',
+        `a comma-separated list of base64 32-byte keys (openssl rand -base64 32); key ${i + 1} is not`,
+        '<hidden>',
+      );
+  });
 }
 
 /** `metrics`: a boolean, or `{ port, host? }` with a TCP port and a host name or address. */

@@ -132,6 +132,11 @@ export function defineJob<A extends unknown[], R = unknown>(
     result: (nexq: Nexq, jid: string) => nexq.result(jid) as Promise<R | undefined>,
     waitFor: (nexq: Nexq, jid: string, options?: WaitForOptions) => nexq.waitFor(jid, options) as Promise<R>,
     handler: (perform: TypedPerform<A, R>) => perform,
-    callback: (args: CallbackArgs<A>) => ({ queue, class: className, args }),
+    callback: (args: CallbackArgs<A>) => ({
+      queue,
+      class: className,
+      args,
+      ...(defaults.encrypt ? { encrypt: true } : {}),
+    }),
   });
 }

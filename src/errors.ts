@@ -40,6 +40,7 @@ export {
   WorkerOutOfMemory,
   WorkerThreadExited,
 } from './job/run-errors';
+export { EncryptedArgsError } from './job/encryption';
 
 // The actor runtime and the supervision tree
 export { ActorExitedError, CallTimeoutError } from './runtime/errors';

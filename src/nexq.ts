@@ -149,7 +149,7 @@ export class Nexq {
   async show(jid: string): Promise<JobInfo | undefined> {
     const found = await locateJob(this.node.ctx.redis, this.node.ctx.keys, jid);
     if (!found) return undefined;
-    const info = jobInfo(found);
+    const info = jobInfo(found, this.node.ctx.encryption.ring);
     const progress =
       found.state === 'running' && found.node ? await progressOf(this.node.ctx, jid, found.node) : undefined;
     return progress === undefined ? info : { ...info, progress };
@@ -172,7 +172,7 @@ export class Nexq {
    * succeeded yet, or expired).
    */
   async result(jid: string): Promise<unknown> {
-    return (await readResult(this.node.ctx.redis, this.node.ctx.keys, jid))?.value;
+    return (await readResult(this.node.ctx.redis, this.node.ctx.keys, jid, this.node.ctx.encryption.ring))?.value;
   }
 
   /**
@@ -180,7 +180,7 @@ export class Nexq {
    * rejects with ResultTimeoutError after `timeout` ms. Only a job that keeps its result has one.
    */
   waitFor(jid: string, options: WaitForOptions = {}): Promise<unknown> {
-    this.waiter ??= new ResultWaiter(() => this.node.ctx.redis, this.node.ctx.keys);
+    this.waiter ??= new ResultWaiter(() => this.node.ctx.redis, this.node.ctx.keys, this.node.ctx.encryption.ring);
     return this.waiter.waitFor(jid, options.timeout ?? 30_000);
   }
 

@@ -18,6 +18,8 @@ export interface LoadedHandler {
   exhausted?: Exhausted;
   /** Its `keepResult` export: seconds to keep its return value as the job's result. */
   keepResult?: unknown;
+  /** Its `encrypt` export: the args of its jobs are stored encrypted (docs/encryption.md). */
+  encrypt?: boolean;
 }
 
 /** What a handler can read through `this`. */
@@ -83,6 +85,10 @@ function findHandler(mod: Record<string, unknown>, file: string): LoadedHandler 
   if (exhausted) handler.exhausted = exhausted as Exhausted;
   const keepResult = exportOf(mod, 'keepResult');
   if (keepResult !== undefined) handler.keepResult = keepResult;
+  const encrypt = exportOf(mod, 'encrypt');
+  if (encrypt !== undefined && typeof encrypt !== 'boolean')
+    throw new HandlerLoadError(`${file}: encrypt must be true or false, not ${typeof encrypt}`);
+  if (encrypt) handler.encrypt = true;
   return handler;
 }
 

@@ -40,7 +40,7 @@ export class Enqueuer extends Actor {
   async enqueueAllResults(requests: EnqueueRequest[]): Promise<EnqueueResult[]> {
     // Due times and timestamps by Redis' clock (docs/time.md), without a round trip.
     const { config, clock } = this.ctx;
-    const jobs = prepareJobs(requests, config.timestamps, clock.now(), config.maxPayloadBytes);
+    const jobs = prepareJobs(requests, config.timestamps, clock.now(), config.maxPayloadBytes, this.ctx.encryption);
     if (jobs.length === 0) return [];
     const { keys, redis } = this.ctx;
     // Fields named one by one, not spread: a spread copies generically, and this runs per job.

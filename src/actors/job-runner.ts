@@ -26,6 +26,7 @@ import { jobEventBase, settle, SettlingJob, untilItLands } from '../run/settle';
 import type { CancelHandle } from '../pool/thread-pool';
 import type { Resolved } from '../handlers/registry';
 import { runExhaustedHook } from '../run/exhausted-hook';
+import { EncryptedArgsError, openedPayload } from '../job/encryption';
 
 export interface JobRunnerOptions {
   ctx: JobsContext;
@@ -50,6 +51,8 @@ export class JobRunner extends Actor<never, Cast> {
   private readonly job: SettlingJob;
   /** Its handler, once resolved: its retry policy and whether it has an `exhausted` hook. */
   private handler?: Resolved;
+  /** Its payload with its args opened (when encrypted), as its handler's thread gets it. */
+  private opened?: string;
 
   constructor(private readonly options: JobRunnerOptions) {
     super({ name: `job:${options.fetched.job.jid}` });
@@ -77,7 +80,7 @@ export class JobRunner extends Actor<never, Cast> {
     this.done = true;
     // The handler's own `exhausted` hook, once the job is in dead; its slot is held meanwhile.
     if (fate.to === 'dead' && outcome.kind === 'failure' && this.handler?.exhausted)
-      await runExhaustedHook(this.options.ctx, this.options.fetched, this.handler, outcome.error);
+      await runExhaustedHook(this.options.ctx, this.openedJob(), this.handler, outcome.error);
     this.stopSelf('normal');
   }
 
@@ -112,6 +115,15 @@ export class JobRunner extends Actor<never, Cast> {
       if (!this.job.taken) return { kind: 'superseded' };
     }
     if (this.cancelWasRequested()) return { kind: 'cancelled' };
+    // Opened here, on the main thread, so the keys never reach a thread (where handler code and its
+    // dependencies run); the backup list and every later step keep the envelope (`raw`).
+    let opened: string;
+    try {
+      opened = this.opened = openedPayload(raw, job, ctx.encryption.ring);
+    } catch (err) {
+      if (err instanceof EncryptedArgsError) return { kind: 'unopened', error: jobErrorOf(err) };
+      throw err;
+    }
     // Only a job unique until its start has a step here: the others skip its promises.
     if (job.unique_key && job.unique_until === 'start') await untilItLands(this.job, () => steps.releaseLockAtStart());
     const event: JobEvent = {
@@ -130,7 +142,7 @@ export class JobRunner extends Actor<never, Cast> {
       const handler = (this.handler = ctx.jobs.handlers.resolve(job.class, job.wrapped));
       const { file, activeJob } = handler;
       const slotsRow = ctx.jobs.running.slots.row(queue);
-      const task = { raw, file, activeJob, slotsRow };
+      const task = { raw: opened, file, activeJob, slotsRow };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return okOutcome(result, durationMs);
@@ -156,6 +168,12 @@ export class JobRunner extends Actor<never, Cast> {
       // A before hook threw, or no handler is registered for the class (UnknownJobClassError, HANDLER_MISSING).
       return { kind: 'failure', error: jobErrorOf(err), durationMs: Date.now() - event.startedAt };
     }
+  }
+
+  /** The fetched job as its `exhausted` hook gets it: with its args opened. */
+  private openedJob(): FetchedJob {
+    const { fetched } = this.options;
+    return this.opened === undefined ? fetched : { ...fetched, raw: this.opened };
   }
 
   protected override terminate(): void {

@@ -17,6 +17,7 @@
 //     entry replaces it on this node. A new or changed one starts with its next tick.
 import { TickingActor } from '../runtime';
 import { encodeNewJob } from '../job/job';
+import { wantsEncryption } from '../job/encryption';
 import { cronIn } from '../../config/cron-zone';
 import { PeriodicEntry, periodicJid, resolvePeriodic } from '../periodic/schedule';
 import { enqueuePeriodic } from '../redis/enqueue-scripts';
@@ -66,7 +67,7 @@ export class Periodic extends TickingActor {
 
   /** Enqueues the entry's last tick at or before `now` unless it is done; false after an error. */
   private async enqueueDue(entry: PeriodicEntry, now: number): Promise<boolean> {
-    const { keys, redis, config, logger } = this.ctx;
+    const { keys, redis, config, logger, encryption } = this.ctx;
     const meta = { actor: this.name };
     let tick: number | undefined;
     try {
@@ -81,7 +82,12 @@ export class Periodic extends TickingActor {
         entry.spec.class,
         entry.args,
         { jid },
-        { timestamps: config.timestamps, now },
+        {
+          timestamps: config.timestamps,
+          now,
+          // The start refused a queue or class that asks for encryption without keys (src/node/node.ts).
+          seal: wantsEncryption(encryption, queue, entry.spec.class, undefined) ? encryption.ring : undefined,
+        },
       );
       const outcome = await enqueuePeriodic(
         redis,

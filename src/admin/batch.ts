@@ -11,6 +11,7 @@ import { addToBatch, BATCH_TTL_SECONDS, BatchEvent, childMember } from '../redis
 import type { Enqueuer, EnqueueResult } from '../actors/enqueuer';
 import { ActorNames, NodeContext } from '../node/context';
 import { BatchContext, settleInBatch } from '../run/batch-step';
+import { Encryption, KeyRing, wantsEncryption } from '../job/encryption';
 import { batchStatus, BatchStatus } from './batch-status';
 import { activeTrace, tracedEnqueue } from '../tracing/enqueue-span';
 
@@ -19,6 +20,8 @@ export interface BatchCallback {
   queue: string;
   class: string;
   args?: unknown[];
+  /** Store the callback job's args encrypted (as its queue's or class's `encrypt` would: docs/encryption.md). */
+  encrypt?: boolean;
 }
 
 export interface BatchOptions {
@@ -76,7 +79,8 @@ export class Batch {
     private created = false,
   ) {
     this.createdAt = ctx.clock.now();
-    fieldsOf(this.bid, options, parent, this.createdAt); // refuses bad options now, not at the first enqueue
+    // Refuses bad options now, not at the first enqueue.
+    fieldsOf(this.bid, options, parent, this.createdAt, ctx.encryption);
   }
 
   /** Adds one job; resolves to its jid. */
@@ -161,7 +165,7 @@ export class Batch {
     // The callbacks continue the trace of the code that creates the batch (its first enqueue).
     const fields = this.created
       ? undefined
-      : fieldsOf(this.bid, this.options, this.parent, this.createdAt, activeTrace());
+      : fieldsOf(this.bid, this.options, this.parent, this.createdAt, this.ctx.encryption, activeTrace());
     await addToBatch(this.ctx.redis, this.ctx.keys, this.bid, { ...add, fields });
     if (!this.created) await this.ctx.redis.zadd(this.ctx.keys.batches, this.createdAt, this.bid);
     this.created = true;
@@ -176,12 +180,23 @@ function checkedJob(job: BatchJob): BatchJob {
   return job;
 }
 
+/** The ring to encrypt a callback job with, when it, its queue or its class asks; InvalidJobError without keys. */
+function callbackSeal(encryption: Encryption | undefined, callback: BatchCallback): KeyRing | undefined {
+  if (!wantsEncryption(encryption, callback.queue, callback.class, callback)) return undefined;
+  if (!encryption?.ring)
+    throw new InvalidJobError(
+      `batch callback ${callback.class} asks for encrypted args, but no encryptionKeys are configured`,
+    );
+  return encryption.ring;
+}
+
 /** The hash fields a batch is created with: description, parent, ttl and each callback's job (with `trace`). */
 function fieldsOf(
   bid: string,
   options: BatchOptions,
   parent: string | undefined,
   now: number,
+  encryption: Encryption | undefined,
   trace?: Record<string, string>,
 ): Record<string, string> {
   const given: unknown = options;
@@ -205,7 +220,7 @@ function fieldsOf(
       callback.class,
       [...(callback.args ?? []), { bid, event }],
       {},
-      { now, trace },
+      { now, trace, seal: callbackSeal(encryption, callback) },
     ).json;
   }
   return fields;

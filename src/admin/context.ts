@@ -5,7 +5,7 @@ import type { NodeContext } from '../node/context';
 import { jobSetKeys } from '../redis/known-queues';
 
 export type AdminContext = Pick<NodeContext, 'redis' | 'keys' | 'config' | 'registry'> &
-  Partial<Pick<NodeContext, 'clock'>>;
+  Partial<Pick<NodeContext, 'clock' | 'encryption'>>;
 
 /** The sorted sets an operator lists and acts on. */
 export type JobSet = 'schedule' | 'retry' | 'dead';

@@ -4,12 +4,16 @@ import { readBacktrace } from '../job/failure';
 import { jsonObject } from '../job/json-object';
 import type { JobLocation } from '../redis/job-index';
 import type { Found } from './find';
+import { envelopeOf, KeyRing, readableArgs } from '../job/encryption';
 
 export interface JobInfo extends JobLocation {
   jid: string;
   /** The queue whose index (and, per-queue key layout, whose sets) holds it; '' in the shared layout. */
   home: string;
-  /** The job's fields as stored (undefined when it is not valid JSON). */
+  /**
+   * The job's fields as stored (undefined when it is not valid JSON); encrypted args opened when
+   * the key is at hand, the string "encrypted" otherwise (`raw` keeps the envelope).
+   */
   job?: Record<string, unknown>;
   /** The job exactly as stored. */
   raw: string;
@@ -27,9 +31,9 @@ export interface JobInfo extends JobLocation {
 
 type Located = JobLocation & { jid: string; home: string; raw: string; deliveries: number };
 
-/** The JobInfo of a job where it was located. */
-export function jobInfo(at: Located): JobInfo {
-  const job = jsonObject(at.raw);
+/** The JobInfo of a job where it was located; `ring` opens encrypted args. */
+export function jobInfo(at: Located, ring?: KeyRing): JobInfo {
+  const job = openedFields(jsonObject(at.raw), ring);
   const nacks = job?.nacks;
   const retryCount = job?.retry_count;
   const { jid, home, raw, deliveries, state, queue, node, score } = at;
@@ -49,20 +53,33 @@ export function jobInfo(at: Located): JobInfo {
   };
 }
 
+/** The job's fields with its encrypted args as a reader sees them (src/job/encryption.ts's readableArgs). */
+export function openedFields(
+  job: Record<string, unknown> | undefined,
+  ring?: KeyRing,
+): Record<string, unknown> | undefined {
+  if (!job || !envelopeOf(job.args)) return job;
+  const named = (v: unknown) => (typeof v === 'string' ? v : '');
+  return { ...job, args: readableArgs({ args: job.args, class: named(job.class), jid: named(job.jid) }, ring) };
+}
+
 /**
  * The JobInfo of a job `findJob` found (through the index, or by scanning); `perQueue` says whether
  * each queue has its own index (the per-queue key layout).
  */
-export function foundJobInfo(jid: string, f: Found, perQueue: boolean): JobInfo {
+export function foundJobInfo(jid: string, f: Found, perQueue: boolean, ring?: KeyRing): JobInfo {
   const inQueue = f.where === 'queue' || f.where === 'running';
-  return jobInfo({
-    jid,
-    state: f.where === 'queue' ? 'queued' : f.where,
-    queue: inQueue ? f.queue : undefined,
-    node: f.node,
-    score: f.score,
-    home: perQueue ? (f.queue ?? '') : '',
-    raw: f.raw,
-    deliveries: f.deliveries ?? 0,
-  });
+  return jobInfo(
+    {
+      jid,
+      state: f.where === 'queue' ? 'queued' : f.where,
+      queue: inQueue ? f.queue : undefined,
+      node: f.node,
+      score: f.score,
+      home: perQueue ? (f.queue ?? '') : '',
+      raw: f.raw,
+      deliveries: f.deliveries ?? 0,
+    },
+    ring,
+  );
 }

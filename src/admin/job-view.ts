@@ -3,6 +3,7 @@
 import { readBacktrace } from '../job/failure';
 import { jsonObject } from '../job/json-object';
 import { readSeconds } from '../job/time';
+import { KeyRing, readableArgs } from '../job/encryption';
 
 export interface JobView {
   jid: string | null;
@@ -31,15 +32,18 @@ export function backtraceOf(raw: string): string[] | null {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
-/** `score` (epoch seconds) is given for sorted-set entries, which also show their retry fields. */
-export function jobView(raw: string, score?: number): JobView {
+/**
+ * `score` (epoch seconds) is given for sorted-set entries, which also show their retry fields.
+ * Encrypted args show opened when `ring` opens them, as "encrypted" otherwise.
+ */
+export function jobView(raw: string, score?: number, ring?: KeyRing): JobView {
   const job = jsonObject(raw);
   if (!job) return { jid: null, class: null, queue: null, args: null, enqueued_at: null, raw };
   const view: JobView = {
     jid: str(job.jid),
     class: str(job.class),
     queue: str(job.queue),
-    args: job.args ?? null,
+    args: readableArgs({ args: job.args ?? null, class: str(job.class) ?? '', jid: str(job.jid) ?? '' }, ring),
     enqueued_at: isoOf(readSeconds(job.enqueued_at)),
   };
   if (score !== undefined) {

@@ -4,14 +4,14 @@ import { jobView, JobView } from './job-view';
 
 /** The jobs waiting in `queue`, the next to run (the list's right end) first, from `offset` on. */
 export async function queueJobs(
-  { redis, keys }: AdminContext,
+  { redis, keys, encryption }: AdminContext,
   queue: string,
   limit: number,
   offset = 0,
 ): Promise<JobView[]> {
   if (limit === 0) return [];
   const raws = await redis.lrange(keys.queue(queue), -(offset + limit), -(offset + 1));
-  return raws.reverse().map((raw) => jobView(raw));
+  return raws.reverse().map((raw) => jobView(raw, undefined, encryption?.ring));
 }
 
 /**
@@ -29,5 +29,5 @@ export async function setJobs(ctx: AdminContext, set: JobSet, limit: number, off
   if (sets.length > 1) entries.sort((a, b) => a[1] - b[1]);
   return entries
     .slice(sets.length === 1 ? 0 : offset, (sets.length === 1 ? 0 : offset) + limit)
-    .map(([raw, score]) => jobView(raw, score));
+    .map(([raw, score]) => jobView(raw, score, ctx.encryption?.ring));
 }

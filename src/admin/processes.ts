@@ -86,13 +86,16 @@ export interface RunningJobView extends JobView {
 }
 
 /** The jobs `identity` ran at its last beat (Sidekiq's workers hash: jid -> { queue, payload, run_at }). */
-export async function readRunningJobs({ redis, keys }: AdminContext, identity: string): Promise<RunningJobView[]> {
+export async function readRunningJobs(
+  { redis, keys, encryption }: AdminContext,
+  identity: string,
+): Promise<RunningJobView[]> {
   const hash = await redis.hgetall(keys.processWorkers(identity));
   return Object.entries(hash)
     .map(([jid, text]) => {
       const work = jsonObject(text);
       const payload = typeof work?.payload === 'string' ? work.payload : JSON.stringify(work?.payload ?? null);
-      const view = jobView(payload);
+      const view = jobView(payload, undefined, encryption?.ring);
       return {
         ...view,
         jid: view.jid ?? jid,

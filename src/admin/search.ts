@@ -88,7 +88,7 @@ export async function searchSet(
   cursor?: string,
 ): Promise<JobPage> {
   if (filter.jid) {
-    const found = (await findInSets(ctx, filter.jid, [set])).map((f) => jobView(f.raw, f.score));
+    const found = (await findInSets(ctx, filter.jid, [set])).map((f) => jobView(f.raw, f.score, ctx.encryption?.ring));
     return { jobs: found.filter((view) => matches(view, filter)), next: null, scanned: found.length };
   }
   const after = parseSetCursor(cursor) ?? { score: -Infinity, ties: 0 };
@@ -109,7 +109,7 @@ export async function searchSet(
     ties++;
     last = entry;
     scanned++;
-    const view = jobView(entry.raw, entry.score);
+    const view = jobView(entry.raw, entry.score, ctx.encryption?.ring);
     if (matches(view, filter)) jobs.push(view);
   }
   const exhausted = bound === Infinity && scanned === candidates.length;
@@ -132,7 +132,7 @@ export async function searchQueue(
   for (const raw of raws) {
     if (jobs.length === limit) break;
     scanned++;
-    const view = jobView(raw);
+    const view = jobView(raw, undefined, ctx.encryption?.ring);
     lastJid = view.jid;
     if (matches(view, filter)) jobs.push(view);
   }

@@ -34,6 +34,8 @@ export interface HandlerTraits {
   retry?: RetryPolicy;
   /** Whether it exports an `exhausted` hook. */
   exhausted: boolean;
+  /** Whether it exports `encrypt = true`: its jobs' args are stored encrypted. */
+  encrypt?: boolean;
 }
 
 export interface Resolved extends Partial<HandlerTraits> {
@@ -68,6 +70,11 @@ export class HandlerRegistry {
   /** Records what the start's check found in the module `file`. */
   learn(file: string, traits: HandlerTraits): void {
     this.traits.set(file, traits);
+  }
+
+  /** The class names whose module exports `encrypt = true` (known once the start's check learnt them). */
+  get encryptedClasses(): string[] {
+    return [...this.files].filter(([, file]) => this.traits.get(file)?.encrypt === true).map(([name]) => name);
   }
 
   /** Whether a handler is registered for `className` (Exq's `Elixir.` prefix dropped). */

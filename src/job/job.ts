@@ -4,6 +4,7 @@ import { NexqError, type NexqErrorCode } from '../../config/nexq-error';
 import { createHash } from 'node:crypto';
 import { v4 as uuidv4 } from 'uuid';
 import type { TimestampFormat } from '../../config/defaults';
+import type { KeyRing } from './encryption';
 import { jsonProblems } from './json-safety';
 import { JOB_OPTION_NAMES, UNIQUE_OPTION_NAMES, unknownOption } from './option-names';
 import { jsonSeconds, jsonTimestamp, nowSeconds } from './time';
@@ -108,6 +109,11 @@ export interface JobOptions {
   backtrace?: boolean | number;
   /** Keep the handler's return value as the job's result for this many seconds (`nexq.result`, `nexq.waitFor`). */
   keepResult?: number;
+  /**
+   * Store the job's `args` encrypted (AES-256-GCM under the node's `encryptionKeys`; docs/encryption.md).
+   * A handler module's `encrypt` export or its queue's `encrypt` does the same for every job of it.
+   */
+  encrypt?: boolean;
 }
 
 export interface UniqueOptions {
@@ -145,6 +151,8 @@ function checkDisqueOptions(options: JobOptions): void {
     throw new InvalidJobError('maxlen must be an integer > 0');
   if (options.atMostOnce !== undefined && typeof options.atMostOnce !== 'boolean')
     throw new InvalidJobError('atMostOnce must be true or false');
+  if (options.encrypt !== undefined && typeof options.encrypt !== 'boolean')
+    throw new InvalidJobError('encrypt must be true or false');
   if (options.keepResult !== undefined && !positive(options.keepResult))
     throw new InvalidJobError('keepResult must be a number of seconds > 0 (how long the result is kept)');
   const u = options.unique;
@@ -205,6 +213,8 @@ export interface EncodeOptions {
   now?: number;
   /** The batch the job belongs to: Sidekiq Pro's `bid` field, which Sidekiq keeps as it is. */
   bid?: string;
+  /** Encrypt the args under this ring's first key (src/job/encryption.ts). */
+  seal?: KeyRing;
 }
 
 /** The JSON a producer writes, with fields in Sidekiq's order. Throws InvalidJobError on bad input. */
@@ -250,11 +260,12 @@ export function encodeNewJob(
     }
   if (options.keepResult !== undefined) extra += `,"keep_result":${Math.ceil(options.keepResult)}`;
   if (encoding.bid !== undefined) extra += `,"bid":${JSON.stringify(encoding.bid)}`;
+  const { seal } = encoding;
   if (options.unique) {
-    extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
+    extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, seal ? seal.digest(argsJson) : argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;
   }
   const json =
     `{"retry":${JSON.stringify(retry)},"queue":${JSON.stringify(queue)},${backtrace === undefined ? '' : `"backtrace":${backtrace},`}"class":${JSON.stringify(className)},` +
-    `"args":${argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.runAt !== undefined ? '' : `,"enqueued_at":${now}`}${extra}}`;
+    `"args":${seal ? seal.seal(argsJson, className, jid) : argsJson},"jid":${JSON.stringify(jid)},"created_at":${now}${encoding.runAt !== undefined ? '' : `,"enqueued_at":${now}`}${extra}}`;
   return { jid, json };
 }

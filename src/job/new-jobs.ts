@@ -4,6 +4,7 @@
 import { defaults, type TimestampFormat } from '../../config/defaults';
 import { isQueueName } from '../../config/validate';
 import { encodeNewJob, InvalidJobError, JobOptions, payloadTooLarge, uniqueKeyOf } from './job';
+import { Encryption, KeyRing, wantsEncryption } from './encryption';
 import { dateToSeconds, nowSeconds } from './time';
 
 export interface EnqueueRequest {
@@ -34,14 +35,16 @@ export interface PreparedJob {
 
 /**
  * Checks and encodes every request, or throws InvalidJobError for the first bad one
- * (PayloadTooLargeError for one above `maxPayloadBytes`). `now`: epoch seconds by the node's clock
- * (Redis' time, docs/time.md), the start of `in`, `delay` and ttl.
+ * (PayloadTooLargeError for one above `maxPayloadBytes`, counted as stored: encrypted if it is).
+ * `now`: epoch seconds by the node's clock (Redis' time, docs/time.md), the start of `in`, `delay`
+ * and ttl. `encryption`: which jobs to store with encrypted args, and the keys (src/job/encryption.ts).
  */
 export function prepareJobs(
   requests: EnqueueRequest[],
   timestamps?: TimestampFormat,
   now: number = nowSeconds(),
   maxPayloadBytes: number = defaults().maxPayloadBytes,
+  encryption?: Encryption,
 ): PreparedJob[] {
   if (!Array.isArray(requests)) throw new InvalidJobError('enqueueAll takes an array of jobs');
   return requests.map((request) => {
@@ -52,16 +55,19 @@ export function prepareJobs(
     if (!isQueueName(queue))
       throw new InvalidJobError(`queue name ${JSON.stringify(queue)} is not valid (no spaces or colons)`);
     const runAt = scheduledAt(request, now);
+    const seal = sealOf(encryption, request);
     const { jid, json } = encodeNewJob(queue, request.class, request.args, request.options, {
       timestamps,
       runAt,
       now,
       trace: request.trace,
       bid: request.bid,
+      seal,
     });
     const tooLarge = payloadTooLarge(json, maxPayloadBytes);
     if (tooLarge) throw tooLarge;
     const unique = request.options?.unique;
+    const argsJson = unique && JSON.stringify(request.args);
     return {
       queue,
       jid,
@@ -69,11 +75,25 @@ export function prepareJobs(
       runAt,
       maxlen: request.options?.maxlen,
       unique: unique && {
-        key: uniqueKeyOf(queue, request.class, JSON.stringify(request.args), unique),
+        key: uniqueKeyOf(queue, request.class, seal ? seal.digest(argsJson as string) : (argsJson as string), unique),
         ttl: unique.for,
       },
     };
   });
+}
+
+/**
+ * The ring to encrypt the request's args with, when its options, queue or class ask for it; a job
+ * that asks with no keys configured is refused, never stored in the clear.
+ */
+function sealOf(encryption: Encryption | undefined, request: EnqueueRequest): KeyRing | undefined {
+  if (encryption?.inMemory || !wantsEncryption(encryption, request.queue, request.class, request.options))
+    return undefined;
+  if (!encryption?.ring)
+    throw new InvalidJobError(
+      `${request.class} asks for encrypted args, but no encryptionKeys are configured (NEXQ_ENCRYPTION_KEYS)`,
+    );
+  return encryption.ring;
 }
 
 /** When the job is due, from `at`, `in` or the `delay` option (at most one); undefined for now. */

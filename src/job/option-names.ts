@@ -14,6 +14,7 @@ export const JOB_OPTION_NAMES: readonly string[] = [
   'unique',
   'backtrace',
   'keepResult',
+  'encrypt',
 ];
 export const UNIQUE_OPTION_NAMES: readonly string[] = ['for', 'until', 'key'];
 

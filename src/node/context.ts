@@ -13,6 +13,7 @@ import type { JobCounters } from '../run/job-counters';
 import type { ClassTimings } from '../run/class-timings';
 import type { RunningJobs } from '../run/running-jobs';
 import type { Clock } from '../job/time';
+import type { Encryption } from '../job/encryption';
 import type { NodeLifecycle } from './lifecycle';
 import type { NodeLease } from './lease';
 
@@ -38,6 +39,8 @@ export interface NodeContext {
   readonly lease: NodeLease;
   /** Typed job events for users' hooks and the metrics. */
   events: JobEvents;
+  /** The keys of encrypted args, and which queues and classes ask for them (src/job/encryption.ts). */
+  encryption: Encryption;
   /** Asks the node to stop gracefully (Sidekiq's TERM through Redis). */
   requestStop: () => void;
   /** The supervision tree's states and restarts, once the tree is up (the heartbeat publishes it). */

@@ -35,6 +35,7 @@ import type { WebServer } from '../web/server';
 import { JobCounters, statsMiddleware } from '../run/job-counters';
 import { ClassTimings } from '../run/class-timings';
 import { Clock } from '../job/time';
+import { Encryption, KeyRing } from '../job/encryption';
 import { RunningJobs } from '../run/running-jobs';
 import { reportProgress } from '../run/progress';
 import { NodeLifecycle } from './lifecycle';
@@ -92,10 +93,13 @@ export class NexqNode {
     // Every handler loads before anything connects: a bad one stops the start, naming its file.
     const handlers = resolved.mode === 'default' ? new HandlerRegistry(resolved.jobs, resolved.jobsDir) : undefined;
     if (handlers) logger.info(await checkHandlers(handlers), { actor: 'node' });
+    const encryption = encryptionOf(resolved, handlers);
     const openRedis = () => openMainClient(resolved, logger);
     const redis = openRedis();
     const ctx: NodeContext = {
-      config: resolved,
+      // The keys live in `encryption` only, so no reader of the config (or a dump of it) holds them.
+      config: { ...resolved, encryptionKeys: undefined },
+      encryption,
       redis,
       openRedis,
       keys: new Keys(resolved.namespace, resolved.keyLayout),
@@ -296,6 +300,23 @@ function openMainClient(config: ResolvedConfig, logger: Logger): ScriptedRedis {
  * its unfinished jobs back in their queues now. It leaves the node list only once it has no backup
  * left; otherwise its beat ages out and a survivor (or its own next boot) re-enqueues them.
  */
+/**
+ * What this node encrypts (queues and handler modules that ask) and with which keys. A queue or
+ * module that asks with no keys configured stops the start: its jobs would otherwise be refused one
+ * by one at enqueue.
+ */
+function encryptionOf(config: ResolvedConfig, handlers: HandlerRegistry | undefined): Encryption {
+  const encryption = {
+    ring: KeyRing.parse(config.encryptionKeys),
+    queues: new Set(config.queues.filter((q) => q.encrypt).map((q) => q.name)),
+    classes: new Set(handlers?.encryptedClasses),
+  };
+  const asking = [...encryption.queues].map((q) => `queue ${q}`).concat([...encryption.classes]);
+  if (!encryption.ring && asking.length > 0)
+    throw new ConfigError('encryptionKeys', `set: ${asking.join(', ')} ask for encrypted args`, undefined);
+  return encryption;
+}
+
 async function leaveNodeList(ctx: NodeContext): Promise<void> {
   const { redis, keys, config } = ctx;
   if (config.mode !== 'default') return;

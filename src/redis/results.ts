@@ -6,6 +6,7 @@ import type { RedisClient } from './client';
 import { duplicateClient } from './client';
 import { NexqError } from '../../config/nexq-error';
 import type { Keys } from './keys';
+import { EncryptedArgsError, isEnvelope, KeyRing } from '../job/encryption';
 
 export class ResultTimeoutError extends NexqError {
   static override readonly code = 'RESULT_TIMEOUT';
@@ -23,10 +24,24 @@ export async function storeResult(
   await redis.multi().set(keys.result(jid), json, 'EX', ttl).publish(keys.resultChannel, jid).exec();
 }
 
-/** The kept result of `jid`, parsed; `undefined` when none is kept (never asked, or expired). */
-export async function readResult(redis: RedisClient, keys: Keys, jid: string): Promise<{ value: unknown } | undefined> {
+/**
+ * The kept result of `jid`, parsed; `undefined` when none is kept (never asked, or expired). An
+ * encrypted job's result (src/job/encryption.ts) is opened with `ring`; without a key that opens
+ * it, EncryptedArgsError.
+ */
+export async function readResult(
+  redis: RedisClient,
+  keys: Keys,
+  jid: string,
+  ring?: KeyRing,
+): Promise<{ value: unknown } | undefined> {
   const json = await redis.get(keys.result(jid));
-  return json === null ? undefined : { value: JSON.parse(json) as unknown };
+  if (json === null) return undefined;
+  const value = JSON.parse(json) as unknown;
+  if (!isEnvelope(value)) return { value };
+  if (!ring)
+    throw new EncryptedArgsError(`the result of job ${jid} is encrypted and this process has no encryptionKeys`);
+  return { value: JSON.parse(ring.openResult(value, jid)) as unknown };
 }
 
 type Waiter = (jid: string) => void;
@@ -41,6 +56,7 @@ export class ResultWaiter {
   constructor(
     private readonly redis: () => RedisClient,
     private readonly keys: Keys,
+    private readonly ring?: KeyRing,
   ) {}
 
   /** The result of `jid`, as soon as it is kept; rejects with ResultTimeoutError after `timeoutMs`. */
@@ -59,7 +75,7 @@ export class ResultWaiter {
       for (;;) {
         // Listening before the read: a message that arrives while it is on its way wakes the next one.
         const woken = new Promise<void>((resolve) => (wakeNow = resolve));
-        const kept = await Promise.race([readResult(this.redis(), this.keys, jid), timedOut]);
+        const kept = await Promise.race([readResult(this.redis(), this.keys, jid, this.ring), timedOut]);
         if (kept) return kept.value;
         await Promise.race([woken, timedOut]);
       }

@@ -34,7 +34,8 @@ export function batchOf(fetched: FetchedJob): string | undefined {
   return typeof bid === 'string' && bid !== '' ? bid : undefined;
 }
 
-export type BatchContext = Pick<NodeContext, 'redis' | 'keys' | 'clock' | 'config'>;
+export type BatchContext = Pick<NodeContext, 'redis' | 'keys' | 'clock' | 'config'> &
+  Partial<Pick<NodeContext, 'encryption'>>;
 
 /**
  * Counts `member` as `kind` in batch `bid`, pushes the callbacks due (once across nodes), and, when

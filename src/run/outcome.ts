@@ -28,6 +28,8 @@ export type Outcome =
   | { kind: 'interrupted' }
   /** Its ttl passed before it started. */
   | { kind: 'expired' }
+  /** Its args are encrypted and no key of this node opens them, or the envelope was altered. */
+  | { kind: 'unopened'; error: JobError }
   /** At most once, and no longer in this node's backup list when it was to start: another copy runs. */
   | { kind: 'superseded' }
   /** Cut off by the stop's shutdownTimeout: it stays where it is (its backup list) for the next run. */
@@ -91,6 +93,14 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
         json: buried(raw, EXPIRED.class, EXPIRED.message, now, policy),
         retryCount: previousCount,
         description: 'expired before it started; moved to dead',
+      };
+    case 'unopened':
+      // Never retried: no run of this node could open it (a node with the key can, from dead).
+      return {
+        to: 'dead',
+        json: buried(raw, outcome.error.class, outcome.error.message, now, policy),
+        retryCount: previousCount,
+        description: 'its encrypted args do not open; moved to dead',
       };
     case 'cancelled':
       if (atMostOnce) return fateOf({ kind: 'failure', error: CANCELLED, durationMs: 0 }, fetched, policy, now);

@@ -13,6 +13,7 @@
 //   cancelled    dead                      info   -                       -
 //   interrupted  queue (front)             -      -                       -
 //   expired      dead                      warn   dead                    -
+//   unopened     dead                      error  dead                    -
 //   superseded   stay                      -      -                       -
 //   abandoned    stay                      -      -                       -
 // (At most once, a job that does not succeed is filed in dead or dropped, never put back.)
@@ -27,6 +28,7 @@ import type { JobSteps } from './job-steps';
 import { batchOf, memberKindOf, settleInBatch } from './batch-step';
 import { EXPIRED, Fate, fateOf, Outcome } from './outcome';
 import { storeResult } from '../redis/results';
+import { envelopeOf } from '../job/encryption';
 
 const SETTLE_RETRY_MIN_MS = 100;
 const SETTLE_RETRY_MAX_MS = 2000;
@@ -49,8 +51,13 @@ export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> 
   const fate = fateOf(outcome, job.fetched, job.ctx.config, job.ctx.clock.now());
   // A kept result lands before the ack: a crash between them re-runs the job, never loses its result.
   const kept = outcome.kind === 'success' ? outcome.result : undefined;
-  if (kept)
-    await untilItLands(job, () => storeResult(job.ctx.redis, job.ctx.keys, job.fetched.job.jid, kept.json, kept.ttl));
+  if (kept) {
+    const { jid } = job.fetched.job;
+    // An encrypted job's result is encrypted too (the job opened, so the ring is there), bound to its jid.
+    const { ring } = job.ctx.encryption;
+    const json = ring && envelopeOf(job.fetched.job.args) ? ring.sealResult(kept.json, jid) : kept.json;
+    await untilItLands(job, () => storeResult(job.ctx.redis, job.ctx.keys, jid, json, kept.ttl));
+  }
   // A job of a batch is counted there first, the job held in its backup list until that lands.
   const bid = batchOf(job.fetched);
   const kind = bid === undefined ? undefined : memberKindOf(fate);
@@ -136,6 +143,10 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate, paused: st
           ...base(),
           error: { class: EXPIRED.class, message: EXPIRED.message, code: EXPIRED.code },
         });
+      return;
+    case 'unopened':
+      logger.error(`${fields.class} ${outcome.error.message}; moved to dead`, fields);
+      if (events.has('job:dead')) events.emit('job:dead', { ...base(), error: outcome.error });
       return;
     case 'interrupted':
     case 'superseded':

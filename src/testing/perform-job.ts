@@ -6,6 +6,7 @@ import type { HandlerRegistry } from '../handlers/registry';
 import { InvalidJobError, JobOptions } from '../job/job';
 import { rewriteMembers } from '../job/json-members';
 import { prepareJobs } from '../job/new-jobs';
+import { IN_MEMORY } from '../job/encryption';
 import type { JobOutcome } from '../../workers/protocol';
 import { JobArgsError } from './errors';
 import { jsonProblems } from '../job/json-safety';
@@ -40,7 +41,13 @@ export async function performJob(
     if (problems.length) throw new JobArgsError(className, problems);
   }
   const { queue = 'default', retryCount, ...jobOptions } = options;
-  const [job] = prepareJobs([{ queue, class: className, args, options: jobOptions }], timestamps);
+  const [job] = prepareJobs(
+    [{ queue, class: className, args, options: jobOptions }],
+    timestamps,
+    undefined,
+    undefined,
+    IN_MEMORY,
+  );
   let raw = job.json;
   if (retryCount !== undefined) {
     if (!Number.isInteger(retryCount) || retryCount < 0)

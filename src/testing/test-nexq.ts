@@ -11,6 +11,7 @@ import { fateOf, okOutcome, Outcome } from '../run/outcome';
 import { decodeJob, hasExpired, JobOptions } from '../job/job';
 import { rewriteMembers } from '../job/json-members';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
+import { IN_MEMORY } from '../job/encryption';
 import { jsonTimestamp, nowSeconds } from '../job/time';
 import type { BulkJob, Nexq } from '../nexq';
 import { allMatching, assertEnqueued, JobMatch, refuteEnqueued } from './assertions';
@@ -168,7 +169,7 @@ export class TestNexq implements NexqEnqueuer {
 
   private async submit(requests: EnqueueRequest[]): Promise<string[]> {
     if (this.stopped) throw new Error('this test nexq is stopped');
-    const prepared = prepareJobs(requests, this.timestamps);
+    const prepared = prepareJobs(requests, this.timestamps, undefined, undefined, IN_MEMORY);
     if (this.mode === 'fake') {
       for (const job of prepared) this.store.add(job);
     } else {

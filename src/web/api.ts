@@ -4,6 +4,7 @@ import { deleteAll, deleteJob, retryAll, retryJob } from '../admin/actions';
 import type { AdminContext } from '../admin/context';
 import { findJob } from '../admin/find';
 import { backtraceOf, isoOf } from '../admin/job-view';
+import { openedFields } from '../admin/job-info';
 import { classMetrics, RETENTION_MINUTES } from '../admin/class-metrics';
 import { jsonObject } from '../job/json-object';
 import { readServing, unservedQueue } from '../redis/live-serving';
@@ -50,7 +51,7 @@ async function job(ctx: AdminContext, [jid]: string[]) {
       node: f.node ?? null,
       at: isoOf(f.score),
       key: f.key,
-      job: jsonObject(f.raw) ?? null,
+      job: openedFields(jsonObject(f.raw), ctx.encryption?.ring) ?? null,
       backtrace: backtraceOf(f.raw),
       raw: f.raw,
     })),

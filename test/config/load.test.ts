@@ -61,7 +61,7 @@ describe('config loading', () => {
     // Nothing close: the options, listed.
     expect(() => resolveConfig({ colour: 'blue' } as never)).to.throw(
       ConfigError,
-      /^invalid config: colour is not an option; the options are redis, namespace, queues, .*, web$/,
+      /^invalid config: colour is not an option; the options are redis, namespace, queues, .*, web, encryptionKeys$/,
     );
     expect(() => resolveConfig({ concurrency: 0 })).to.throw(ConfigError, /concurrency must be an integer >= 1/);
     expect(() => resolveConfig({ queues: ['a', 'a'] })).to.throw(

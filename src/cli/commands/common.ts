@@ -105,8 +105,8 @@ export async function withNexq<T>(args: ParsedArgs, body: (s: Session) => Promis
     throw err;
   }
   try {
-    const { redis, keys, config, registry } = nexq.node.ctx;
-    return await body({ nexq, redis, keys, config, registry });
+    const { redis, keys, config, registry, encryption } = nexq.node.ctx;
+    return await body({ nexq, redis, keys, config, registry, encryption });
   } finally {
     await nexq.stop().catch(() => {});
   }

@@ -130,17 +130,18 @@ Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [jid] = positionals(args, 'show', ['jid']);
-    const { found, perQueue } = await withNexq(args, async (session) => ({
+    const { found, perQueue, ring } = await withNexq(args, async (session) => ({
       found: await findJob(session, jid),
       perQueue: session.keys.perQueue,
+      ring: session.encryption?.ring,
     }));
     if (found.length === 0) throw new JobNotFoundError(`no job ${jid} found (it may have finished)`);
     if (out.json) {
-      printJson(out, foundJobInfo(jid, found[0], perQueue));
+      printJson(out, foundJobInfo(jid, found[0], perQueue, ring));
       return 0;
     }
     for (const f of found) {
-      const view = jobView(f.raw, f.score);
+      const view = jobView(f.raw, f.score, ring);
       out.write(`${jid}: ${placeText(f)}\n`);
       const rows: Array<[string, string]> = [
         ['class', view.class ?? '?'],
