@@ -29,7 +29,8 @@ export class RunningJobsHash {
     const set: Record<string, string> = {};
     for (const [jid, entry] of now) {
       const before = this.written.get(jid);
-      if (this.whole || before?.job !== entry.job || before.progress !== entry.progress) set[jid] = value(entry.job, this.identity);
+      if (this.whole || before?.job !== entry.job || before.progress !== entry.progress)
+        set[jid] = value(entry.job, this.identity);
     }
     const removed = this.whole ? [] : [...this.written.keys()].filter((jid) => !now.has(jid));
     const write = { written: this.whole ? -1 : this.written.size, removed, set };
