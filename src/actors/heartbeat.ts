@@ -148,6 +148,29 @@ export class Heartbeat extends TickingActor {
       workers,
     });
     if (signal !== undefined) this.onSignal(signal, running);
+    await this.renewClaim();
+  }
+
+  private claimLost = false;
+
+  /** Keeps the default node id this node claimed; says once when another process holds it now. */
+  private async renewClaim(): Promise<void> {
+    const { nodeClaim, redis, logger } = this.ctx;
+    if (!nodeClaim) return;
+    // The beat landed already: a failed renewal is said, and tried again at the next beat.
+    const held = await nodeClaim.renew(redis).catch((err: unknown) => {
+      logger.warn(`renewing the claim on node id ${nodeClaim.nodeId} failed: ${(err as Error).message}`, {
+        actor: this.name,
+      });
+      return true;
+    });
+    if (!held && !this.claimLost)
+      logger.error(
+        `another process claimed node id ${nodeClaim.nodeId} (this node stalled past its node timeout?); ` +
+          'its backup lists may be re-enqueued by that process',
+        { actor: this.name },
+      );
+    this.claimLost = !held;
   }
 
   private onSignal(signal: string, running: RunningJob[]): void {

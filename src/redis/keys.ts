@@ -12,6 +12,7 @@
 //   <ns>:<identity>:work               the same hash, as Sidekiq 6.5, 7 and 8 read it
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
+//   <ns>:nexq:node-claim:<id>          string: the process holding default node id <id> (src/node/node-claim.ts)
 //   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
 //   <ns>:nexq:schedules                hash: name -> JSON of a schedule set at run time (nexq.schedules)
@@ -191,6 +192,11 @@ export class Keys {
   /** nexq's own: node id -> epoch seconds of its last beat, for dead-node recovery. */
   get nodes(): string {
     return this.key('nexq:nodes');
+  }
+
+  /** nexq's own: the process that holds the default node id `nodeId`, with a time to live. */
+  nodeClaim(nodeId: string): string {
+    return this.key(`nexq:node-claim:${nodeId}`);
   }
 
   /** nexq's own: node id -> process identity, so a dead node's process entry can be removed. */

@@ -33,6 +33,7 @@ const SCRIPTS = [
   'batch-add',
   'batch-settle',
   'batch-deliver',
+  'claim-node',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
