@@ -134,9 +134,11 @@ export interface NexqOptions {
    */
   threadSetup?: string;
   /**
-   * Names this node's backup lists. Unique per process by default (hostname-pid-random): a node
-   * stopped with unfinished jobs puts them back in their queues, and a killed one is recovered by a
-   * survivor. A fixed id (Exq's way) leaves them in backup for the node's next boot to re-run.
+   * Names this node's backup lists. By default `<hostname>-<n>`, the lowest n no live process on
+   * this host holds (a claim in Redis): a process restarted on the host gets its predecessor's id
+   * back and re-runs its unfinished jobs at boot; a stopped node puts them back in their queues,
+   * and one whose predecessor cannot be proven dead (another container) takes the next n, leaving
+   * them to a survivor. A fixed id (Exq's way) leaves them in backup for the node's next boot.
    */
   nodeId?: string;
   /** 'enqueuer' starts no manager, scheduler or threads: a producer only. */

@@ -162,6 +162,7 @@ export class Heartbeat extends TickingActor {
     const goneMs = this.ctx.lease.acknowledged(sentAt, absent);
     if (goneMs !== undefined) this.declaredDead(goneMs, reserved, running.length);
     if (signal !== undefined) this.onSignal(signal, running);
+    await this.renewClaim();
     // Nothing of the running jobs was written (Redis lost the hashes): rewrite them whole at once.
     if (workLost) await this.beat();
   }
@@ -176,6 +177,28 @@ export class Heartbeat extends TickingActor {
         `may run twice, and it carries on as a new member`,
       { actor: this.name },
     );
+  }
+
+  private claimLost = false;
+
+  /** Keeps the default node id this node claimed; says once when another process holds it now. */
+  private async renewClaim(): Promise<void> {
+    const { nodeClaim, redis, logger } = this.ctx;
+    if (!nodeClaim) return;
+    // The beat landed already: a failed renewal is said, and tried again at the next beat.
+    const held = await nodeClaim.renew(redis).catch((err: unknown) => {
+      logger.warn(`renewing the claim on node id ${nodeClaim.nodeId} failed: ${(err as Error).message}`, {
+        actor: this.name,
+      });
+      return true;
+    });
+    if (!held && !this.claimLost)
+      logger.error(
+        `another process claimed node id ${nodeClaim.nodeId} (this node stalled past its node timeout?); ` +
+          'its backup lists may be re-enqueued by that process',
+        { actor: this.name },
+      );
+    this.claimLost = !held;
   }
 
   private onSignal(signal: string, running: RunningJob[]): void {

@@ -4,12 +4,13 @@
 //  1. Count processed and failed jobs in memory and flush them to Redis every second (total and
 //     per-day keys), so counting costs the hot path no round trip. Sidekiq counts the same way;
 //     a node killed with -9 loses at most the last second of counts, never a job.
-//  2. In the same MULTI, add each queue's count to `<ns>:nexq:processed-by-queue`, which
-//     `nexq drain` reads for an exact count of the queues it drains.
-//  3. In the same MULTI, add each class's counts and run times to the current minute's metrics
+//  2. In the same MULTI, add each class's counts and run times to the current minute's metrics
 //     (src/redis/class-metrics.ts, the dashboard's Metrics page), by Redis' clock.
 // The counts themselves are in src/run/job-counters.ts, fed by the built-in stats middleware; the
-// jobs running on this node are in src/run/running-jobs.ts.
+// jobs running on this node are in src/run/running-jobs.ts. Each queue's own count, which `nexq drain`
+// reads, is not flushed from here: the script that takes a job off its backup list adds it
+// (keys.processed), so it never lags the backup lists.
+
 import { TickingActor } from '../runtime';
 import { statDay } from '../redis/keys';
 import { addClassMetrics, minuteOf } from '../redis/class-metrics';
@@ -51,7 +52,7 @@ export class Stats extends TickingActor {
     const { counters, timings } = this.ctx.jobs;
     const counts = counters.take();
     const samples = timings.take();
-    const { processed, failed, byQueue } = counts;
+    const { processed, failed } = counts;
     if (processed === 0 && failed === 0 && samples.size === 0) return;
     const { keys } = this.ctx;
     const now = this.ctx.clock.now(); // by Redis' clock, as every node counts
@@ -66,7 +67,6 @@ export class Stats extends TickingActor {
         tx.incrby(keys.stat('failed'), failed)
           .incrby(keys.stat('failed', day), failed)
           .expire(keys.stat('failed', day), STATS_DAY_TTL_SECONDS);
-      for (const [queue, n] of byQueue) tx.hincrby(keys.processedByQueue, queue, n);
       addClassMetrics(tx, keys, minuteOf(now), samples);
       await tx.exec();
     } catch (err) {

@@ -1,4 +1,5 @@
 // What every actor of one node shares: its config and the resources the node opened for it.
+import type { NodeClaim } from '../redis/node-claim';
 import type { ResolvedConfig } from '../../config/validate';
 import type { ActorSnapshot, Registry } from '../runtime';
 import type { JobEvents } from '../events/job-events';
@@ -28,6 +29,8 @@ export interface NodeContext {
   registry: Registry;
   /** This process in Redis' process list: hostname:pid:random, as Sidekiq names processes. */
   identity: string;
+  /** The claim on the default node id (src/redis/node-claim.ts), renewed each beat; none with a fixed `nodeId`. */
+  nodeClaim?: NodeClaim;
   startedAt: number;
   /** Now by Redis' clock (docs/time.md): every due time and timestamp the node computes. */
   clock: Clock;

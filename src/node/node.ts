@@ -27,6 +27,7 @@ import { describeElsewhere, queuesUnderOtherNamespaces } from '../redis/other-na
 import { Keys } from '../redis/keys';
 import { checkSlotsOn, ScriptedRedis } from '../redis/scripts';
 import { requeueBackup } from '../redis/move-scripts';
+import { NodeClaim } from '../redis/node-claim';
 import { dropNodeSlots } from '../redis/limits';
 import type { NodeContext } from './context';
 import { ThreadPool } from '../pool/thread-pool';
@@ -123,6 +124,7 @@ export class NexqNode {
     let node: NexqNode | undefined;
     try {
       await waitForRedis(ctx, redisFrom, resolved.redisStartTimeout || undefined);
+      if (resolved.mode === 'default' && !resolved.fixedNodeId) await claimNodeId(ctx, !givenLogger);
       await warnOfEviction(ctx);
       if (handlers) {
         const running = new RunningJobs(() => ctx.clock.now());
@@ -255,6 +257,12 @@ export class NexqNode {
       await leaveNodeList(this.ctx).catch((err: unknown) =>
         logger.error(`leaving the node list failed: ${(err as Error).message}`, { actor: 'node' }),
       );
+      // Last: the id is free for the next process only once this node holds nothing under it.
+      await this.ctx.nodeClaim
+        ?.release(redis)
+        .catch((err: unknown) =>
+          logger.warn(`giving back node id ${config.nodeId} failed: ${(err as Error).message}`, { actor: 'node' }),
+        );
       await redis.quit().catch(() => {});
       // Also after QUIT: only disconnect() ends a Sentinel client's failover detector, whose
       // sentinel connections would otherwise go on retrying (and erring) after the node stopped.
@@ -293,6 +301,24 @@ function openMainClient(config: ResolvedConfig, logger: Logger): ScriptedRedis {
     outage = undefined;
   });
   return redis;
+}
+
+/**
+ * The default node id (src/redis/node-claim.ts): `<host>-<n>`, the lowest free on this host, or the
+ * one of an earlier process here proven dead, whose backup lists this node then re-enqueues at boot.
+ * `ownLogger`: the node made its logger, whose lines name the node: they name the claimed id now.
+ */
+async function claimNodeId(ctx: NodeContext, ownLogger: boolean): Promise<void> {
+  const { config, logger } = ctx;
+  const { claim, tookOver } = await NodeClaim.take(ctx.redis, ctx.keys, config.nodeTimeout * 1000);
+  config.nodeId = claim.nodeId;
+  ctx.nodeClaim = claim;
+  if (ownLogger) logger.defaultMeta = { ...(logger.defaultMeta as object), node: claim.nodeId };
+  if (tookOver)
+    logger.info(
+      `took node id ${claim.nodeId} over from pid ${tookOver.pid}, which no longer runs: its unfinished jobs go back to their queues now`,
+      { actor: 'node' },
+    );
 }
 
 /**

@@ -12,6 +12,7 @@
 //   <ns>:<identity>:work               the same hash, as Sidekiq 6.5, 7 and 8 read it
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
+//   <ns>:nexq:node-claim:<id>          string: the process holding default node id <id> (src/node/node-claim.ts)
 //   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
 //   <ns>:nexq:periodic:<id>            string: epoch seconds of the last tick enqueued of a periodic job
 //   <ns>:nexq:schedules                hash: name -> JSON of a schedule set at run time (nexq.schedules)
@@ -27,7 +28,8 @@
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
 //   <ns>:nexq:results                  pub/sub channel: jids whose result was just kept (waitFor)
-//   <ns>:nexq:processed-by-queue       hash: queue -> jobs of it processed, failures included (`nexq drain`)
+//   <ns>:nexq:processed:<q>            string: jobs of <q> processed, failures included, counted by the
+//                                      script that takes each off its backup list (`nexq drain`)
 //   <ns>:nexq:metrics:<YYYY-MM-DDTHH:MM> hash: per-class counts and durations of one UTC minute
 //                                      (src/redis/class-metrics.ts), expiring after a few hours
 //   <ns>:nexq:batch:<bid>              hash: a batch's description, counts, callbacks (src/redis/batch-scripts.ts)
@@ -42,7 +44,8 @@
 // the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
-//   <ns>:nexq:rate:{q}   <ns>:nexq:rate-class:{q}:<class> (each queue counts a class's rate apart)
+//   <ns>:nexq:processed:{q}   <ns>:nexq:rate:{q}
+//   <ns>:nexq:rate-class:{q}:<class> (each queue counts a class's rate apart)
 //   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
 // a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
 // and every other key is prefixed {<ns>}: (one slot for the node-wide keys: processes, stats, node
@@ -175,9 +178,12 @@ export class Keys {
     return this.key(`nexq:metrics:${minute}`);
   }
 
-  /** nexq's own: queue -> jobs of it processed (failures included), a node-wide key. */
-  get processedByQueue(): string {
-    return this.key('nexq:processed-by-queue');
+  /**
+   * nexq's own: jobs of `queue` processed (failures included), added to by the same script that takes
+   * each job off its backup list, so it never disagrees with the backup lists (`nexq drain`).
+   */
+  processed(queue: string): string {
+    return this.ofQueue('nexq:processed:', queue);
   }
 
   stat(name: 'processed' | 'failed', day?: string): string {
@@ -187,6 +193,11 @@ export class Keys {
   /** nexq's own: node id -> epoch seconds of its last beat, for dead-node recovery. */
   get nodes(): string {
     return this.key('nexq:nodes');
+  }
+
+  /** nexq's own: the process that holds the default node id `nodeId`, with a time to live. */
+  nodeClaim(nodeId: string): string {
+    return this.key(`nexq:node-claim:${nodeId}`);
   }
 
   /** nexq's own: node id -> process identity, so a dead node's process entry can be removed. */

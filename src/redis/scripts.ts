@@ -34,6 +34,7 @@ const SCRIPTS = [
   'batch-settle',
   'batch-deliver',
   'sweep-index',
+  'claim-node',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
@@ -349,7 +350,7 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
     runScript(
       client,
       'ack-batch',
-      [keys.jobIndex(part[0].queue), ...part.map((a) => a.backup)],
+      [keys.jobIndex(part[0].queue), ...part.map((a) => a.backup), ...part.map((a) => keys.processed(a.queue))],
       part.flatMap((a) => [a.raw, a.jid]),
     ) as Promise<Array<number | string>>;
   if (groups.size === 1) return call(acks);
@@ -373,7 +374,10 @@ export async function throttle(client: RedisClient, rateKey: string, ms: number,
   return (await runScript(client, 'throttle', [rateKey], [Math.ceil(ms), toleranceMs])) as number;
 }
 
-/** Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on. */
+/**
+ * Acks a job: LREM, unindex and release in one step. False when it was gone. `keepIndex`: it runs on.
+ * `processed`: its queue's processed counter, when the job counts as processed (keys.processed).
+ */
 export async function ackJob(
   client: RedisClient,
   jobIndex: string,
@@ -382,8 +386,9 @@ export async function ackJob(
   jid: string,
   held: Held,
   keepIndex = false,
+  processed?: string,
 ): Promise<boolean> {
-  const keys = [backup, jobIndex, held.lock?.lockKey ?? backup, ...held.slots];
+  const keys = [backup, jobIndex, held.lock?.lockKey ?? backup, processed ?? backup, ...held.slots];
   return (
     (await runScript(client, 'ack', keys, [raw, jid, held.lock?.jid ?? '', held.nodeId, keepIndex ? 'keep' : ''])) === 1
   );
@@ -399,6 +404,8 @@ export interface Requeue {
   /** 'back': behind the waiting jobs (nack); 'front': next in line (a job no worker ran). */
   end: 'back' | 'front';
   jid: string;
+  /** Its queue's processed counter, when the job counts as processed (a nack). */
+  processed?: string;
 }
 
 /** Moves one job from a backup list back into its queue, giving back its slots. */
@@ -408,7 +415,7 @@ export async function requeueJob(
   r: Requeue,
   held: Pick<Held, 'slots' | 'nodeId'>,
 ): Promise<boolean> {
-  const keys = [r.backup, r.queueKey, jobIndex, ...held.slots];
+  const keys = [r.backup, r.queueKey, jobIndex, r.processed ?? r.backup, ...held.slots];
   return (
     (await runScript(client, 'requeue-job', keys, [
       r.raw,
@@ -423,7 +430,8 @@ export async function requeueJob(
 
 /**
  * Lets go of a unique lock if `lock.jid` still holds it, forgets `doneJid` in the index, and gives
- * back the running slots in `held` (an at-most-once job's, kept while it ran).
+ * back the running slots in `held` (an at-most-once job's, kept while it ran). `processed`: the
+ * queue's processed counter, when the job done (taken, at most once) counts as processed.
  */
 export async function releaseJob(
   client: RedisClient,
@@ -431,8 +439,9 @@ export async function releaseJob(
   lock: { lockKey: string; jid: string } | undefined,
   doneJid = '',
   held: Pick<Held, 'slots' | 'nodeId'> = { slots: [], nodeId: '' },
+  processed?: string,
 ): Promise<boolean> {
-  const keys = [lock?.lockKey ?? jobIndex, jobIndex, ...held.slots];
+  const keys = [lock?.lockKey ?? jobIndex, jobIndex, processed ?? jobIndex, ...held.slots];
   return (
     (await runScript(client, 'release', keys, [lock?.jid ?? '', doneJid, held.slots.length > 0 ? held.nodeId : ''])) ===
     1
@@ -457,11 +466,13 @@ export interface FailEntry {
   held?: Pick<Held, 'slots' | 'nodeId'>;
   /** The job left the backup list already (at-most-once): file it regardless. */
   taken?: boolean;
+  /** Its queue's processed counter, when the job counts as processed (it failed). */
+  processed?: string;
 }
 
 /** Files a failed job in `target`; false when it was no longer in its backup list. */
 export async function failJob(client: RedisClient, jobIndex: string, e: FailEntry): Promise<boolean> {
-  const keys = [e.backup, e.target, jobIndex, ...(e.held?.slots ?? [])];
+  const keys = [e.backup, e.target, jobIndex, e.processed ?? e.backup, ...(e.held?.slots ?? [])];
   const argv = [
     e.raw,
     e.rewritten,

@@ -1,5 +1,4 @@
-// The node's counts of processed and failed jobs since the last flush (in all and per queue, for
-// `nexq drain`'s exact count), kept in memory: the
+// The node's counts of processed and failed jobs since the last flush, kept in memory: the
 // built-in stats middleware adds to them as each job settles, the Stats actor takes them every
 // second and writes them to Redis (and puts them back when Redis fails). A plain object both get
 // at construction, so counting costs the hot path neither a round trip nor a message.
@@ -9,34 +8,28 @@ import type { Middleware } from './middleware';
 export interface Counts {
   processed: number;
   failed: number;
-  /** Queue -> jobs of it processed (failures included, as `processed`). */
-  byQueue: Map<string, number>;
 }
 
 export class JobCounters {
   processed = 0;
   failed = 0;
-  byQueue = new Map<string, number>();
 
-  /** A job of `queue` settled. */
-  count(queue: string, failed: boolean): void {
+  /** A job settled. */
+  count(failed: boolean): void {
     this.processed++;
     if (failed) this.failed++;
-    this.byQueue.set(queue, (this.byQueue.get(queue) ?? 0) + 1);
   }
 
   /** The counts so far, now reset; `restore` them if they could not be written. */
   take(): Counts {
-    const counts = { processed: this.processed, failed: this.failed, byQueue: this.byQueue };
+    const counts = { processed: this.processed, failed: this.failed };
     this.processed = this.failed = 0;
-    this.byQueue = new Map();
     return counts;
   }
 
   restore(counts: Counts): void {
     this.processed += counts.processed;
     this.failed += counts.failed;
-    for (const [queue, n] of counts.byQueue) this.byQueue.set(queue, (this.byQueue.get(queue) ?? 0) + n);
   }
 }
 
@@ -48,11 +41,11 @@ export function statsMiddleware(counters: JobCounters, timings: ClassTimings): M
   return {
     name: 'stats',
     afterSuccess: (e) => {
-      counters.count(e.queue, false);
+      counters.count(false);
       timings.record(e.className, Date.now() - e.startedAt, false);
     },
     afterFailure: (e) => {
-      counters.count(e.queue, true);
+      counters.count(true);
       timings.record(e.className, Date.now() - e.startedAt, true);
     },
   };

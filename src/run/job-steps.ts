@@ -65,17 +65,19 @@ export class JobSteps {
   /**
    * Moves the job where its fate sends it, in one step. `taken`: an at-most-once job already off
    * its backup list, which is filed or forgotten regardless. A job no longer where this node put it
-   * (recovered elsewhere meanwhile) is left alone by every script.
+   * (recovered elsewhere meanwhile) is left alone by every script. `counted`: the run counts as
+   * processed (src/run/settle.ts), added to its queue's counter by the same script (`nexq drain`).
    */
-  async apply(fate: Fate, taken: boolean): Promise<void> {
+  async apply(fate: Fate, taken: boolean, counted: boolean): Promise<void> {
     const { config, keys, redis } = this.ctx;
     const { raw, job, queue } = this.fetched;
+    const processed = counted ? keys.processed(queue) : undefined;
     switch (fate.to) {
       case 'stay':
         return;
       case 'done':
-        if (taken) await releaseJob(redis, this.index, this.held.lock, job.jid, this.unlocked);
-        else await this.ack();
+        if (taken) await releaseJob(redis, this.index, this.held.lock, job.jid, this.unlocked, processed);
+        else await this.ack(processed);
         return;
       case 'queue':
         await requeueJob(
@@ -89,6 +91,7 @@ export class JobSteps {
             rewritten: fate.json,
             end: fate.end,
             jid: job.jid,
+            processed,
           },
           this.unlocked,
         );
@@ -103,6 +106,7 @@ export class JobSteps {
           target: keys.retry(queue),
           place: 'retry',
           score: fate.at,
+          processed,
         });
         return;
       case 'dead': {
@@ -119,12 +123,13 @@ export class JobSteps {
           trimBelow: now - config.deadTimeoutSeconds,
           maxEntries: config.deadMaxJobs,
           taken,
+          processed,
         });
         return this.releaseLock();
       }
       case 'discard':
-        if (taken) await releaseJob(redis, this.index, undefined, job.jid, this.unlocked);
-        else await ackJob(redis, this.index, this.backup, raw, job.jid, this.unlocked);
+        if (taken) await releaseJob(redis, this.index, undefined, job.jid, this.unlocked, processed);
+        else await ackJob(redis, this.index, this.backup, raw, job.jid, this.unlocked, false, processed);
         return this.releaseLock();
     }
   }
@@ -140,12 +145,16 @@ export class JobSteps {
     return `${what} paused on every node for ${ms / 1000} s`;
   }
 
-  /** Success: off the backup list and out of the index, letting go of its lock and slots. */
-  private ack(): Promise<boolean> {
+  /**
+   * Success: off the backup list and out of the index, letting go of its lock and slots. A plain
+   * job's ack is batched (ack-batch.lua counts every job it acks as processed).
+   */
+  private ack(processed: string | undefined): Promise<boolean> {
     const { jobs, redis } = this.ctx;
     const { queue, raw, job } = this.fetched;
-    if (!this.held.lock && this.held.slots.length === 0) return jobs.acks.ack(queue, this.backup, raw, job.jid);
-    return ackJob(redis, this.index, this.backup, raw, job.jid, this.held);
+    if (!this.held.lock && this.held.slots.length === 0 && processed !== undefined)
+      return jobs.acks.ack(queue, this.backup, raw, job.jid);
+    return ackJob(redis, this.index, this.backup, raw, job.jid, this.held, false, processed);
   }
 
   /** A job finished without success (dead, dropped) lets go of its unique lock. */

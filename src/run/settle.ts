@@ -65,9 +65,17 @@ export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> 
   let paused = '';
   if (outcome.kind === 'rateLimited')
     await untilItLands(job, async () => void (paused = await job.steps.throttle(outcome.seconds)));
-  await untilItLands(job, () => job.steps.apply(fate, job.taken));
+  await untilItLands(job, () => job.steps.apply(fate, job.taken, countsAsProcessed(outcome)));
   await report(job, outcome, fate, paused);
   return fate;
+}
+
+/**
+ * The runs the after hooks see (the stats middleware counts them processed): the step that files
+ * the job adds it to its queue's processed counter in the same script (`nexq drain`).
+ */
+function countsAsProcessed(outcome: Outcome): boolean {
+  return outcome.kind === 'success' || outcome.kind === 'nack' || outcome.kind === 'failure';
 }
 
 /** Runs a Redis step until it succeeds; gives up (throwing, the job left in backup) only on stop. */

@@ -5,6 +5,10 @@ import type { NexqStartOptions } from '../../src/nexq';
 import { expect } from 'chai';
 import { waitFor } from '../support/node';
 import { fixturesJobs } from '../support/paths';
+import Redis from 'ioredis';
+import { Keys } from '../../src/redis/keys';
+import { freshNamespace } from '../support/global-hooks';
+import { RedisServer } from '../support/redis-server';
 
 export interface NodeProcess {
   nodeId: string;
@@ -95,4 +99,35 @@ export async function expectApartWorking(
   await waitFor(ran, 30_000, 'a job on the apart node to run');
   expectAlive([apart]);
   expect(await stopGracefully(apart), apart.output()).to.equal(0);
+}
+
+export interface ChaosRedis {
+  server: RedisServer;
+  redis: Redis;
+  ns: string;
+  keys: Keys;
+  /** Node processes started for the test: killed with -9 after it. */
+  nodes: NodeProcess[];
+}
+
+/**
+ * Each test of the suite gets a redis-server of its own (appendfsync always: a write Redis
+ * acknowledged survives its kill -9, as in a durable deployment), a client and a fresh namespace;
+ * after it, its node processes are killed and the server stops.
+ */
+export function useChaosRedis(): ChaosRedis {
+  const t = { nodes: [] } as unknown as ChaosRedis;
+  beforeEach(async () => {
+    t.server = await RedisServer.start({ args: ['--appendfsync', 'always'] });
+    t.redis = new Redis(t.server.url);
+    t.ns = freshNamespace('chaos');
+    t.keys = new Keys(t.ns);
+  });
+  afterEach(async () => {
+    await Promise.all(t.nodes.map((n) => kill9(n)));
+    t.nodes = [];
+    t.redis.disconnect();
+    await t.server.stop();
+  });
+  return t;
 }

@@ -189,11 +189,12 @@ describe('nexq CLI', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const local = new Redis({ port, db: 3, lazyConnect: true, retryStrategy: () => 100 }).on('error', () => {});
     try {
-      // `*ns*`: in the per-queue key layout the node-wide keys start with `{ns}:`.
+      // `*ns*`: in the per-queue key layout the node-wide keys start with `{ns}:`. The process list
+      // is written by the node's first beat, once it has started (its id's claim comes earlier).
       await waitFor(
-        async () => (await local.keys(`*${t.ns}*`).catch(() => [])).length > 0,
+        async () => (await local.keys(`*${t.ns}*:processes`).catch(() => [])).length > 0,
         20_000,
-        "the node's keys in db 3",
+        "the node's process list in db 3",
       );
       await local.select(0);
       expect(await local.keys(`*${t.ns}*`)).to.deep.equal([]);

@@ -80,7 +80,7 @@ describe('encrypted args on a node', () => {
       encryptionKeys: key,
       queues: ['default', { name: 'vault', encrypt: true }],
     });
-    // Markers no key name holds (`processed-by-queue` does).
+    // Markers no key name holds (queue names are in some: `nexq:processed:<queue>`).
     const [byOption, byQueue, plain, byDefinition] = ['opt', 'queue', 'plain', 'def'].map(
       (m) => `${m}-${randomBytes(6).toString('hex')}`,
     );

@@ -125,10 +125,10 @@ describe('a queue limit across all nodes', () => {
       nowSeconds(),
     );
     expect(failed.to).to.equal('dead');
-    await failing.steps.apply(failed, true);
-    await failing.steps.apply(failed, true);
-    await succeeding.steps.apply({ to: 'done' }, true);
-    await succeeding.steps.apply({ to: 'done' }, true);
+    await failing.steps.apply(failed, true, true);
+    await failing.steps.apply(failed, true, true);
+    await succeeding.steps.apply({ to: 'done' }, true, true);
+    await succeeding.steps.apply({ to: 'done' }, true, true);
     expect(await t.redis.zcard(ctx.keys.dead('q'))).to.equal(1);
     expect(await t.redis.hget(ctx.keys.running('q'), nodeId)).to.equal('1');
     expect(await t.redis.hexists(ctx.keys.jobIndex('q'), 'amo-ok')).to.equal(0);

@@ -68,11 +68,13 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => job(q, name));
     await cluster.lpush(backup, a, b, c, d); // newest (d) at the head
     await cluster.hset(keys.jobIndex(q), ...[a, b, c, d].flatMap((raw) => [jidOf(raw), `1\trunning\t${q}\tn1`]));
+    await cluster.set(keys.processed(q), 0); // the queue's counter, there once any job was processed
     const acks = [d, b, a].map((raw) => ({ queue: q, backup, raw, jid: jidOf(raw) }));
     const results = await onSource(backup, (source) => ackBatch(source, keys, acks));
     expect(results).to.deep.equal([1, 1, 1]);
     expect(await cluster.lrange(backup, 0, -1)).to.deep.equal([c]);
     expect(Object.keys(await indexOf(q))).to.deep.equal([jidOf(c)]);
+    expect(await cluster.get(keys.processed(q))).to.equal('3');
   });
 
   it('ack-batch: two acks of a list that holds one of them: 1 and 0, no error', async () => {
@@ -81,6 +83,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     const [a, gone] = [job(q, 'a'), job(q, 'gone')];
     await cluster.lpush(backup, a);
     await cluster.hset(keys.jobIndex(q), jidOf(a), `1\trunning\t${q}\tn1`);
+    await cluster.set(keys.processed(q), 0);
     const acks = [a, gone].map((raw) => ({ queue: q, backup, raw, jid: jidOf(raw) }));
     expect(await onSource(backup, (source) => ackBatch(source, keys, acks))).to.deep.equal([1, 0]);
     expect(await cluster.exists(backup)).to.equal(0);

@@ -12,7 +12,7 @@ describe('Keys', () => {
     expect(keys.retry('default')).to.equal('exq:retry');
     expect(keys.dead('default')).to.equal('exq:dead');
     expect(keys.stat('processed')).to.equal('exq:stat:processed');
-    expect(keys.processedByQueue).to.equal('exq:nexq:processed-by-queue');
+    expect(keys.processed('default')).to.equal('exq:nexq:processed:default');
     expect(keys.stat('failed', '2024-01-31')).to.equal('exq:stat:failed:2024-01-31');
     expect(keys.processes).to.equal('exq:processes');
     expect(keys.process('host:1:abc')).to.equal('exq:host:1:abc');
@@ -58,19 +58,12 @@ describe('Keys in the per-queue layout', () => {
     expect(keys.paused('mail')).to.equal('app:nexq:paused:{mail}');
     expect(keys.uniqueLock('k', 'mail')).to.equal('app:nexq:unique:{mail}:k');
     expect(keys.periodic('p', 'mail')).to.equal('app:nexq:periodic:{mail}:p');
-    expect([
-      keys.queues,
-      keys.nodes,
-      keys.processes,
-      keys.stat('processed'),
-      keys.processedByQueue,
-      keys.process('h:1'),
-    ]).to.deep.equal([
+    expect(keys.processed('mail')).to.equal('app:nexq:processed:{mail}');
+    expect([keys.queues, keys.nodes, keys.processes, keys.stat('processed'), keys.process('h:1')]).to.deep.equal([
       '{app}:queues',
       '{app}:nexq:nodes',
       '{app}:processes',
       '{app}:stat:processed',
-      '{app}:nexq:processed-by-queue',
       '{app}:h:1',
     ]);
     expect(keys.group('mail')).to.equal('mail');

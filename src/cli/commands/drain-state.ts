@@ -3,7 +3,10 @@
 // running off their backup list (their job index entry says `taken` until they end); and, for
 // processes that are not nexq nodes (Sidekiq), the jobs their entry reports running. A nexq node's
 // own report (`<identity>:workers`) is written with each beat and lags up to one heartbeat, so it is
-// not read: the backup lists and the index say the same at once.
+// not read: the backup lists and the index say the same at once. Each queue's processed count is
+// added to by the very script that takes a job off its backup list, and a queue's length, its backup
+// lists and its count are read in one MULTI (all in the queue's slot): a job is waiting, running or
+// counted, never two of them or none, so what drain reports processed is exact.
 import type { Session } from './common';
 import { jsonObject } from '../../job/json-object';
 
@@ -15,7 +18,7 @@ export interface DrainState {
   inBackup: number;
   /** Jobs of these queues that processes other than nexq nodes (Sidekiq) report running. */
   busy: number;
-  /** `<ns>:nexq:processed-by-queue`: queue -> jobs of it processed so far, as the nodes last flushed. */
+  /** `<ns>:nexq:processed:<q>`: queue -> jobs of it processed so far. */
   processedByQueue: Record<string, number>;
   /** Queues with waiting jobs that no live, unquiet process serves, or paused for output. */
   unserved: Array<{ queue: string; why: string }>;
@@ -30,18 +33,10 @@ export function totalQueued(state: DrainState): number {
   return Object.values(state.queued).reduce((a, b) => a + b, 0);
 }
 
-/** Jobs of `state`'s queues processed since `first` was read (by the nodes' last flushes). */
+/** Jobs of `state`'s queues processed since `first` was read. */
 export function processedSince(first: DrainState, state: DrainState): number {
   const of = (s: DrainState, q: string) => s.processedByQueue[q] ?? 0;
   return state.queues.reduce((sum, q) => sum + Math.max(0, of(state, q) - of(first, q)), 0);
-}
-
-/**
- * Jobs seen to arrive in the queues between two reads: a lower bound (a job may come and go
- * between reads), so that the wait for the counts covers them.
- */
-export function arrivedBetween(before: DrainState, after: DrainState): number {
-  return after.queues.reduce((sum, q) => sum + Math.max(0, (after.queued[q] ?? 0) - (before.queued[q] ?? 0)), 0);
 }
 
 export function isDrained(state: DrainState): boolean {
@@ -75,6 +70,22 @@ async function takenJobs({ redis, keys }: Session, queues: string[]): Promise<nu
   return taken;
 }
 
+/** `queue`'s waiting jobs, its jobs in the backup lists of nodes `ids`, and its processed count, at one instant. */
+async function queueCounts(
+  { redis, keys }: Session,
+  queue: string,
+  ids: string[],
+): Promise<{ waiting: number; inBackup: number; processed: number }> {
+  const tx = redis.multi().llen(keys.queue(queue)).get(keys.processed(queue));
+  for (const id of ids) tx.llen(keys.backup(id, queue));
+  const [waiting, processed, ...backups] = valuesOf(await tx.exec());
+  return {
+    waiting: waiting as number,
+    processed: Number(processed ?? 0),
+    inBackup: (backups as number[]).reduce((sum, n) => sum + n, 0),
+  };
+}
+
 /** Why no process will take the waiting jobs of `queue`, or undefined when one will. */
 function unservedWhy(queue: string, serving: Array<Set<string>>, paused: string | null): string | undefined {
   if (paused === 'out' || paused === 'all') return `it is paused (${paused}; nexq resume ${queue})`;
@@ -85,14 +96,13 @@ function unservedWhy(queue: string, serving: Array<Set<string>>, paused: string 
 /** Reads the state of `only` (or every queue of the queues set when empty). */
 export async function readDrainState(session: Session, only: string[]): Promise<DrainState> {
   const { redis, keys } = session;
-  const [known, nodeIds, identities, nexqIdentities, processedByQueue] = valuesOf(
+  const [known, nodeIds, identities, nexqIdentities] = valuesOf(
     await redis
       .multi()
       .smembers(keys.queues)
       .zrange(keys.nodes, 0, -1)
       .smembers(keys.processes)
       .hvals(keys.nodeIdentities)
-      .hgetall(keys.processedByQueue)
       .exec(),
   );
   const queues = only.length > 0 ? only : [...(known as string[])].sort();
@@ -101,19 +111,20 @@ export async function readDrainState(session: Session, only: string[]): Promise<
   const nexq = new Set(nexqIdentities as string[]);
   const others = processes.filter((identity) => !nexq.has(identity));
 
-  // Sent together rather than as one pipeline: in the per-queue key layout the queues' keys are on
-  // several cluster masters.
-  const [lengths, backups, entries, works, pauses] = await Promise.all([
-    Promise.all(queues.map((q) => redis.llen(keys.queue(q)))),
-    Promise.all(ids.flatMap((id) => queues.map((q) => redis.llen(keys.backup(id, q))))),
+  // One MULTI per queue, sent together: in the per-queue key layout the queues' keys are on several
+  // cluster masters, each queue's in one slot.
+  const [perQueue, entries, works, pauses] = await Promise.all([
+    Promise.all(queues.map((q) => queueCounts(session, q, ids))),
     Promise.all(processes.map((identity) => redis.hmget(keys.process(identity), 'info', 'quiet'))),
     Promise.all(others.map((identity) => redis.hvals(keys.processWorkers(identity)))),
     Promise.all(queues.map((q) => redis.hget(keys.paused(q), q))),
   ]);
 
   const queued: Record<string, number> = {};
-  queues.forEach((q, i) => (queued[q] = lengths[i]));
-  let inBackup = backups.reduce((sum, n) => sum + n, 0);
+  const counts: Record<string, number> = {};
+  queues.forEach((q, i) => ([queued[q], counts[q]] = [perQueue[i].waiting, perQueue[i].processed]));
+  const lengths = perQueue.map((c) => c.waiting);
+  let inBackup = perQueue.reduce((sum, c) => sum + c.inBackup, 0);
   const wanted = new Set(queues);
   let busy = 0;
   // Sidekiq's shape: each running job a JSON { queue, payload, run_at }.
@@ -130,7 +141,5 @@ export async function readDrainState(session: Session, only: string[]): Promise<
     const why = queued[queue] > 0 ? unservedWhy(queue, serving, pauses[i]) : undefined;
     return why === undefined ? [] : [{ queue, why }];
   });
-  const counts: Record<string, number> = {};
-  for (const [q, n] of Object.entries(processedByQueue as Record<string, string>)) counts[q] = Number(n);
   return { queues, queued, inBackup, busy, processedByQueue: counts, unserved };
 }

@@ -5,17 +5,8 @@ import { NexqError } from '../../../config/nexq-error';
 import { UsageError } from '../args';
 import { LiveLine, renderProgress } from '../progress-bar';
 import { isQueueName } from '../../../config/validate';
-import { STATS_FLUSH_MS } from '../../actors/stats';
-import { Command, CONNECTION_HELP, flagText, Output, printJson, Session, withNexq } from './common';
-import {
-  arrivedBetween,
-  DrainState,
-  isDrained,
-  processedSince,
-  readDrainState,
-  remainingOf,
-  totalQueued,
-} from './drain-state';
+import { Command, CONNECTION_HELP, flagText, Output, printJson, withNexq } from './common';
+import { DrainState, isDrained, processedSince, readDrainState, remainingOf, totalQueued } from './drain-state';
 import { QueueUnservedError } from '../errors';
 import { knownQueue } from './known-queue';
 
@@ -43,7 +34,7 @@ export interface DrainSummary {
   remaining: number;
   queued: Record<string, number>;
   running: number;
-  /** Jobs of these queues that finished meanwhile (`<ns>:nexq:processed-by-queue`, flushed each second). */
+  /** Jobs of these queues that finished meanwhile (`<ns>:nexq:processed:<q>`, counted as each job settles). */
   processed: number;
   seconds: number;
   rate: number;
@@ -70,26 +61,6 @@ function summarize(state: DrainState, first: DrainState, startedAt: number, drai
     seconds,
     rate: seconds > 0 ? Math.round((processed / seconds) * 10) / 10 : 0,
   };
-}
-
-/**
- * Nodes flush their counts each second: give the jobs seen (left at the start, and seen arriving)
- * up to two flushes to show in `<ns>:nexq:processed-by-queue`, so the summary counts them.
- */
-async function awaitCounts(
-  session: Session,
-  queues: string[],
-  first: DrainState,
-  state: DrainState,
-  target: number,
-): Promise<DrainState> {
-  // Two flushes and a margin: a node on a busy machine may flush late.
-  const deadline = Date.now() + 2 * STATS_FLUSH_MS + 1000;
-  while (processedSince(first, state) < target && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
-    state = await readDrainState(session, queues);
-  }
-  return state;
 }
 
 function printSummary(out: Output, s: DrainSummary): void {
@@ -126,7 +97,6 @@ ${CONNECTION_HELP}`,
       const first = await readDrainState(session, args.positional);
       let state = first;
       let total = remainingOf(first);
-      let arrived = 0;
       for (;;) {
         const remaining = remainingOf(state);
         total = Math.max(total, remaining);
@@ -155,12 +125,9 @@ ${CONNECTION_HELP}`,
           );
         }
         await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
-        const previous = state;
         state = await readDrainState(session, args.positional);
-        arrived += arrivedBetween(previous, state);
       }
       live?.end();
-      state = await awaitCounts(session, args.positional, first, state, remainingOf(first) + arrived);
       printSummary(out, summarize(state, first, startedAt, true));
       return 0;
     });

@@ -138,6 +138,14 @@ local function nexq_release_slots(first, node)
   end
 end
 
+-- Counts a job of the queue as processed for `nexq drain`: INCR of KEYS[counter] unless it names
+-- KEYS[other] again (the step does not count). Called by the script that takes the job off its
+-- backup list (or ends a taken job), so the count and the backup lists never disagree. An add that
+-- only grows the key; pcall: a broken counter loses a count, never splits the move.
+local function nexq_count_processed(counter, other)
+  if KEYS[counter] ~= KEYS[other] then redis.pcall('INCR', KEYS[counter]) end
+end
+
 -- RPUSHes `values` onto `key` a thousand at a time, so any number of them fits through unpack.
 local function nexq_rpush_all(key, values)
   for first = 1, #values, 1000 do

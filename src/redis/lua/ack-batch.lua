@@ -2,6 +2,7 @@
 -- node's event loop: take each off its backup list and forget it in the job index, in one call.
 -- KEYS[1]    job index <ns>:nexq:jobs
 -- KEYS[1+i]  backup list job i was fetched into (i = 1..n)
+-- KEYS[1+n+i] the processed counter of job i's queue <ns>:nexq:processed:<q> (`nexq drain`)
 -- ARGV[2i-1] job i exactly as fetched
 -- ARGV[2i]   its jid ('' when unreadable)
 -- Returns per job 1 when acked, 0 when it was no longer in its backup list, or the error of a
@@ -16,9 +17,10 @@
 -- of the window and keeps it, so neither the cut nor the LREMs after it can empty the list (the
 -- window holds 4 entries per ack and 16 more); when it is not, the window is the whole list, so an
 -- ack not found in it is 0 at once, and a cut of all of it pushes before it trims
--- (nexq_replace_tail). A list of one ack gets one LREM, its only command. The index is written once,
--- last.
+-- (nexq_replace_tail). A list of one ack gets one LREM, its only command. Each counter gets one
+-- INCRBY (it only grows). The index is written once, last.
 local results, done = {}, {}
+local n = #ARGV / 2
 
 -- Takes job i off its backup list with LREM (the occurrence nearest the head, as any would do).
 local function remove_one(i)
@@ -66,7 +68,7 @@ end
 
 -- The jobs of each backup list, in the order given.
 local lists, keys = {}, {}
-for i = 1, #KEYS - 1 do
+for i = 1, n do
   local key = KEYS[1 + i]
   if not lists[key] then lists[key], keys[#keys + 1] = {}, key end
   local members = lists[key]
@@ -78,8 +80,19 @@ for _, key in ipairs(keys) do
   for _, i in ipairs(rest) do remove_one(i) end
 end
 
+-- The acked jobs count as processed, in the same call that took them off their backup lists.
+local counts, counters = {}, {}
+for i = 1, n do
+  if results[i] == 1 then
+    local counter = KEYS[1 + n + i]
+    if not counts[counter] then counts[counter], counters[#counters + 1] = 0, counter end
+    counts[counter] = counts[counter] + 1
+  end
+end
+for _, counter in ipairs(counters) do redis.pcall('INCRBY', counter, counts[counter]) end
+
 -- The acked jobs leave the index in one HDEL (one command per batch, not per job).
-for i = 1, #KEYS - 1 do
+for i = 1, n do
   if results[i] == 1 and ARGV[2 * i] ~= '' then done[#done + 1] = ARGV[2 * i] end
 end
 nexq_hdel_all(KEYS[1], done)

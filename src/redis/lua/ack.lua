@@ -3,7 +3,9 @@
 -- KEYS[1]   backup list the job was fetched into
 -- KEYS[2]   job index <ns>:nexq:jobs
 -- KEYS[3]   its unique lock <ns>:nexq:unique:<key> (KEYS[1] again when it has none)
--- KEYS[4..] running hashes it holds a slot in (<ns>:nexq:running:<q>, <ns>:nexq:running-class:<c>)
+-- KEYS[4]   the queue's processed counter <ns>:nexq:processed:<q> when this ack counts the job as
+--           processed (`nexq drain`), KEYS[1] again otherwise
+-- KEYS[5..] running hashes it holds a slot in (<ns>:nexq:running:<q>, <ns>:nexq:running-class:<c>)
 -- ARGV[1]   the job exactly as fetched
 -- ARGV[2]   its jid ('' when unreadable)
 -- ARGV[3]   its jid again when the unique lock is to be released now ('' otherwise)
@@ -15,8 +17,8 @@
 -- this node took it already, a first try whose reply was lost).
 -- LREM is the first write, and a backup key of the wrong type fails it before anything changed.
 -- The cluster rule (_prelude.lua): the LREM is the backup list's last command, the lock's DEL and
--- each running hash's HDEL their last, and the index is written last.
-nexq_expect_slots(4)
+-- each running hash's HDEL their last, the counter only grows, and the index is written last.
+nexq_expect_slots(5)
 if KEYS[3] ~= KEYS[1] then nexq_expect_type(KEYS[3], 'string') end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   if ARGV[5] == 'keep' and ARGV[2] ~= '' then
@@ -28,7 +30,8 @@ end
 if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) == ARGV[3] then
   redis.call('DEL', KEYS[3])
 end
-nexq_release_slots(4, ARGV[4])
+nexq_release_slots(5, ARGV[4])
+nexq_count_processed(4, 1)
 if ARGV[5] ~= 'keep' then
   nexq_forget(KEYS[2], ARGV[2])
 elseif ARGV[2] ~= '' then

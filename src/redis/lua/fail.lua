@@ -3,7 +3,9 @@
 -- KEYS[1]   backup list the job was fetched into
 -- KEYS[2]   destination sorted set (<ns>:retry or <ns>:dead)
 -- KEYS[3]   job index <ns>:nexq:jobs
--- KEYS[4..] running hashes it holds a slot in (queue's and class's limits across nodes)
+-- KEYS[4]   the queue's processed counter when the job counts as processed (it failed, rather than
+--           being cancelled or expiring), KEYS[1] again otherwise
+-- KEYS[5..] running hashes it holds a slot in (queue's and class's limits across nodes)
 -- ARGV[1]   the job exactly as fetched (to remove from the backup list)
 -- ARGV[2]   the rewritten job (error fields, retry_count, ...)
 -- ARGV[3]   score: epoch seconds when the job is due (retry) or died (dead)
@@ -17,18 +19,19 @@
 -- Returns 1 when filed, 0 when the job was no longer in the backup list (another node recovered it:
 -- filing it as well would run it twice).
 -- The cluster rule (_prelude.lua): the LREM is the backup list's last command, each running hash's
--- HDEL its last; the set's size is counted through its trims, and the index forgets the trimmed
+-- HDEL its last, the counter only grows; the set's size is counted through its trims, and the index forgets the trimmed
 -- jobs in one HMGET and one HDEL, its last commands.
 nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'zset')
-nexq_expect_slots(4)
+nexq_expect_slots(5)
 if ARGV[9] == 'taken' then
   if not nexq_still_taken(KEYS[3], ARGV[7]) then return 0 end
 elseif redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-nexq_release_slots(4, ARGV[6])
+nexq_release_slots(5, ARGV[6])
+nexq_count_processed(4, 1)
 nexq_index(KEYS[3], ARGV[7], ARGV[8] .. '\t' .. ARGV[3])
 -- The trimmed entries' jids, forgotten in the index together at the end (one HMGET, one HDEL).
 local dropped = {}
