@@ -13,7 +13,9 @@
 //     therefore also sweeps the backup lists of nodes that are not there.
 //  4. Every INDEX_SWEEP_MS (and on its first round) sweep a bounded slice of the job index: the
 //     "queued" entries of jobs that Sidekiq or Exq took off their queue are forgotten
-//     (src/redis/index-sweep.ts), so a mixed fleet's index does not grow without bound.
+//     (src/redis/index-sweep.ts), so a mixed fleet's index does not grow without bound. Only a
+//     fleet where another system's process was listed within FOREIGN_MEMORY_MS is swept after the
+//     first round: nexq's own moves rewrite their entries, and a sweep reads whole queues.
 //  5. Keep going through Redis errors: log, and try again next round.
 import { TickingActor } from '../runtime';
 import { allBackups, backupQueuesOf } from '../redis/backups';
@@ -36,6 +38,9 @@ export const SWEEP_EVERY = 6;
  */
 export const INDEX_SWEEP_MS = 60_000;
 
+/** How long the index is swept after a process that is not a nexq node (Sidekiq, Exq) was last listed. */
+export const FOREIGN_MEMORY_MS = 24 * 3600_000;
+
 export class NodeReaper extends TickingActor {
   /** Per-queue key layout: nodes with backup lists that were not in the beat set at the last sweep. */
   private absentBefore = new Set<string>();
@@ -43,6 +48,8 @@ export class NodeReaper extends TickingActor {
   private readonly indexSweep: IndexSweep;
   /** performance.now() of the last index sweep (none yet: the first round sweeps). */
   private lastIndexSweep = -Infinity;
+  /** performance.now() when a process that is not a nexq node was last listed (none yet). */
+  private lastForeignSeen = -Infinity;
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.nodeReaper, registry: ctx.registry, logger: ctx.logger, what: 'dead-node check' });
@@ -55,12 +62,24 @@ export class NodeReaper extends TickingActor {
 
   protected override async tick(): Promise<void> {
     await this.recoverDeadNodes();
-    if (performance.now() - this.lastIndexSweep >= INDEX_SWEEP_MS) {
-      this.lastIndexSweep = performance.now();
+    const now = performance.now();
+    if (now - this.lastIndexSweep >= INDEX_SWEEP_MS) {
+      const first = this.lastIndexSweep === -Infinity;
+      this.lastIndexSweep = now;
+      if (await this.foreignProcessListed()) this.lastForeignSeen = now;
+      if (!first && now - this.lastForeignSeen > FOREIGN_MEMORY_MS) return;
       const { forgotten } = await this.indexSweep.round();
       if (forgotten > 0)
         this.ctx.logger.debug(`forgot ${forgotten} index entries of jobs another system took`, { actor: this.name });
     }
+  }
+
+  /** True when `<ns>:processes` lists a process that no nexq node's beat names: Sidekiq or Exq. */
+  private async foreignProcessListed(): Promise<boolean> {
+    const { redis, keys } = this.ctx;
+    const [listed, ours] = await Promise.all([redis.smembers(keys.processes), redis.hvals(keys.nodeIdentities)]);
+    const nexq = new Set(ours);
+    return listed.some((identity) => !nexq.has(identity));
   }
 
   protected override nextTickMs(): number {
