@@ -277,7 +277,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
       work: { written: 1, removed: ['job-old'], set: {} },
     };
     const result = await onSource(keys.nodes, (source) => writeBeat(source, keys, beat));
-    expect(result).to.deep.equal({ signal: 'TTIN', workLost: false });
+    expect(result).to.deep.equal({ signal: 'TTIN', workLost: false, absent: false });
     for (const key of hashes) expect(await cluster.exists(key)).to.equal(0);
     expect(await cluster.hget(keys.process(identity), 'busy')).to.equal('0');
   });
