@@ -71,7 +71,7 @@ export const APART_QUEUE = 'apart';
  * A node in a process of its own beside a test's in-process nodes, with the same Redis option, on
  * a queue of its own (so the test's counts are its nodes' alone): a rejection nothing handles ends
  * this process as it ends a node in production, where in the test's own process the global hooks
- * fail the test instead. Its connections (main, idle wait, cancel subscriber) live through it all.
+ * fail the test instead. Its connections (main, wake subscriber, cancel subscriber) live through it all.
  */
 export function startApartNode(options: NexqStartOptions): Promise<NodeProcess> {
   return startNodeProcess({

@@ -2,7 +2,7 @@
 // through the sentinels with `waitReplicas: 1`, the producer enqueuing one job at a time (50 ms
 // jobs). Each round forces a failover (SENTINEL FAILOVER), then kills the new master with -9 (it
 // comes back and rejoins). At the end: no confirmed enqueue lost, every job that ran twice was in
-// flight at a switch, and every client (main, idle waits, cancel subscriber, producer) is connected.
+// flight at a switch, and every client (main, wake subscriber, cancel subscriber, producer) is connected.
 // Prints the write pause of each switch: the longest gap between two confirmed enqueues around it.
 // NEXQ_CHAOS_FAILOVER_ROUNDS sets the rounds (default 2; the figures in the README come from 10).
 // To measure other designs: NEXQ_CHAOS_WAIT_REPLICAS (default 1) and NEXQ_CHAOS_MIN_REPLICAS_TO_WRITE
@@ -173,8 +173,8 @@ describe('chaos: Sentinel failover loop, two replicas', function () {
     expect(lost, 'confirmed enqueues that never ran').to.deep.equal([]);
     const stray = twice.filter((jid) => !switches.some((s) => inFlightAt(jid, s)));
     expect(stray, 'jobs that ran twice without being in flight at a switch').to.deep.equal([]);
-    // Every client is connected again: each node's main client, idle waits (they woke for the jobs
-    // above) and cancel subscriber, and the producer's client.
+    // Every client is connected again: each node's main client and cancel subscriber, and the
+    // producer's client.
     const clients = (n: Nexq): Array<{ status: string }> => [n.node.ctx.redis];
     const subscriber = (n: Nexq) =>
       (n.node.ctx.registry.whereis(ActorNames.canceller) as unknown as { subscriber?: Redis } | undefined)?.subscriber;
