@@ -207,6 +207,8 @@ describe('batches', function () {
     expect((await t.records(out)).map((r) => r.jid).sort()).to.deep.equal([now, ...more].sort());
     const [scheduled] = await t.redis.zrange(t.keys.schedule('default'), 0, -1);
     expect(JSON.parse(scheduled)).to.include({ jid: later, bid: batch.bid, class: 'Record' });
+    // A handler's record lands before its job is settled (and leaves the batch's pending set).
+    await waitFor(async () => (await batch.status())?.pending === 1, 15_000, 'the two run jobs settled');
     expect(await batch.status()).to.include({ total: 3, pending: 1 });
   });
 });
