@@ -166,6 +166,8 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   integer(merged, 'deadTimeoutSeconds', 0);
   integer(merged, 'jobTimeout', 0);
   integer(merged, 'threads', 1);
+  // Half of the claims buffer's thread indexes (workers/claims-layout.ts): room for replacements.
+  if (merged.threads > 32) throw new ConfigError('threads', 'an integer from 1 to 32', merged.threads);
   integer(merged, 'threadMaxHeapMb', 0);
   integer(merged, 'maxYoungGenerationMb', 0);
   integer(merged, 'threadYoungGenerationMb', 0);

@@ -12,30 +12,41 @@ export interface JobTask {
   file: string;
   /** ActiveJob's wrapper: the handler gets `args[0].arguments` instead of `args`. */
   activeJob?: boolean;
-  /** Set when the job has a timeout: the thread says `{ type: STARTED, id }` as it starts the job. */
+  /** Its id in the pool: the thread names it in its TURN messages (accepted, started, ended). */
   id?: number;
-  /** Its queue's row in the work table (ThreadData), for the handler's `this.slots()`. */
+  /** Its queue's row in the work table (ThreadData): the slot it claims, and the handler's `this.slots()`. */
   slotsRow?: number;
+  /** The generation of the node's claim it was handed over in: a later one means it must not start. */
+  generation?: number;
   /** Set to run the module's `exhausted(args, error)` hook with this error instead of `perform`. */
   exhausted?: ThrownError;
 }
 
-/** The message a thread posts when it starts a job that has an id (its timeout starts then). */
-export const STARTED = 'nexq:started';
+/**
+ * What a thread says in one turn, in one message: `accepted`, the ids of a batch it was just
+ * handed (with `threadId`, so the main thread can stop one job's thread); `started`, the jobs
+ * whose handlers start right after this message (a job waits in the thread's run queue until a
+ * slot is free: workers/run-queue.ts); and the outcomes of the jobs that ended (`ids`, `outcomes`).
+ * DONE is the per-job fallback for an outcome that cannot be cloned.
+ */
+export const TURN = 'nexq:turn';
 
-/** The message a thread posts as it starts a batch: `{ type: BATCH, ids, threadId }` (to stop one job's thread). */
-export const BATCH = 'nexq:batch';
-
-/** The message a thread posts as each job of a batch finishes: `{ type: DONE, id, outcome }`. */
+/** The message a thread posts for one job's outcome: `{ type: DONE, id, outcome }`. */
 export const DONE = 'nexq:done';
 
-/** The message a thread posts when a handler reports progress: `{ type: PROGRESS, jid, value }`. */
+/** The message a handler posts when it reports progress: `{ type: PROGRESS, jid, value }`. */
 export const PROGRESS = 'nexq:progress';
+
 /**
- * The jobs of a thread that finished in one turn, in one message: `{ type: DONE_MANY, ids, outcomes }`
- * (one message per job costs the main thread a message event each). DONE is the per-job fallback.
+ * The message a thread posts as it starts: `{ type: CONTROL, threadId, port }`, the port on which
+ * the main thread sends it ControlMessages.
  */
-export const DONE_MANY = 'nexq:done-many';
+export const CONTROL = 'nexq:control';
+
+/** What the main thread asks of a thread on its control port. */
+export type ControlMessage =
+  /** Withdraw the waiting jobs with these ids, or of these work-table rows, or all when neither is set. */
+  { type: 'withdraw'; ids?: number[]; rows?: number[] };
 
 /**
  * The message a handler's `this.batch.enqueue…` posts: `{ type: ENQUEUE, bid, jobs, port }`; the
@@ -48,10 +59,16 @@ export type EnqueueReply = { ok: true; jids: string[] } | { ok: false; error: { 
 /** What a thread posts to the main thread (a handler may post values of its own besides). */
 export type ThreadMessage =
   | { type: typeof PROGRESS; jid: string; value: unknown }
-  | { type: typeof STARTED; id: number }
-  | { type: typeof BATCH; ids: number[]; threadId: number }
+  | {
+      type: typeof TURN;
+      threadId: number;
+      accepted?: number[];
+      started?: number[];
+      ids?: number[];
+      outcomes?: JobOutcome[];
+    }
   | { type: typeof DONE; id: number; outcome: JobOutcome }
-  | { type: typeof DONE_MANY; ids: number[]; outcomes: JobOutcome[] }
+  | { type: typeof CONTROL; threadId: number; port: MessagePort }
   | { type: typeof ENQUEUE; bid: string; jobs: unknown[]; port: MessagePort };
 
 export interface ThrownError {
@@ -67,7 +84,8 @@ export interface ThrownError {
  * `rateLimited`: the handler said the remote side throttles it, for that many seconds: the job goes
  * back to the head of its queue, and its queue (or rate-limited class) pauses on every node.
  * `stopped`: the job did not fail by itself: it was cancelled on request, or interrupted because
- * its thread was stopped to cancel another job.
+ * its thread was stopped to cancel another job, or withdrawn from its thread's run queue before
+ * it started (it goes back to its queue).
  */
 export type JobOutcome =
   /** `result`: the return value to keep, when the job or its handler asked for it. */
@@ -75,7 +93,7 @@ export type JobOutcome =
   | {
       ok: false;
       error: ThrownError;
-      stopped?: 'cancelled' | 'interrupted';
+      stopped?: 'cancelled' | 'interrupted' | 'withdrawn';
       /** The verdict of the handler's backoff function, when it has one and retries are left. */
       retryIn?: RetryVerdict;
       /** Why the backoff function gave no verdict (it threw, or answered nonsense): logged. */
@@ -90,8 +108,10 @@ export interface RetrySettings {
 
 /** Data every thread gets at start (piscina's workerData). */
 export interface ThreadData {
-  /** The work table's buffer (see src/run/work-table.ts), readable from threads. */
+  /** The work table's buffer (see src/run/work-table.ts): threads claim running slots in it. */
   workTable: SharedArrayBuffer;
+  /** The claims buffer (workers/claims-layout.ts): the lease deadline and each thread's claims. */
+  claims?: SharedArrayBuffer;
   /** The absolute path of the `threadSetup` module, imported once before the thread's first job. */
   setup?: string;
   retry?: RetrySettings;

@@ -1,27 +1,41 @@
-// The piscina entry: runs one job's handler on this worker thread (workers/perform-task.ts) and
-// answers with a plain record. Every failure of the job, thrown or rejected, becomes `{ ok: false, error }`.
-import { MessagePort, parentPort, threadId, workerData } from 'node:worker_threads';
+// The piscina entry: runs jobs' handlers on this worker thread (workers/perform-task.ts) and
+// answers with plain records. Every failure of a job, thrown or rejected, becomes `{ ok: false, error }`.
+//
+// A job handed to this thread waits in its run queue (workers/run-queue.ts) until it holds one of
+// its queue's running slots in the shared work table; when a job ends, its slot goes to the next
+// job waiting here on the same tick. What happened in a turn goes to the main thread in one TURN
+// message, posted before the handlers it names as started are called.
+import { MessageChannel, MessagePort, parentPort, threadId, workerData } from 'node:worker_threads';
 import { describeLoadFailure, HandlerLoadError } from './handler-loader';
 import { PerformObserver, performTask, toThrownError } from './perform-task';
 import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
 import { importModule } from './typescript-loader';
 import type { PostToMain } from './job-batch';
-import { BATCH, DONE, DONE_MANY, JobOutcome, JobTask, PROGRESS, STARTED, ThreadData } from './protocol';
-import { QueueSlots, readSlots } from './work-table-layout';
+import { CONTROL, ControlMessage, DONE, JobOutcome, JobTask, PROGRESS, ThreadData, TURN } from './protocol';
+import { FIELDS, MAX_QUEUES, QueueSlots, readSlots } from './work-table-layout';
+import { claimsViews } from './claims-layout';
+import { SlotClaims } from './slot-claims';
+import { LocalJob, RunQueue } from './run-queue';
 
-// The node's work table, shared with the main thread: read, never written, here.
 const data = workerData as Partial<ThreadData> | undefined;
-const table = data?.workTable;
 const retry = data?.retry ?? DEFAULT_RETRY_SETTINGS;
-const cells = table ? new Int32Array(table) : undefined;
-const NO_ROW: QueueSlots = { concurrency: 0, busy: 0, free: 0 };
+const cells = new Int32Array(data?.workTable ?? new SharedArrayBuffer(MAX_QUEUES * FIELDS * 4));
+const claims = new SlotClaims(cells, data?.claims ? claimsViews(data.claims) : undefined, threadId);
+const runQueue = new RunQueue(claims, () => flushSoon());
 const post: PostToMain | undefined = parentPort
   ? (message, transfer) => parentPort?.postMessage(message, transfer)
   : undefined;
-const slotsOf = (row: number | undefined): QueueSlots => (cells && row !== undefined ? readSlots(cells, row) : NO_ROW);
+const slotsOf = (row: number | undefined): QueueSlots =>
+  row !== undefined ? readSlots(cells, row) : { concurrency: 0, busy: 0, free: 0 };
+
+const WITHDRAWN: JobOutcome = {
+  ok: false,
+  stopped: 'withdrawn',
+  error: { class: 'JobWithdrawnError', message: 'withdrawn from its thread before it started' },
+};
 
 /** The `threadSetup` module (e.g. an OpenTelemetry tracer provider), imported once before the first job. */
-const setupFile = (workerData as Partial<ThreadData> | undefined)?.setup;
+const setupFile = data?.setup;
 let setup: Promise<unknown> | undefined;
 
 /** Imports the setup module once; a failure fails the jobs (HANDLER_LOAD) until a later import succeeds. */
@@ -40,31 +54,52 @@ const observer: PerformObserver = {
   progress: (jid, value) => parentPort?.postMessage({ type: PROGRESS, jid, value }),
 };
 
-export default async function runJob(task: JobTask): Promise<JobOutcome> {
-  if (task.id !== undefined) parentPort?.postMessage({ type: STARTED, id: task.id });
-  return (setupFile && (await setUp(setupFile))) || performTask(task, observer, slotsOf, post, retry);
+/** Runs one job's handler (after the setup module); never rejects. */
+async function perform(task: JobTask): Promise<JobOutcome> {
+  return (
+    (setupFile && (await setUp(setupFile))) ||
+    (await performTask(task, observer, slotsOf, post, retry).catch(unreadableFailure))
+  );
+}
+
+/** One job through the run queue: resolves with its outcome once it ran, or was withdrawn unstarted. */
+function runQueued(task: JobTask & { id: number }, onEnd: (outcome: JobOutcome) => void): void {
+  // An exhausted hook runs in the slot its job still holds: it claims none.
+  const row = task.exhausted ? undefined : task.slotsRow;
+  const job: LocalJob = {
+    id: task.id,
+    row,
+    generation: task.generation,
+    run: () => {
+      const end = (outcome: JobOutcome) => {
+        runQueue.ended(row);
+        onEnd(outcome);
+      };
+      perform(task).then(end, (err: unknown) => end(unreadableFailure(err)));
+    },
+    withdraw: () => onEnd(WITHDRAWN),
+  };
+  runQueue.admit(job);
+}
+
+/** A job with a timeout: a piscina task of its own (its thread is terminated when it runs over). */
+export default function runJob(task: JobTask): Promise<JobOutcome> {
+  return new Promise((resolve) => runQueued({ ...task, id: task.id ?? 0 }, resolve));
 }
 
 /**
  * A batch of jobs in one piscina task (handing jobs over one by one costs more than running
- * them): all run at once, and each answers as it finishes, so a slow job never holds back the
- * others' acks. The outcomes of one turn go together (`answerFinished`). Resolves when all are done.
+ * them): each starts when it holds a slot, and each answers as it finishes, so a slow job never
+ * holds back the others' acks. Resolves when all are done or withdrawn.
  */
 export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<number> {
-  // Piscina runs this on a worker thread, which always has a parent port.
-  const port = parentPort;
-  if (!port) throw new Error('runBatch runs on a worker thread only');
-  port.postMessage({ type: BATCH, ids: tasks.map((t) => t.id), threadId });
+  if (!parentPort) throw new Error('runBatch runs on a worker thread only');
+  accepted.push(...tasks.map((t) => t.id));
   await Promise.all(
-    tasks.map(async (task) => {
-      const outcome =
-        (setupFile && (await setUp(setupFile))) ||
-        (await performTask(task, observer, slotsOf, post, retry).catch(unreadableFailure));
-      finished(port, task.id, outcome);
-    }),
+    tasks.map((task) => new Promise<void>((done) => runQueued(task, (o) => finished(task.id, o, done)))),
   );
   // Every outcome is posted before the batch resolves: a thread terminated after that loses none.
-  answerFinished(port);
+  flush();
   return tasks.length;
 }
 
@@ -78,28 +113,58 @@ function unreadableFailure(err: unknown): JobOutcome {
   return { ok: false, error: { class: 'UnreadableError', message: `the job's error could not be read (${why})` } };
 }
 
-/** Jobs finished on this thread and not answered yet: answered together once the turn's microtasks ran. */
+// What this turn has to say: answered together once its microtasks ran.
+let accepted: number[] = [];
 let finishedIds: number[] = [];
 let finishedOutcomes: JobOutcome[] = [];
+let flushQueued = false;
 
-function finished(port: MessagePort, id: number, outcome: JobOutcome): void {
+function finished(id: number, outcome: JobOutcome, done?: () => void): void {
   finishedIds.push(id);
   finishedOutcomes.push(outcome);
-  // A tick queued from a microtask runs once the microtasks queued so far ran: the jobs that end
-  // together (every job of a batch of quick ones) go in one message.
-  if (finishedIds.length === 1) process.nextTick(() => answerFinished(port));
+  flushSoon();
+  done?.();
 }
 
-function answerFinished(port: MessagePort): void {
-  if (finishedIds.length === 0) return;
+/**
+ * A tick queued from a microtask runs once the microtasks queued so far ran: the jobs that end
+ * together (every job of a batch of quick ones), and the jobs their slots go to, go in one message.
+ */
+function flushSoon(): void {
+  if (flushQueued) return;
+  flushQueued = true;
+  process.nextTick(flush);
+}
+
+/** Posts what this turn has to say, then starts the jobs it says started (never the other way round). */
+function flush(): void {
+  flushQueued = false;
+  const starts = runQueue.takeStarts();
+  const port = parentPort;
+  // Off a worker thread (a test running the entry in-process) there is nobody to tell.
+  if (port && (accepted.length > 0 || starts.length > 0 || finishedIds.length > 0)) postTurn(port, starts);
+  for (const job of starts) job.run();
+}
+
+function postTurn(port: MessagePort, starts: LocalJob[]): void {
+  const message = {
+    type: TURN,
+    threadId,
+    accepted: accepted.length > 0 ? accepted : undefined,
+    started: starts.length > 0 ? starts.map((job) => job.id) : undefined,
+    ids: finishedIds,
+    outcomes: finishedOutcomes,
+  };
   const ids = finishedIds;
   const outcomes = finishedOutcomes;
+  accepted = [];
   finishedIds = [];
   finishedOutcomes = [];
   try {
-    port.postMessage({ type: DONE_MANY, ids, outcomes });
+    port.postMessage(message);
   } catch {
-    // An outcome that cannot be cloned: each goes on its own, that one as text.
+    // An outcome that cannot be cloned: the turn goes without them, then each on its own, that one as text.
+    port.postMessage({ ...message, ids: [], outcomes: [] });
     ids.forEach((id, i) => answerOne(port, id, outcomes[i]));
   }
 }
@@ -119,3 +184,23 @@ function answerOne(port: MessagePort, id: number, outcome: JobOutcome): void {
     port.postMessage({ type: DONE, id, outcome: cloneable });
   }
 }
+
+/** The main thread's requests come on a port of this thread's own, sent to it as the thread starts. */
+function openControlPort(): void {
+  if (!parentPort) return;
+  const { port1, port2 } = new MessageChannel();
+  port1.on('message', (msg: ControlMessage) => {
+    if ((msg as Partial<ControlMessage> | null)?.type !== 'withdraw') return;
+    const ids = msg.ids ? new Set(msg.ids) : undefined;
+    const rows = msg.rows ? new Set(msg.rows) : undefined;
+    runQueue.withdraw(
+      ids || rows
+        ? (job) => (ids?.has(job.id) ?? false) || (job.row !== undefined && (rows?.has(job.row) ?? false))
+        : undefined,
+    );
+  });
+  port1.unref();
+  parentPort.postMessage({ type: CONTROL, threadId, port: port2 }, [port2]);
+}
+
+openControlPort();

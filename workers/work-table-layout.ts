@@ -1,12 +1,16 @@
 // The layout of the shared work table (src/run/work-table.ts): one row of Int32 cells per queue a
-// node serves, in a SharedArrayBuffer every worker thread gets at start. The main thread alone
-// writes it; any thread reads a row lock-free with Atomics, which keep each cell whole.
+// node serves, in a SharedArrayBuffer every worker thread gets at start. The main thread writes
+// the row's settings and its own count of jobs handed to threads; the threads claim and give back
+// the row's running slots with Atomics (workers/slot-claims.ts), which keep each cell whole.
 
-export const FIELDS = 4; // concurrency, busy, active (1 while subscribed), reserved (fetched ahead)
+/** concurrency, busy (handed to threads: the main thread's count), active (1 while subscribed), running. */
+export const FIELDS = 4;
 export const CONCURRENCY = 0;
+/** Jobs of the queue the main thread handed to its threads and has not heard the end of. */
 export const BUSY = 1;
 export const ACTIVE = 2;
-export const RESERVED = 3;
+/** Jobs of the queue whose handler runs on a thread now: claimed by threads, never above CONCURRENCY. */
+export const RUNNING = 3;
 export const MAX_QUEUES = 1024;
 
 /** One queue's slots on this node, as a handler reads them (`this.slots()`). */
@@ -20,6 +24,6 @@ export interface QueueSlots {
 /** Reads row `row` of the table in `cells`. */
 export function readSlots(cells: Int32Array, row: number): QueueSlots {
   const concurrency = Atomics.load(cells, row * FIELDS + CONCURRENCY);
-  const busy = Atomics.load(cells, row * FIELDS + BUSY);
+  const busy = Atomics.load(cells, row * FIELDS + RUNNING);
   return { concurrency, busy, free: Math.max(0, concurrency - busy) };
 }

@@ -10,7 +10,9 @@
 //  3. Give its slot back when its handler succeeded (the settle still on its way) or when it exits,
 //     however it exits (the manager's onExit).
 //  4. On `cancel`, stop its job (the thread is terminated); it settles as cancelled.
-//  5. Emit job:start; say at warn when the stop's shutdownTimeout cuts it off, with where the job is left.
+//  5. Emit job:start when its handler starts on its thread (it may wait there for a slot: the
+//     thread starts it, not this actor); say at warn when the stop's shutdownTimeout cuts it off,
+//     with where the job is left.
 //  6. Pass its handler's retry policy and its thread's backoff verdict to the settle path, and run
 //     the handler's `exhausted` hook once a failure has filed the job in dead (src/run/exhausted-hook.ts).
 import { Actor, ExitReason } from '../runtime';
@@ -37,12 +39,16 @@ export interface JobRunnerOptions {
   onExit: (fetched: FetchedJob) => void;
   /** Called when its handler succeeded: the slot is free for the next job while this one settles. */
   onThreadDone?: () => void;
+  /** Called when its handler starts on its thread. */
+  onStarted?: () => void;
 }
 
 type Cast = { type: 'run' };
 
 export class JobRunner extends Actor<never, Cast> {
   private exitReported = false;
+  /** Its job never started: taken back from its thread, it stays in the backup list for a reclaim. */
+  withdrawn = false;
   private cancelRequested = false;
   /** Its fate is settled (or was never in its hands): a stop that kills it now cuts nothing off. */
   private done = false;
@@ -135,20 +141,28 @@ export class JobRunner extends Actor<never, Cast> {
       startedAt: (this.startedAt = Date.now()),
     };
     this.job.event = event;
-    if (ctx.events.has('job:start')) ctx.events.emit('job:start', jobEventBase(ctx, fetched));
+    this.running.started = () => {
+      event.startedAt = this.startedAt = Date.now();
+      this.options.onStarted?.();
+      if (ctx.events.has('job:start')) ctx.events.emit('job:start', jobEventBase(ctx, fetched));
+    };
     try {
       await pipeline.before(event);
       if (this.cancelWasRequested()) return { kind: 'cancelled' };
       const handler = (this.handler = ctx.jobs.handlers.resolve(job.class, job.wrapped));
       const { file, activeJob } = handler;
       const slotsRow = ctx.jobs.running.slots.row(queue);
-      const task = { raw: opened, file, activeJob, slotsRow };
+      const task = { raw: opened, file, activeJob, slotsRow, generation: ctx.jobs.pool.claims.generation };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return okOutcome(result, durationMs);
       // Killed by the stop after shutdownTimeout: this failure is the pool tearing down the thread,
       // not the job's. The job stays in the backup list and runs again after the next boot.
       if (!this.alive) return { kind: 'abandoned' };
+      if (result.stopped === 'withdrawn') {
+        this.withdrawn = true;
+        return { kind: 'withdrawn' };
+      }
       // Interrupted while its own cancel was on the way (its thread stopped for another): cancelled too.
       if (result.stopped === 'cancelled' || (result.stopped === 'interrupted' && this.cancelWasRequested()))
         return { kind: 'cancelled' };

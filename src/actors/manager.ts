@@ -51,6 +51,9 @@ export function managerShutdownMs(redis: RedisClient): number {
   return commandTimeoutOf(redis) + 2000;
 }
 
+/** How long a stopping manager waits for the jobs waiting on threads to come back, ms. */
+const WITHDRAW_WAIT_MS = 1000;
+
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
 
@@ -80,6 +83,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly reclaimer: Reclaimer;
   private readonly classes: ClassLimit[];
   private readonly handOverParts: HandOverParts;
+  private withdrawnForQuiet = false;
 
   constructor(private readonly ctx: JobsContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
@@ -87,13 +91,17 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.classes = classLimits(config, keys);
     // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused. (Under
     // a queue's rate limit the fetch takes jobs ahead only while the window has room to spare.)
+    // Nor for a queue of concurrency 1: its jobs wait on whichever thread took them, and a slot goes
+    // first to a job waiting on its own thread, so with one slot they could start out of order.
     const prefetchOf = (q: ResolvedQueue) =>
-      q.globalConcurrency === undefined && this.classes.length === 0 && config.totalConcurrency === 0
+      q.globalConcurrency === undefined &&
+      this.classes.length === 0 &&
+      config.totalConcurrency === 0 &&
+      q.concurrency > 1
         ? Math.round(config.prefetch * q.concurrency)
         : 0;
     const table = ctx.jobs.running.slots;
-    const reservedChanged = (queue: string, count: number) => table.setReserved(queue, count);
-    this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, reservedChanged);
+    this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, (queue) => table.ahead(queue));
     this.wakes = new WakeSignals(
       ctx.redis,
       keys.wakeChannel,
@@ -109,7 +117,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       sendAfter: (msg, ms) => this.sendAfter(msg, ms),
       cancel: (timer) => this.cancelTimer(timer),
     });
-    this.reclaimer = new Reclaimer(ctx, this.name, (queue) => this.queues.reservedOf(queue));
+    this.reclaimer = new Reclaimer(ctx, this.name);
     // A job's runner outlives a restart of the manager that started it: it tells whichever runs now.
     const current = () => ctx.registry.whereis<Manager>(ActorNames.manager);
     const events = {
@@ -124,6 +132,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       table: ctx.jobs.running.slots,
       reclaimer: this.reclaimer,
       dispatch: (queue, backupKey, raw) => dispatcher.dispatch(queue, backupKey, raw),
+      withdraw: (queue) => this.withdraw(queue),
       queueFailed: (queue, message) => this.queueFailed(queue, message),
       logger: ctx.logger,
       actor: this.name,
@@ -164,7 +173,6 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   protected override async handleInfo(msg: Info): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
-    if (msg.type === 'slot_freed') await this.startReserved(msg.queue);
     if (msg.type === 'slot_freed' || msg.type === 'reclaim' || msg.type === 'lease_regained') {
       this.schedule.now();
       return;
@@ -187,10 +195,14 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   protected override async terminate(): Promise<void> {
     this.wakes.close();
     this.schedule.stop();
-    // What was fetched ahead goes back to the head of its queue now, for any node to run; if Redis
-    // does not answer, it waits in the backup list for the next boot or a survivor's recovery.
-    const held = this.queues.dropReserves();
-    if (held.length > 0) await reclaimUnworked(this.ctx, held, this.name).catch(() => undefined);
+    // What was handed over ahead comes back from the threads, and goes back to the head of its
+    // queue now, for any node to run; if Redis does not answer, it waits in the backup list for
+    // the next boot or a survivor's recovery.
+    this.withdraw();
+    const { running } = this.ctx.jobs;
+    for (let waited = 0; running.waiting() > 0 && waited < WITHDRAW_WAIT_MS; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await reclaimUnworked(this.ctx, this.queues.names(), this.name).catch(() => undefined);
   }
 
   private async subscribe(queue: string, concurrency: number | undefined): Promise<void> {
@@ -201,8 +213,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       config.concurrency,
       'queue',
     );
-    const wasIdle =
-      this.table.busy(spec.name) === 0 && !this.late.has(spec.name) && this.queues.reservedOf(spec.name).length === 0;
+    const wasIdle = this.table.busy(spec.name) === 0 && !this.late.has(spec.name);
     this.queues.add(spec);
     this.table.add(spec.name, spec.concurrency);
     this.indexKeys();
@@ -212,12 +223,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   private unsubscribe(queue: string): void {
-    if (this.queues.remove(queue) > 0) {
-      this.reclaimer.queue(queue); // its jobs fetched ahead go back
-      this.schedule.now();
-    }
+    if (!this.queues.get(queue)) return;
+    this.withdraw(queue); // its jobs waiting on threads go back
+    this.queues.remove(queue);
     this.table.remove(queue);
     this.indexKeys();
+    this.schedule.now();
   }
 
   private indexKeys(): void {
@@ -225,24 +236,18 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     for (const name of this.queues.names()) this.byKey.set(this.ctx.keys.queue(name), name);
   }
 
-  /** Starts the jobs `queue` holds fetched ahead, while it has free slots: no round trip to Redis. */
-  private async startReserved(queue: string): Promise<void> {
-    const backupKey = this.ctx.keys.backup(this.ctx.config.nodeId, queue);
-    let raw: string | undefined;
-    // Declared dead meanwhile: the reaper gave those jobs to the other nodes. A reclaim puts back
-    // only what is still in this node's backup list (nothing, unless the reaper has yet to move it).
-    if (this.ctx.lease.takeForfeit() || this.ctx.lifecycle.quiet) {
-      this.dropReserves();
+  /**
+   * Takes back the jobs waiting on threads for a slot, of `queue` or of every queue: each runner
+   * puts its job back at the head of its queue. Quiet, stop, unsubscribe, a pause, a lost claim.
+   */
+  private withdraw(queue?: string): void {
+    const { running, pool } = this.ctx.jobs;
+    if (queue === undefined) {
+      pool.withdraw();
       return;
     }
-    if (!this.ctx.lease.holds()) return; // kept until a beat says whose they are
-    while (this.table.free(queue) > 0 && (raw = this.queues.takeReserved(queue)) !== undefined)
-      await this.handOverParts.dispatch(queue, backupKey, raw);
-  }
-
-  /** Quiet: the jobs fetched ahead go back to their queues (the reclaimer puts them back). */
-  private dropReserves(): void {
-    for (const queue of this.queues.dropReserves()) this.reclaimer.queue(queue);
+    const row = running.slots.row(queue);
+    if (row !== undefined) pool.withdraw([row]);
   }
 
   /** One round: what the policy says to fetch is fetched and dispatched, what it says to wait on is waited on. */
@@ -250,18 +255,19 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const now = Date.now();
     const round = this.schedule.begin(msg, now);
     if (!round) return;
+    // Declared dead meanwhile: the reaper gave this node's backup lists to the other nodes, and
+    // the jobs waiting on its threads are theirs now.
+    if (this.ctx.lease.takeForfeit()) this.withdraw();
     if (!this.ctx.lease.holds()) {
       // A beat that renews the claim wakes the manager (lease_regained); the timer is a fallback.
-      if (this.ctx.lease.takeForfeit()) this.dropReserves();
       this.schedule.at(now + this.ctx.config.heartbeatInterval * 1000);
       return;
     }
     if (!this.ctx.lifecycle.rehydrated) await this.rehydrate();
-    if (this.ctx.lifecycle.quiet) this.dropReserves();
-    // Only where jobs wait fetched ahead: each call costs a turn, and a node may serve hundreds of queues.
-    else
-      for (const name of this.queues.names())
-        if (this.queues.reservedOf(name).length > 0) await this.startReserved(name);
+    if (this.ctx.lifecycle.quiet && !this.withdrawnForQuiet) {
+      this.withdrawnForQuiet = true;
+      this.withdraw();
+    }
     await this.reclaimIfDue();
     const { config } = this.ctx;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;

@@ -1,8 +1,8 @@
 // What follows a fetch, a poll's or a late call's: each queue's new state recorded for the fetch
 // policy, queues whose keys Redis refused left out for a while, a call whose reply was lost
-// reclaimed, and one runner started per job taken while the queue has a free slot. The jobs beyond
-// its free slots are the ones fetched ahead (prefetch), kept to start when a slot frees; any more
-// (its concurrency lowered while a call was out) go back to their queue. A fetch answered after the
+// reclaimed, and one runner started per job taken while the queue has a free slot or room ahead of
+// one (prefetch: the job waits on a thread for a slot); any more (its concurrency lowered while a
+// call was out) go back to their queue. A fetch answered after the
 // node's claim on its backup lists may have lapsed (src/node/lease.ts) starts nothing: its jobs
 // go back from the backup list, if a reaper has not taken them already.
 import type { Logger } from '../logger';
@@ -19,6 +19,8 @@ export interface HandOverParts {
   table: WorkTable;
   reclaimer: Reclaimer;
   dispatch(queue: string, backupKey: string, raw: string): Promise<void>;
+  /** Takes back the jobs of `queue` waiting on threads for a slot (they go back to the queue). */
+  withdraw(queue: string): void;
   queueFailed(queue: string, message: string): void;
   logger: Logger;
   actor: string;
@@ -34,16 +36,16 @@ export async function handOver(parts: HandOverParts, fetchQueues: FetchQueue[], 
   for (const [i, { name, backupKey }] of fetchQueues.entries()) {
     const wait = fetched.waits[i] ?? 0;
     queues.record(name, fetched.states[i], wait > 0 ? Date.now() + wait : 0);
-    // Paused for output: what it holds fetched ahead goes back rather than start.
-    if (fetched.states[i] === 'paused') for (const q of queues.dropReserves(name)) reclaimer.queue(q);
+    // Paused for output: what it handed over ahead goes back rather than start.
+    if (fetched.states[i] === 'paused') parts.withdraw(name);
     if (fetched.jobs[i].length > 0 && !parts.mayStart()) {
       reclaimer.queue(name);
       continue;
     }
     for (const raw of fetched.jobs[i]) {
-      if (table.free(name) <= 0) {
-        // Taken ahead of a free slot (prefetch): it starts when one frees; beyond that, back it goes.
-        if (!queues.reserve(name, raw)) reclaimer.queue(name);
+      // Taken ahead of a free slot (prefetch): it waits on a thread for one; beyond that, back it goes.
+      if (table.free(name) <= 0 && !queues.mayHandAhead(name)) {
+        reclaimer.queue(name);
         continue;
       }
       await parts.dispatch(name, backupKey, raw);

@@ -1,7 +1,8 @@
 // The queues this node serves, each with what the last fetch from it said (the fetch policy's
-// input), after Redis refused its keys until when it is left alone, and the jobs fetched ahead of
-// a free slot (`prefetch`: they wait in the backup list, this is the order they start in). The
-// manager's state for runtime subscribe and unsubscribe; the slots themselves are in the work table.
+// input), after Redis refused its keys until when it is left alone, and how many jobs it may hand
+// to the threads ahead of a free slot (`prefetch`: they wait in a thread's run queue, and in the
+// backup list). The manager's state for runtime subscribe and unsubscribe; the slots themselves,
+// and the count of jobs handed over, are in the work table.
 import type { ResolvedQueue } from '../../config/validate';
 import type { Keys } from '../redis/keys';
 import { gcra } from '../redis/limits';
@@ -15,10 +16,8 @@ export interface ServedQueue extends ResolvedQueue {
   opensAt: number;
   /** Epoch ms until which its keys are left alone after Redis refused them (e.g. WRONGTYPE). */
   brokenUntil: number;
-  /** How many jobs may be fetched ahead of a free slot (0: none, e.g. under a limit across nodes). */
+  /** How many jobs may be handed over ahead of a free slot (0: none, e.g. under a limit across nodes). */
   prefetch: number;
-  /** Jobs fetched ahead, oldest first: in the backup list, not started, not shown as busy. */
-  reserved: string[];
 }
 
 export class ServedQueues {
@@ -26,14 +25,16 @@ export class ServedQueues {
   /** The same queues by name: a decision looks each one up, and a node may serve hundreds. */
   private byName = new Map<string, ServedQueue>();
 
-  /** `prefetchOf` says how many jobs a queue may hold fetched ahead of its free slots. */
+  /**
+   * `prefetchOf` says how many jobs a queue may hand over ahead of its free slots; `ahead` how many
+   * it has handed over beyond its concurrency now (the work table's count).
+   */
   constructor(
     configured: ResolvedQueue[],
     private readonly keys: Keys,
     private readonly nodeId: string,
     private readonly prefetchOf: (q: ResolvedQueue) => number,
-    /** Told each queue's count of jobs fetched ahead whenever it changes (the work table shows it). */
-    private readonly reservedChanged: (queue: string, count: number) => void = () => undefined,
+    private readonly ahead: (queue: string) => number = () => 0,
   ) {
     this.serve(configured.map((q) => this.toServed(q)));
   }
@@ -45,7 +46,7 @@ export class ServedQueues {
 
   /** The queues served, with their concurrency (what `subscriptions` answers). */
   list(): ResolvedQueue[] {
-    return this.queues.map(({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, reserved: _r, ...q }) => q);
+    return this.queues.map(({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, ...q }) => q);
   }
 
   names(): string[] {
@@ -60,65 +61,33 @@ export class ServedQueues {
     return this.byName.get(name);
   }
 
-  /** Serves `spec` (again, with its new settings and the jobs it holds fetched ahead, when it was served already). */
+  /** Serves `spec` (again, with its new settings, when it was served already). */
   add(spec: ResolvedQueue): void {
-    const reserved = this.get(spec.name)?.reserved ?? [];
-    this.serve([...this.queues.filter((q) => q.name !== spec.name), { ...this.toServed(spec), reserved }]);
+    this.serve([...this.queues.filter((q) => q.name !== spec.name), this.toServed(spec)]);
   }
 
-  /** Stops serving `name`; returns how many jobs it held fetched ahead (they must go back to the queue). */
-  remove(name: string): number {
-    const reserved = this.get(name)?.reserved.length ?? 0;
-    if (reserved > 0) this.reservedChanged(name, 0);
+  /** Stops serving `name`. */
+  remove(name: string): void {
     this.serve(this.queues.filter((q) => q.name !== name));
-    return reserved;
   }
 
   /**
    * How many more jobs `name` may take ahead of its free slots now: none unless its last fetch left
-   * jobs behind and half its reserve is used.
+   * jobs behind and half its room ahead is used.
    */
   reserveRoom(name: string): number {
     const q = this.get(name);
     if (!q || q.prefetch === 0 || q.state !== 'more') return 0;
     // Refilled once half is used, so one fetch brings several jobs rather than one per freed slot.
-    if (q.reserved.length > Math.floor(q.prefetch / 2)) return 0;
-    return q.prefetch - q.reserved.length;
+    const ahead = this.ahead(name);
+    if (ahead > Math.floor(q.prefetch / 2)) return 0;
+    return q.prefetch - ahead;
   }
 
-  /** Keeps `raw` fetched ahead, if `name` has room for it; false when it must go back to the queue. */
-  reserve(name: string, raw: string): boolean {
+  /** True while `name` may hand one more job to the threads ahead of a free slot. */
+  mayHandAhead(name: string): boolean {
     const q = this.get(name);
-    if (!q || q.reserved.length >= q.prefetch) return false;
-    q.reserved.push(raw);
-    this.reservedChanged(name, q.reserved.length);
-    return true;
-  }
-
-  /** The oldest job `name` holds fetched ahead, taken out of the reserve. */
-  takeReserved(name: string): string | undefined {
-    const q = this.get(name);
-    const raw = q?.reserved.shift();
-    if (q && raw !== undefined) this.reservedChanged(name, q.reserved.length);
-    return raw;
-  }
-
-  /**
-   * Forgets every job held fetched ahead, or those of `name` (they go back to their queues); the
-   * queues that held any.
-   */
-  dropReserves(name?: string): string[] {
-    const held = this.queues.filter((q) => q.reserved.length > 0 && (name === undefined || q.name === name));
-    for (const q of held) {
-      q.reserved = [];
-      this.reservedChanged(q.name, 0);
-    }
-    return held.map((q) => q.name);
-  }
-
-  /** The jobs `name` holds fetched ahead: in its backup list, held by no runner yet. */
-  reservedOf(name: string): readonly string[] {
-    return this.get(name)?.reserved ?? [];
+    return q !== undefined && this.ahead(name) < q.prefetch;
   }
 
   /** What the last fetch or wait said of `name`; `opensAt` as in ServedQueue (0: none). */
@@ -155,6 +124,6 @@ export class ServedQueues {
   }
 
   private toServed(q: ResolvedQueue): ServedQueue {
-    return { ...q, state: 'unknown', opensAt: 0, brokenUntil: 0, prefetch: this.prefetchOf(q), reserved: [] };
+    return { ...q, state: 'unknown', opensAt: 0, brokenUntil: 0, prefetch: this.prefetchOf(q) };
   }
 }

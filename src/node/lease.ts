@@ -32,6 +32,10 @@ export class NodeLease {
   private forfeit = false;
   /** Called when the claim holds again after it lapsed, or was lost (the manager starts or drops). */
   onRegained?: () => void;
+  /** Told until when (performance.now()) the claim holds, at each acknowledged beat (the worker threads read it). */
+  onRenewed?: (until: number) => void;
+  /** Told at once when the node learns it was declared dead (the threads drop what they were handed). */
+  onForfeit?: () => void;
 
   constructor(
     readonly spanMs: number,
@@ -57,8 +61,14 @@ export class NodeLease {
     const before = this.sentAt;
     const held = this.holds();
     const lost = absent && before !== undefined;
-    if (lost) this.forfeit = true;
-    if (before === undefined || sentAt > before) this.sentAt = sentAt;
+    if (lost) {
+      this.forfeit = true;
+      this.onForfeit?.();
+    }
+    if (before === undefined || sentAt > before) {
+      this.sentAt = sentAt;
+      this.onRenewed?.(sentAt + this.spanMs);
+    }
     if ((lost || !held) && this.holds()) this.onRegained?.();
     return lost ? this.now() - before : undefined;
   }

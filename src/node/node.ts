@@ -153,6 +153,9 @@ export class NexqNode {
           timings,
           acks: new AckBatcher(() => ctx.redis, ctx.keys),
         };
+        const { claims } = ctx.jobs.pool;
+        ctx.lease.onRenewed = (until) => claims.leaseUntil(until);
+        ctx.lease.onForfeit = () => claims.newGeneration();
       }
       const tree = await Actor.start(nodeTree(ctx));
       ctx.supervisionTree = () => tree.snapshot();

@@ -18,7 +18,7 @@ import type { RunningJob } from './running-jobs';
 export interface DispatchEvents {
   /** A worker exited and its queue, or the node under its cap, had no free slot before. */
   slotFreed(queue: string): void;
-  /** A worker was killed with its job still in the backup list of `queue`. */
+  /** A worker was killed, or withdrawn before it started, with its job still in the backup list of `queue`. */
   reclaim(queue: string): void;
 }
 
@@ -64,12 +64,14 @@ export class Dispatcher {
       pipeline: this.pipeline,
       onExit: () => this.exited(entry, () => running.finish(entry)),
       onThreadDone: () => this.exited(entry, () => running.freeSlot(entry)),
+      onStarted: () => running.started(entry),
     });
     running.attach(entry, worker);
     worker.exited
       .then((reason) => {
         worker.reportExit();
-        if (reason === 'killed') this.events.reclaim(queue);
+        // Killed, or never started, its job is still in the backup list: the reclaim puts it back.
+        if (reason === 'killed' || worker.withdrawn) this.events.reclaim(queue);
       })
       .catch((err: unknown) =>
         ctx.logger.error(`after the runner of job ${job.jid} exited: ${errorFields(err).message}`, {

@@ -52,6 +52,11 @@ export class JobSteps {
     );
   }
 
+  /** An at-most-once job taken off its backup list that never started: back on the list it goes. */
+  async putBackOnBackup(): Promise<void> {
+    await this.ctx.redis.rpush(this.backup, this.fetched.raw);
+  }
+
   /** Unique until start: the lock goes as the job starts. */
   async releaseLockAtStart(): Promise<void> {
     const { job, queue } = this.fetched;

@@ -26,6 +26,8 @@ export type Outcome =
   | { kind: 'cancelled' }
   /** Its thread was stopped to cancel another job: not its fault. */
   | { kind: 'interrupted' }
+  /** Taken back from its thread before it started (quiet, stop, unsubscribe, declared dead, its thread died). */
+  | { kind: 'withdrawn' }
   /** Its ttl passed before it started. */
   | { kind: 'expired' }
   /** Its args are encrypted and no key of this node opens them, or the envelope was altered. */
@@ -84,6 +86,10 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
     case 'rateLimited':
       // Next in line once the pause ends, its retry count unchanged; at most once it never goes back.
       return atMostOnce ? { to: 'done' } : { to: 'queue', end: 'front', json: raw };
+    case 'withdrawn':
+      // It never started: it stays in the backup list (settle puts back one taken off it), and the
+      // reclaim that follows its runner's exit puts it back at the head of its queue, in fetch order.
+      return { to: 'stay' };
     case 'interrupted':
       if (atMostOnce) return fateOf({ kind: 'failure', error: INTERRUPTED, durationMs: 0 }, fetched, policy, now);
       return { to: 'queue', end: 'front', json: raw };

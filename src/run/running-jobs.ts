@@ -14,7 +14,7 @@ export interface RunningJob {
   readonly queue: string;
   /** The payload as fetched: its entry in the backup list. */
   readonly raw: string;
-  /** Epoch seconds when it was dispatched (by the node's clock: Redis' time, see docs/time.md). */
+  /** Epoch seconds when its handler started (until then, when handed over), by the node's clock (docs/time.md). */
   readonly runAt: number;
   /** The latest `this.progress(value)` of its handler, if it reported any. */
   readonly progress?: unknown;
@@ -26,7 +26,10 @@ export interface Cancellable {
 }
 
 interface Entry extends RunningJob {
+  runAt: number;
   progress?: unknown;
+  /** Its handler started on a thread (it may first wait there for a slot). */
+  started?: boolean;
   worker?: Cancellable;
   /** Its slot was given back when its thread finished, before its Redis step landed. */
   slotFree?: boolean;
@@ -52,8 +55,16 @@ export class RunningJobs {
     let jobs = this.held.get(queue);
     if (!jobs) this.held.set(queue, (jobs = new Map<string, number>()));
     jobs.set(raw, (jobs.get(raw) ?? 0) + 1);
-    this.onChange?.();
     return entry;
+  }
+
+  /** Its handler started on a thread: from now on it is listed as running (`list`). */
+  started(job: RunningJob): void {
+    const entry = job as Entry;
+    if (!this.entries.has(entry) || entry.started) return;
+    entry.started = true;
+    entry.runAt = this.now();
+    this.onChange?.();
   }
 
   /** How to cancel the job while its worker lives. */
@@ -80,7 +91,7 @@ export class RunningJobs {
    */
   finish(job: RunningJob): boolean {
     if (!this.entries.delete(job)) return false;
-    this.onChange?.();
+    if ((job as Entry).started) this.onChange?.();
     const jobs = this.held.get(job.queue);
     const count = jobs?.get(job.raw);
     if (jobs && count !== undefined) {
@@ -123,11 +134,20 @@ export class RunningJobs {
     });
   }
 
+  /** Jobs handed to threads, started or waiting there for a slot. */
   get size(): number {
     return this.entries.size;
   }
 
+  /** Jobs handed to threads that wait there for a slot. */
+  waiting(): number {
+    let count = 0;
+    for (const entry of this.entries) if (!entry.started) count++;
+    return count;
+  }
+
+  /** The jobs whose handlers run now. */
   list(): RunningJob[] {
-    return [...this.entries];
+    return [...this.entries].filter((entry) => entry.started);
   }
 }

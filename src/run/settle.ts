@@ -62,6 +62,12 @@ export async function settle(job: SettlingJob, outcome: Outcome): Promise<Fate> 
   const bid = batchOf(job.fetched);
   const kind = bid === undefined ? undefined : memberKindOf(fate);
   if (kind) await untilItLands(job, () => settleInBatch(job.ctx, bid as string, job.fetched.job.jid, kind));
+  // An at-most-once job that never started goes back on its backup list, where a reclaim (or, after
+  // a crash, a recovery) puts it back in its queue.
+  if (outcome.kind === 'withdrawn' && job.taken) {
+    await untilItLands(job, () => job.steps.putBackOnBackup());
+    job.taken = false;
+  }
   let paused = '';
   if (outcome.kind === 'rateLimited')
     await untilItLands(job, async () => void (paused = await job.steps.throttle(outcome.seconds)));
@@ -157,6 +163,7 @@ async function report(job: SettlingJob, outcome: Outcome, fate: Fate, paused: st
       if (events.has('job:dead')) events.emit('job:dead', { ...base(), error: outcome.error });
       return;
     case 'interrupted':
+    case 'withdrawn':
     case 'superseded':
     case 'abandoned':
       return;

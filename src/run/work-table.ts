@@ -1,8 +1,10 @@
-// The shared table of per-queue concurrency and busy counts: the only source of truth for free
+// The shared table of per-queue concurrency, busy and running counts: the one source of truth for
 // slots. It lives in a SharedArrayBuffer (layout: workers/work-table-layout.ts) so worker threads
-// read it too: a handler's `this.slots()` reads its queue's row there. Names map to rows on the main
-// thread, which alone subscribes queues and writes the table; each job's task carries its row.
-import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES, RESERVED } from '../../workers/work-table-layout';
+// use it too: each claims a running slot there before it starts a job (workers/slot-claims.ts), and
+// a handler's `this.slots()` reads its queue's row. Names map to rows on the main thread, which
+// alone subscribes queues and counts the jobs it hands to threads (busy: started or waiting there
+// for a slot); each job's task carries its row.
+import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING } from '../../workers/work-table-layout';
 
 export { MAX_QUEUES };
 
@@ -26,10 +28,12 @@ export class WorkTable {
       if (row === undefined) throw new Error(`at most ${MAX_QUEUES} queues can be subscribed at once`);
       this.rows.set(queue, row);
       Atomics.store(this.cells, row * FIELDS + BUSY, 0);
-      Atomics.store(this.cells, row * FIELDS + RESERVED, 0);
+      Atomics.store(this.cells, row * FIELDS + RUNNING, 0);
     }
     Atomics.store(this.cells, row * FIELDS + CONCURRENCY, concurrency);
     Atomics.store(this.cells, row * FIELDS + ACTIVE, 1);
+    // A concurrency raised: the threads holding jobs back for a slot look again.
+    Atomics.notify(this.cells, row * FIELDS + RUNNING);
     return row;
   }
 
@@ -79,15 +83,30 @@ export class WorkTable {
     return row === undefined ? 0 : Atomics.load(this.cells, row * FIELDS + CONCURRENCY);
   }
 
-  /** Jobs of `queue` fetched ahead of a free slot (prefetch): in the backup list, not busy. */
-  setReserved(queue: string, count: number): void {
+  /** Jobs of `queue` handed to threads beyond its concurrency (prefetch: waiting there for a slot). */
+  ahead(queue: string): number {
     const row = this.rows.get(queue);
-    if (row !== undefined) Atomics.store(this.cells, row * FIELDS + RESERVED, count);
+    if (row === undefined) return 0;
+    return Math.max(
+      0,
+      Atomics.load(this.cells, row * FIELDS + BUSY) - Atomics.load(this.cells, row * FIELDS + CONCURRENCY),
+    );
   }
 
+  /** Jobs of `queue` whose handlers run on threads now (the threads' count). */
+  running(queue: string): number {
+    const row = this.rows.get(queue);
+    return row === undefined ? 0 : Atomics.load(this.cells, row * FIELDS + RUNNING);
+  }
+
+  /** Jobs handed to threads that have not started (waiting for a slot) or whose end is still on its way. */
   totalReserved(): number {
     let total = 0;
-    for (const row of this.rows.values()) total += Atomics.load(this.cells, row * FIELDS + RESERVED);
+    for (const row of this.rows.values())
+      total += Math.max(
+        0,
+        Atomics.load(this.cells, row * FIELDS + BUSY) - Atomics.load(this.cells, row * FIELDS + RUNNING),
+      );
     return total;
   }
 

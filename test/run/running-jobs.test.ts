@@ -27,6 +27,7 @@ describe('RunningJobs', () => {
     const running = table(1);
     const raw = '{"jid":"a"}';
     const a = running.start('a', 'q', raw);
+    running.started(a);
     expect(running.freeSlot(a), 'the queue was full').to.equal(true);
     expect(running.freeSlot(a), 'a second free of the same slot').to.equal(false);
     expect(running.slots.free('q')).to.equal(1);
@@ -66,10 +67,14 @@ describe('RunningJobs', () => {
     expect(running.cancel('x')).to.equal(false);
   });
 
-  it('lists what runs, with the queue, the payload and when it started', () => {
+  it('lists what runs, with the queue, the payload and when it started, once its thread started it', () => {
     const running = table();
     const before = Date.now() / 1000;
-    running.start('a', 'q', 'raw-a');
+    const a = running.start('a', 'q', 'raw-a');
+    // Handed to a thread, it may wait there for a slot: not running yet.
+    expect(running.list()).to.deep.equal([]);
+    expect(running.size).to.equal(1);
+    running.started(a);
     const [job] = running.list();
     expect(job).to.include({ jid: 'a', queue: 'q', raw: 'raw-a' });
     expect(job.runAt).to.be.at.least(before);

@@ -1,0 +1,161 @@
+// A worker thread's local run queue: the jobs the node handed this thread ahead of a free slot.
+// They stay in the node's backup list meanwhile, as any job taken does, so a crash loses none.
+//
+// When a job ends its slot goes straight to the next job of the same queue waiting here, started
+// on the same tick without a word to the main thread; with none waiting here the slot is given
+// back and the threads waiting for one are woken (Atomics.notify on the queue's running cell,
+// which each waits on with Atomics.waitAsync). A job starts only while the node's lease holds
+// (workers/slot-claims.ts); until then it waits. The main thread can withdraw waiting jobs (its
+// cancel, quiet, stop, unsubscribe, a lost lease): they never started, and go back to their queue.
+import { SlotClaims } from './slot-claims';
+
+export interface LocalJob {
+  id: number;
+  /** Its queue's row in the work table; undefined: it takes no slot (an exhausted hook, a test). */
+  row: number | undefined;
+  /** The generation of the node's claim it was handed over in (workers/claims-layout.ts). */
+  generation?: number;
+  /** Starts its handler: called after the message saying it started is posted. */
+  run(): void;
+  /** Answers it as withdrawn: it never started. */
+  withdraw(): void;
+}
+
+/** Atomics.waitAsync (Node 16+), which the ES2022 lib does not declare. */
+type WaitAsync = (
+  cells: Int32Array,
+  index: number,
+  value: number,
+  timeoutMs: number,
+) => { async: false; value: string } | { async: true; value: Promise<string> };
+const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+
+/** How often a thread looks again while its node's lease has lapsed (a beat renews it). */
+const LEASE_RECHECK_MS = 100;
+/** A waiting row is looked at again at least this often, should a notify be missed. */
+const WAIT_RECHECK_MS = 1000;
+
+export class RunQueue {
+  private readonly waiting = new Map<number, LocalJob[]>();
+  /** Rows whose running cell this thread waits on now. */
+  private readonly watched = new Set<number>();
+  private leaseTimer?: NodeJS.Timeout;
+  private starts: LocalJob[] = [];
+
+  /** `startsReady`: jobs are ready to start, to be taken with `takeStarts` on the coming flush. */
+  constructor(
+    private readonly claims: SlotClaims,
+    private readonly startsReady: () => void,
+  ) {}
+
+  /** A job handed to this thread: it starts on the coming flush if a slot is free, or waits here. */
+  admit(job: LocalJob): void {
+    const { row } = job;
+    if (!this.claims.current(job.generation)) {
+      job.withdraw();
+      return;
+    }
+    if (row === undefined) {
+      this.ready(job);
+      return;
+    }
+    const queue = this.waiting.get(row);
+    if (queue) {
+      queue.push(job);
+      return;
+    }
+    if (this.claims.leaseHolds() && this.claims.tryClaim(row)) {
+      this.ready(job);
+      return;
+    }
+    this.waiting.set(row, [job]);
+    this.watch(row);
+  }
+
+  /** A job of `row` ended: its slot goes to the next job waiting here, or back to the table. */
+  ended(row: number | undefined): void {
+    if (row === undefined) return;
+    const next = this.claims.leaseHolds() ? this.nextOf(row) : undefined;
+    if (next) this.ready(next);
+    else this.claims.release(row);
+  }
+
+  /** The jobs to start now; the caller posts that they started, then runs them. */
+  takeStarts(): LocalJob[] {
+    const starts = this.starts;
+    this.starts = [];
+    return starts;
+  }
+
+  /** Withdraws the waiting jobs `which` picks (all when absent); returns how many. */
+  withdraw(which?: (job: LocalJob) => boolean): number {
+    let count = 0;
+    for (const [row, queue] of [...this.waiting]) {
+      const keep = which ? queue.filter((job) => !which(job)) : [];
+      for (const job of queue)
+        if (!keep.includes(job)) {
+          job.withdraw();
+          count++;
+        }
+      if (keep.length > 0) this.waiting.set(row, keep);
+      else this.waiting.delete(row);
+    }
+    return count;
+  }
+
+  get waitingCount(): number {
+    let count = 0;
+    for (const queue of this.waiting.values()) count += queue.length;
+    return count;
+  }
+
+  /** The next job waiting for `row` that may still start; those that may not are withdrawn. */
+  private nextOf(row: number): LocalJob | undefined {
+    const queue = this.waiting.get(row);
+    let next: LocalJob | undefined;
+    while (queue && queue.length > 0 && !next) {
+      const job = queue.shift() as LocalJob;
+      if (this.claims.current(job.generation)) next = job;
+      else job.withdraw();
+    }
+    if (queue?.length === 0) this.waiting.delete(row);
+    return next;
+  }
+
+  private ready(job: LocalJob): void {
+    this.starts.push(job);
+    if (this.starts.length === 1) this.startsReady();
+  }
+
+  /** Waits for a slot of `row` to be given back (by any thread) or the row to change. */
+  private watch(row: number): void {
+    if (this.watched.has(row)) return;
+    this.watched.add(row);
+    const { cells } = this.claims;
+    const cell = SlotClaims.runningCell(row);
+    const wait = waitAsync(cells, cell, Atomics.load(cells, cell), WAIT_RECHECK_MS);
+    const pump = () => this.pump(row);
+    if (wait.async) wait.value.then(pump, pump);
+    else queueMicrotask(pump);
+  }
+
+  /** Starts what waits for `row` while slots are free; waits again for the rest. */
+  private pump(row: number): void {
+    this.watched.delete(row);
+    const queue = this.waiting.get(row);
+    if (!queue) return;
+    if (!this.claims.leaseHolds()) {
+      this.leaseTimer ??= setTimeout(() => {
+        this.leaseTimer = undefined;
+        for (const waiting of [...this.waiting.keys()]) this.pump(waiting);
+      }, LEASE_RECHECK_MS);
+      return;
+    }
+    while (this.waiting.has(row) && this.claims.tryClaim(row)) {
+      const next = this.nextOf(row);
+      if (next) this.ready(next);
+      else this.claims.release(row);
+    }
+    if (this.waiting.has(row)) this.watch(row);
+  }
+}

@@ -1,0 +1,62 @@
+// A worker thread's side of the shared work table: it claims one of a queue's running slots with a
+// compare-and-swap before it starts a job of that queue and gives it back when the job ends, so a
+// queue never runs more than its concurrency on this node, whichever threads run its jobs and
+// without asking the main thread. Each claim is also counted under this thread's index in the
+// claims buffer, so that when the thread dies the main thread gives back exactly what it held.
+import { CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING } from './work-table-layout';
+import { ClaimsViews, MAX_THREADS } from './claims-layout';
+
+export class SlotClaims {
+  /** This thread's index in the claims buffer (-1: none free, its claims are not tracked). */
+  private readonly index: number = -1;
+
+  constructor(
+    readonly cells: Int32Array,
+    private readonly claims: ClaimsViews | undefined,
+    threadId: number,
+  ) {
+    if (!claims) return;
+    for (let i = 0; i < MAX_THREADS; i++)
+      if (Atomics.compareExchange(claims.owners, i, 0, threadId) === 0) {
+        this.index = i;
+        break;
+      }
+  }
+
+  /** The cell a thread waits on for a slot of `row`: every give-back and change of the row notifies it. */
+  static runningCell(row: number): number {
+    return row * FIELDS + RUNNING;
+  }
+
+  /** True while a job this node took may start: its claim on its backup lists surely holds. */
+  leaseHolds(): boolean {
+    return !this.claims || process.hrtime.bigint() < Atomics.load(this.claims.lease, 0);
+  }
+
+  /** True when a job handed over in `generation` may still start: the node was not declared dead since. */
+  current(generation: number | undefined): boolean {
+    return generation === undefined || !this.claims || generation === Atomics.load(this.claims.generation, 0);
+  }
+
+  /** Takes a running slot of `row` if one is free. */
+  tryClaim(row: number): boolean {
+    const cell = SlotClaims.runningCell(row);
+    for (;;) {
+      const running = Atomics.load(this.cells, cell);
+      if (running >= Atomics.load(this.cells, row * FIELDS + CONCURRENCY)) return false;
+      if (Atomics.compareExchange(this.cells, cell, running, running + 1) === running) break;
+    }
+    // After the claim: a thread dying between the two leaves a slot taken, never one too many.
+    if (this.claims && this.index >= 0) Atomics.add(this.claims.held, this.index * MAX_QUEUES + row, 1);
+    return true;
+  }
+
+  /** Gives back a slot of `row` and wakes the threads waiting for one. */
+  release(row: number): void {
+    // Before the give-back, for the same reason as in tryClaim.
+    if (this.claims && this.index >= 0) Atomics.sub(this.claims.held, this.index * MAX_QUEUES + row, 1);
+    const cell = SlotClaims.runningCell(row);
+    Atomics.sub(this.cells, cell, 1);
+    Atomics.notify(this.cells, cell);
+  }
+}
