@@ -32,13 +32,21 @@ const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 /** How often a thread looks again while its node's lease has lapsed (a beat renews it). */
 const LEASE_RECHECK_MS = 100;
-/** A waiting row is looked at again at least this often, should a notify be missed. */
-const WAIT_RECHECK_MS = 1000;
+/**
+ * A waiting row is looked at again at least this often, should a notify be missed; jobs that have
+ * waited longer than this say so (STARVING), and the other threads then give their freed slots
+ * back to the table rather than to their own waiting jobs, so no thread's jobs wait for ever.
+ */
+const WAIT_RECHECK_MS = 50;
 
 export class RunQueue {
   private readonly waiting = new Map<number, LocalJob[]>();
   /** Rows whose running cell this thread waits on now. */
   private readonly watched = new Set<number>();
+  /** Per waiting row, since when (performance.now()) it has had no slot. */
+  private readonly waitingSince = new Map<number, number>();
+  /** Rows this thread said it starves of. */
+  private readonly starving = new Set<number>();
   private leaseTimer?: NodeJS.Timeout;
   private starts: LocalJob[] = [];
 
@@ -69,13 +77,15 @@ export class RunQueue {
       return;
     }
     this.waiting.set(row, [job]);
+    this.waitingSince.set(row, performance.now());
     this.watch(row);
   }
 
   /** A job of `row` ended: its slot goes to the next job waiting here, or back to the table. */
   ended(row: number | undefined): void {
     if (row === undefined) return;
-    const next = this.claims.leaseHolds() ? this.nextOf(row) : undefined;
+    // Kept for a job waiting here, unless another thread's jobs have waited long for one.
+    const next = this.claims.leaseHolds() && !this.claims.othersStarve(row) ? this.nextOf(row) : undefined;
     if (next) this.ready(next);
     else this.claims.release(row);
   }
@@ -98,7 +108,7 @@ export class RunQueue {
           count++;
         }
       if (keep.length > 0) this.waiting.set(row, keep);
-      else this.waiting.delete(row);
+      else this.stopWaiting(row);
     }
     return count;
   }
@@ -118,7 +128,7 @@ export class RunQueue {
       if (this.claims.current(job.generation)) next = job;
       else job.withdraw();
     }
-    if (queue?.length === 0) this.waiting.delete(row);
+    if (queue?.length === 0) this.stopWaiting(row);
     return next;
   }
 
@@ -151,11 +161,30 @@ export class RunQueue {
       }, LEASE_RECHECK_MS);
       return;
     }
+    let served = false;
     while (this.waiting.has(row) && this.claims.tryClaim(row)) {
       const next = this.nextOf(row);
+      served = true;
       if (next) this.ready(next);
       else this.claims.release(row);
     }
-    if (this.waiting.has(row)) this.watch(row);
+    if (!this.waiting.has(row)) return;
+    if (served) this.waitingSince.set(row, performance.now());
+    this.sayStarving(row, performance.now() - (this.waitingSince.get(row) ?? 0) >= WAIT_RECHECK_MS);
+    this.watch(row);
+  }
+
+  private stopWaiting(row: number): void {
+    this.waiting.delete(row);
+    this.waitingSince.delete(row);
+    this.sayStarving(row, false);
+  }
+
+  private sayStarving(row: number, on: boolean): void {
+    if (on === this.starving.has(row)) return;
+    if (!on) {
+      this.starving.delete(row);
+      this.claims.starving(row, false);
+    } else if (this.claims.starving(row, true)) this.starving.add(row);
   }
 }

@@ -3,7 +3,7 @@
 // queue never runs more than its concurrency on this node, whichever threads run its jobs and
 // without asking the main thread. Each claim is also counted under this thread's index in the
 // claims buffer, so that when the thread dies the main thread gives back exactly what it held.
-import { CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING } from './work-table-layout';
+import { CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING, STARVING } from './work-table-layout';
 import { ClaimsViews, MAX_THREADS } from './claims-layout';
 
 export class SlotClaims {
@@ -13,7 +13,7 @@ export class SlotClaims {
   constructor(
     readonly cells: Int32Array,
     private readonly claims: ClaimsViews | undefined,
-    threadId: number,
+    private readonly threadId: number,
   ) {
     if (!claims) return;
     for (let i = 0; i < MAX_THREADS; i++)
@@ -49,6 +49,23 @@ export class SlotClaims {
     // After the claim: a thread dying between the two leaves a slot taken, never one too many.
     if (this.claims && this.index >= 0) Atomics.add(this.claims.held, this.index * MAX_QUEUES + row, 1);
     return true;
+  }
+
+  /**
+   * Says (`on`) or unsays that this thread's jobs of `row` have waited long for a slot; one thread
+   * at a time says it. True when this thread's word stands.
+   */
+  starving(row: number, on: boolean): boolean {
+    const cell = row * FIELDS + STARVING;
+    if (on) return Atomics.compareExchange(this.cells, cell, 0, this.threadId) === 0;
+    Atomics.compareExchange(this.cells, cell, this.threadId, 0);
+    return false;
+  }
+
+  /** True when another thread's jobs of `row` have waited long for a slot. */
+  othersStarve(row: number): boolean {
+    const starving = Atomics.load(this.cells, row * FIELDS + STARVING);
+    return starving !== 0 && starving !== this.threadId;
   }
 
   /** Gives back a slot of `row` and wakes the threads waiting for one. */

@@ -5,7 +5,7 @@
 //  - when a thread dies (a cancel, process.exit, out of memory), it gives back the running slots
 //    that thread held in the work table, and wakes the threads waiting for them.
 import { CLAIMS_BYTES, claimsViews, ClaimsViews, LEASE_FOREVER, MAX_THREADS } from '../../workers/claims-layout';
-import { FIELDS, MAX_QUEUES, RUNNING } from '../../workers/work-table-layout';
+import { FIELDS, MAX_QUEUES, RUNNING, STARVING } from '../../workers/work-table-layout';
 
 export class ThreadClaims {
   readonly buffer = new SharedArrayBuffer(CLAIMS_BYTES);
@@ -35,8 +35,10 @@ export class ThreadClaims {
     Atomics.add(this.views.generation, 0, 1);
   }
 
-  /** The thread `threadId` is gone: the slots it held are free again. */
+  /** The thread `threadId` is gone: the slots it held are free again, and its word that it starved. */
   threadGone(threadId: number): void {
+    for (let row = 0; row < MAX_QUEUES; row++)
+      Atomics.compareExchange(this.table, row * FIELDS + STARVING, threadId, 0);
     const { owners, held } = this.views;
     for (let index = 0; index < MAX_THREADS; index++) {
       if (Atomics.load(owners, index) !== threadId) continue;

@@ -4,7 +4,7 @@
 // a handler's `this.slots()` reads its queue's row. Names map to rows on the main thread, which
 // alone subscribes queues and counts the jobs it hands to threads (busy: started or waiting there
 // for a slot); each job's task carries its row.
-import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING } from '../../workers/work-table-layout';
+import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING, STARVING } from '../../workers/work-table-layout';
 
 export { MAX_QUEUES };
 
@@ -29,6 +29,7 @@ export class WorkTable {
       this.rows.set(queue, row);
       Atomics.store(this.cells, row * FIELDS + BUSY, 0);
       Atomics.store(this.cells, row * FIELDS + RUNNING, 0);
+      Atomics.store(this.cells, row * FIELDS + STARVING, 0);
     }
     Atomics.store(this.cells, row * FIELDS + CONCURRENCY, concurrency);
     Atomics.store(this.cells, row * FIELDS + ACTIVE, 1);
