@@ -142,9 +142,9 @@ async function main(): Promise<number> {
     const out = [
       `nexq bench, ${meta.date}, ${meta.machine}, Node ${meta.node}, Redis ${meta.redis}, ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(2)} → ${meta.loadAverage.atEnd.toFixed(2)}`,
     ];
-    const main = table(results);
+    const mainTable = table(results);
     // Only the header when every workload asked for has its own table (W6).
-    if (main.split('\n').length > 2) out.push('', main);
+    if (mainTable.split('\n').length > 2) out.push('', mainTable);
     if (results.profile) out.push('', profileReport(results.profile));
     if (results.w6) out.push('', w6Report(results.w6));
     if (results.peers?.length)

@@ -64,6 +64,7 @@ export function w6Report(result: W6Result): string {
     `${fixed(perJobUs(run.processCpuSeconds, run), 0)} / ${fixed(perJobUs(run.redisCpuSeconds, run), 0)}`,
     fixed(perJobUs(run.processCpuSeconds, run) - jobCostUs, 0),
     fixed(run.seconds, 2),
+    fixed(run.loadAverage, 2),
   ]);
   const table = markdown(
     [
@@ -74,6 +75,7 @@ export function w6Report(result: W6Result): string {
       'CPU µs per job: processes / redis-server',
       "processes' µs per job over the job's own",
       'window s',
+      'load average at its end',
     ],
     rows,
   );

@@ -41,6 +41,8 @@ export interface W6Run {
   redisCpuSeconds: number;
   /** Peak RSS (VmHWM) of every process involved, summed, MB. */
   peakRssMb: number;
+  /** The machine's 1-minute load average as the run ended: other work moves every figure. */
+  loadAverage: number;
 }
 
 export interface W6Result {
@@ -53,7 +55,9 @@ export interface W6Result {
   skipped: PeerId[];
 }
 
-async function nexqRun(ctx: BenchContext, jobs: number, iterations: number, threads: number): Promise<W6Run> {
+type Measured = Omit<W6Run, 'loadAverage'>;
+
+async function nexqRun(ctx: BenchContext, jobs: number, iterations: number, threads: number): Promise<Measured> {
   const what = `W6 nexq, ${threads} threads`;
   await ctx.admin.flushall();
   ctx.log(`${what}: enqueueing ${jobs} jobs`);
@@ -93,7 +97,7 @@ async function peerRun(
   jobs: number,
   iterations: number,
   shape: { processes: number; concurrency: number; threads?: number },
-): Promise<W6Run> {
+): Promise<Measured> {
   const what = `W6 ${peer.id} × ${shape.processes} process${shape.processes > 1 ? 'es' : ''}`;
   await enqueueAndCount(ctx, peer, `${what} fill`, { how: 'bulk', count: jobs, warmup: 0, jobData: { iterations } });
   ctx.log(`${what}: draining`);
@@ -115,9 +119,9 @@ export async function runW6(ctx: BenchContext, jobs: number, peers: Peer[]): Pro
     `W6: ${calibration.iterations} SHA-256 hashes per job (${calibration.microsPerHash.toFixed(2)} µs each, ~${JOB_MS} ms a job), ${jobs} jobs`,
   );
   const runs: W6Run[] = [];
-  const step = async (name: string, fn: () => Promise<W6Run>) => {
+  const step = async (name: string, fn: () => Promise<Measured>) => {
     try {
-      runs.push(await fn());
+      runs.push({ ...(await fn()), loadAverage: os.loadavg()[0] });
     } catch (err) {
       ctx.problems.push(`${name} did not finish: ${(err as Error).message}`);
     }
