@@ -21,6 +21,8 @@ export interface Sizes {
   latencyWarmup: number;
   /** W4: backlog to drain. */
   backlog: number;
+  /** W6: CPU-bound jobs (~2 ms each) per runner. */
+  cpuBound: number;
 }
 
 export const FULL: Sizes = {
@@ -30,6 +32,7 @@ export const FULL: Sizes = {
   latency: 500,
   latencyWarmup: 20,
   backlog: 100_000,
+  cpuBound: 20_000,
 };
 export const QUICK: Sizes = {
   enqueue: 2_000,
@@ -38,6 +41,7 @@ export const QUICK: Sizes = {
   latency: 100,
   latencyWarmup: 10,
   backlog: 10_000,
+  cpuBound: 2_000,
 };
 
 export interface BenchContext {

@@ -101,6 +101,15 @@ export class NodeChild {
     return msg as Extract<ChildMessage, { type: T }> | undefined;
   }
 
+  /**
+   * Calls `listener` with every message from now on (W6's fleet of peer processes sums their
+   * progress); returns the function that stops it.
+   */
+  onMessage(listener: (msg: ChildMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Resolves when the process exited (a peer's enqueue side exits when it is done). */
   exited(): Promise<void> {
     if (this.exitReason) return Promise.resolve();

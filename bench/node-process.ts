@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     redis: config.redisUrl,
     namespace: config.namespace,
     queues: config.queues,
+    ...(config.threads ? { threads: config.threads } : {}),
     jobsDir: path.join(__dirname, 'jobs'),
     logLevel: 'warn',
     middleware: [counter],

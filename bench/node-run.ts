@@ -18,6 +18,8 @@ export interface NodeRunOptions {
   /** Jobs that will be in the queue: the run is done when this many were acked or failed. */
   expect: number;
   latency?: boolean;
+  /** The node's worker threads; nexq's default (one per core) when absent. */
+  threads?: number;
   execArgv?: string[];
   /** Runs once the node is ready, alongside the wait for `done` (W3 enqueues from here). */
   whileRunning?: (child: NodeChild) => Promise<void>;
@@ -63,7 +65,14 @@ export async function runNode(ctx: BenchContext, options: NodeRunOptions): Promi
   const countsBefore = await redisCounts(admin);
   const forkedAt = performance.now();
   const { child, ready } = await NodeChild.start(
-    { redisUrl: server.url, namespace: NAMESPACE, queues, expect: options.expect, latency: options.latency ?? false },
+    {
+      redisUrl: server.url,
+      namespace: NAMESPACE,
+      queues,
+      expect: options.expect,
+      latency: options.latency ?? false,
+      threads: options.threads,
+    },
     options.execArgv,
   );
   const bootSeconds = (performance.now() - forkedAt) / 1000;

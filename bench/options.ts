@@ -1,7 +1,7 @@
-// Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile] [--peers[=...]]`.
+// Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile] [--peers[=...]] [--w6-jobs N]`.
 import { PEER_IDS, PeerId } from './peer-setup';
 
-export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5', 'W7'] as const;
+export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface Options {
@@ -14,17 +14,21 @@ export interface Options {
   peers?: PeerId[];
   /** --rate-limit LIMIT/PER: W2's queue gets this `rateLimit` (set it generous to measure its cost). */
   rateLimit?: { limit: number; per: number };
+  /** --w6-jobs N: W6's job count instead of the run's size (20,000; --quick 2,000). */
+  w6Jobs?: number;
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile] [--peers[=${PEER_IDS.join(',')}]] [--rate-limit LIMIT/PER]
+export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile] [--peers[=${PEER_IDS.join(',')}]] [--rate-limit LIMIT/PER] [--w6-jobs N]
   --quick    small sizes for a smoke run (2,000 jobs; W4 10,000)
   --only     run only these workloads (comma separated; the redis-benchmark ceiling is "ceiling")
   --json     print the results as JSON instead of a table (progress still goes to stderr)
   --profile  run W2 at concurrency 50 with the node under --cpu-prof and print the top self time
-  --peers    also run the peers (all, or those named) through W1, W2 c10/c50 and W3, and print nexq
-             beside the best of them as ratios; Sidekiq only when ruby-sidekiq is installed
+  --peers    also run the peers (all, or those named) through W1, W2 c10/c50, W3 and W6, and print
+             nexq beside the best of them as ratios; Sidekiq only when ruby-sidekiq is installed
+             (and not in W6)
   --rate-limit W2's queue limited to LIMIT jobs per PER seconds across nodes (e.g. 1000000/1): the
-             limiter's cost, against a run without it`;
+             limiter's cost, against a run without it
+  --w6-jobs  W6's CPU-bound jobs (~2 ms each) instead of 20,000 (--quick: 2,000), for a short trial`;
 
 export class UsageError extends Error {}
 
@@ -57,6 +61,14 @@ export function parseOptions(argv: string[]): Options {
         if (!(Number.isInteger(limit) && limit >= 1 && per > 0))
           throw new UsageError(`--rate-limit needs LIMIT/PER, e.g. 1000000/1 (got ${JSON.stringify(value)})`);
         options.rateLimit = { limit, per };
+        break;
+      }
+      case '--w6-jobs': {
+        const value = inline ?? argv.at(++i) ?? '';
+        const jobs = Number(value);
+        if (!(Number.isInteger(jobs) && jobs >= 1))
+          throw new UsageError(`--w6-jobs needs a whole number of jobs (got ${JSON.stringify(value)})`);
+        options.w6Jobs = jobs;
         break;
       }
       case '--help':

@@ -1,7 +1,8 @@
 // One measured run of a peer (bench/peers/) in its own process, as node-run.ts does for nexq: its
 // enqueue side (W1, a fill, W3's spaced jobs) or its work side (a drain at a concurrency, or W3's
 // idle node), with the same readings — CPU of the process and of redis-server from ready to done,
-// its peak RSS, Redis commands per job — and where every job ended up afterwards.
+// its peak RSS, Redis commands per job — and where every job ended up afterwards (W6's fleet of
+// processes, peer-fleet.ts, shares the environment, the log and the checks).
 import type { BenchContext } from './context';
 import { CommandsPerJob, perJob, redisCounts } from './commandstats';
 import { NodeChild } from './node-child';
@@ -22,6 +23,8 @@ export interface EnqueueSpec {
   warmup: number;
   gapMs?: number;
   settleMs?: number;
+  /** Merged into every job's data (W6: `iterations` of the hash chain). */
+  jobData?: Record<string, unknown>;
 }
 
 export interface PeerWorkResult {
@@ -39,13 +42,13 @@ export interface PeerWorkResult {
   latencies: LatencyReading[];
 }
 
-function env(ctx: BenchContext, peer: Peer, role: 'enqueue' | 'work', extra: object): NodeJS.ProcessEnv {
+export function env(ctx: BenchContext, peer: Peer, role: 'enqueue' | 'work', extra: object): NodeJS.ProcessEnv {
   const config = { peer: peer.id, role, redisUrl: ctx.server.url, redisPid: ctx.server.pid, chunk: CHUNK, ...extra };
   return { NEXQ_BENCH_PEER: JSON.stringify(config) };
 }
 
 /** The peer's log lines as problems, each once with its count (BullMQ's threads repeat theirs). */
-function keepLog(ctx: BenchContext, what: string, child: NodeChild): void {
+export function keepLog(ctx: BenchContext, what: string, child: NodeChild): void {
   const counts = new Map<string, number>();
   for (const line of child.log) counts.set(line, (counts.get(line) ?? 0) + 1);
   for (const [line, n] of counts) ctx.problems.push(`${what} log${n > 1 ? ` (×${n})` : ''}: ${line}`);
@@ -78,7 +81,7 @@ async function countKey(ctx: BenchContext, key: string, type: Peer['leftKeys'][n
 }
 
 /** Describes what is wrong after a drain, or undefined when all `expected` jobs finished once and none is left. */
-async function checkPeerRun(
+export async function checkPeerRun(
   ctx: BenchContext,
   peer: Peer,
   what: string,

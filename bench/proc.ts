@@ -1,5 +1,6 @@
-// Readings of a process from /proc (Linux): CPU time and resident memory, without asking the
-// process anything — the same way for the node child and for redis-server.
+// Readings of a process, or of it and its descendants, from /proc (Linux): CPU time and resident
+// memory, without asking the process anything — the same way for the node child, a peer's
+// processes and redis-server.
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on every Linux we run on). */
@@ -52,4 +53,60 @@ export function cpuByThread(pid: number): { main: number; others: number } {
     }
   }
   return out;
+}
+
+/** The parent pid of `pid`, or undefined when it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `pid` and every process descended from it that is alive now (a sandbox's forked children). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = parentOf(Number(entry));
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const tree: number[] = [];
+  const visit = (p: number) => {
+    tree.push(p);
+    for (const child of children.get(p) ?? []) visit(child);
+  };
+  visit(pid);
+  return tree;
+}
+
+/**
+ * The peak resident set (VmHWM) of every process of `pid`'s tree, summed, MB: an upper bound of
+ * what the tree held at once (each process's peak may fall at another moment).
+ */
+export function treePeakRssMb(pid: number): number {
+  let sum = 0;
+  for (const p of processTree(pid)) {
+    try {
+      sum += memory(p).peakRssMb;
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  return sum;
+}
+
+/** User + system CPU seconds of every process of `pid`'s tree alive now (all their threads). */
+export function treeCpuSeconds(pid: number): number {
+  let sum = 0;
+  for (const p of processTree(pid)) {
+    try {
+      sum += cpuSeconds(p);
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  return sum;
 }

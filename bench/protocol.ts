@@ -11,6 +11,8 @@ export interface NodeChildConfig {
   expect: number;
   /** Collect the Latency fixture's per-job readings (BroadcastChannel) and send them with `done`. */
   latency: boolean;
+  /** The node's `threads` (W6: one per core, said explicitly); nexq's default when absent. */
+  threads?: number;
 }
 
 export interface BenchQueue {
@@ -39,7 +41,8 @@ export interface CpuTimes {
 
 export type ChildMessage =
   | { type: 'ready'; nodeId: string; at: number; mono: number; finishedAtReady: number; cpu: CpuTimes }
-  | { type: 'progress'; acked: number; failed: number }
+  /** `lastAt`: when the latest job finished (a peer's process says it; W6 ends a fleet's run on it). */
+  | { type: 'progress'; acked: number; failed: number; lastAt?: number }
   | {
       type: 'done';
       at: number;

@@ -9,6 +9,7 @@ import type { W2Result } from './workloads/w2-processing';
 import type { W3Result } from './workloads/w3-latency';
 import type { W4Result } from './workloads/w4-backlog';
 import type { W5Result } from './workloads/w5-several-queues';
+import type { W6Result } from './workloads/w6-cpu-bound';
 import type { W7Result } from './workloads/w7-many-queues';
 import type { PeerResult } from './workloads/peers';
 
@@ -22,6 +23,8 @@ export interface BenchResults {
   w3Third?: W3Result;
   w4?: W4Result;
   w5?: W5Result[];
+  /** W6 CPU-bound jobs: nexq, and with --peers the peers, in its own table (w6-report.ts). */
+  w6?: W6Result;
   w7?: W7Result;
   profile?: ProfileResult;
   /** --peers: each peer through W1, W2 c10/c50 and W3 (see comparison.ts). */

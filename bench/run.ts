@@ -19,6 +19,8 @@ import { runW2 } from './workloads/w2-processing';
 import { runW3, THIRD_OF_THREE } from './workloads/w3-latency';
 import { runW4 } from './workloads/w4-backlog';
 import { runW5 } from './workloads/w5-several-queues';
+import { runW6 } from './workloads/w6-cpu-bound';
+import { w6Report } from './w6-report';
 import { runW7 } from './workloads/w7-many-queues';
 
 /** This machine's CPUs are shared with other work: figures move by ±10–20% between runs. */
@@ -68,9 +70,13 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   if (wants(options, 'W5')) results.w5 = await step('W5', () => runW5(ctx));
   if (wants(options, 'W7')) results.w7 = await step('W7', () => runW7(ctx, true));
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
-  if (options.peers) {
-    const workloads = { w1: wants(options, 'W1'), w2: wants(options, 'W2'), w3: wants(options, 'W3') };
-    const peers = (await step('peers setup', () => Promise.resolve(preparePeers(ctx.log, options.peers)))) ?? [];
+  const peers = options.peers
+    ? ((await step('peers setup', () => Promise.resolve(preparePeers(ctx.log, options.peers)))) ?? [])
+    : [];
+  if (wants(options, 'W6'))
+    results.w6 = await step('W6', () => runW6(ctx, options.w6Jobs ?? ctx.sizes.cpuBound, peers));
+  const workloads = { w1: wants(options, 'W1'), w2: wants(options, 'W2'), w3: wants(options, 'W3') };
+  if (options.peers && (workloads.w1 || workloads.w2 || workloads.w3)) {
     results.peers = [];
     for (const peer of peers) results.peers.push(await runPeer(ctx, peer, workloads));
   }
@@ -135,10 +141,12 @@ async function main(): Promise<number> {
   } else {
     const out = [
       `nexq bench, ${meta.date}, ${meta.machine}, Node ${meta.node}, Redis ${meta.redis}, ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(2)} → ${meta.loadAverage.atEnd.toFixed(2)}`,
-      '',
-      table(results),
     ];
+    const mainTable = table(results);
+    // Only the header when every workload asked for has its own table (W6).
+    if (mainTable.split('\n').length > 2) out.push('', mainTable);
     if (results.profile) out.push('', profileReport(results.profile));
+    if (results.w6) out.push('', w6Report(results.w6));
     if (results.peers?.length)
       out.push('', 'nexq beside the peers (same Redis, same run):', '', comparisonTable(results, results.peers));
     out.push(

@@ -1,6 +1,8 @@
 // One JavaScript peer of nexq's bench as its own process, so its CPU and RSS are its own:
 // `node peer.js` with NEXQ_BENCH_PEER = {"peer", "role", ...} (see bench/peer-process.ts).
-// Roles: "enqueue" (W1, W2's fill, W3's spaced jobs) and "work" (drain or latency).
+// Roles: "enqueue" (W1, W2's and W6's fills, W3's spaced jobs) and "work" (drain or latency).
+// `jobData` is merged into every enqueued job's data (W6: the hash chain's `iterations`);
+// `progressMs` sets how often the work side reports (W6 sums several processes' reports).
 // It speaks JSON lines on stdout: the messages of nexq's node child (bench/protocol.ts), plus
 // `version` and `enqueued`; anything else it prints is a log line, listed as a problem.
 'use strict';
@@ -31,7 +33,7 @@ function redisCpuSeconds() {
 async function enqueueBulk(producer, from, count) {
   for (let done = 0; done < count; done += config.chunk) {
     const n = Math.min(config.chunk, count - done);
-    await producer.bulk(Array.from({ length: n }, (_, k) => ({ i: from + done + k })));
+    await producer.bulk(Array.from({ length: n }, (_, k) => ({ i: from + done + k, ...config.jobData })));
   }
 }
 
@@ -70,6 +72,7 @@ async function work(peer) {
   let failed = 0;
   let readyAt;
   let last;
+  let lastAt; // the latest finish, for progress reports
   const latencies = [];
   const maybeDone = () => {
     if (readyAt === undefined || !last) return;
@@ -92,6 +95,7 @@ async function work(peer) {
       console.error(`job failed: ${err?.message ?? err}`);
     }
     if (result) latencies.push(result);
+    lastAt = now();
     if (finished + failed === config.expect) {
       last = { at: now(), mono: mono(), cpu: process.cpuUsage() };
       maybeDone();
@@ -107,7 +111,10 @@ async function work(peer) {
     cpu: process.cpuUsage(),
   });
   maybeDone();
-  const progress = setInterval(() => emit({ type: 'progress', acked: finished, failed }), PROGRESS_MS);
+  const progress = setInterval(
+    () => emit({ type: 'progress', acked: finished, failed, lastAt }),
+    config.progressMs ?? PROGRESS_MS,
+  );
   process.once('SIGTERM', () => {
     clearInterval(progress);
     worker.close().then(() => {

@@ -43,7 +43,8 @@ export interface PeerWorkloads {
   w3: boolean;
 }
 
-async function enqueueAndCount(ctx: BenchContext, peer: Peer, what: string, spec: EnqueueSpec) {
+/** Runs the peer's enqueue side and checks that exactly the enqueued jobs wait in its queue. */
+export async function enqueueAndCount(ctx: BenchContext, peer: Peer, what: string, spec: EnqueueSpec) {
   await ctx.admin.flushall();
   ctx.log(`${what}: ${spec.count} jobs`);
   const result = await peerEnqueue(ctx, peer, what, spec);
