@@ -56,12 +56,14 @@ describe('concurrency under stress, as the handlers see it', function () {
     const first = await startNode(queue);
     live = [first];
     await driver.run({ nodes: () => live, ms: 6000 });
-    await quiet(t, first);
-    await driver.run({ nodes: () => live, ms: 1500 });
+    // Stopped with jobs running: the stop cuts them off, they run again on the next node.
+    await driver.longJobStarted();
     await stopAndMark(t, first, log, 'first');
     const timed = await startNode(queue, { threads: LIMIT + 2, jobTimeout: 500 });
     live = [timed];
     await driver.run({ nodes: () => live, ms: 6000, timeouts: true });
+    await quiet(t, timed);
+    await driver.run({ nodes: () => live, ms: 1500, timeouts: true });
     await stopAndMark(t, timed, log, 'timed');
     const last = await startNode(queue);
     live = [last];

@@ -4,7 +4,7 @@
 // remembers every job it enqueued and how each cancel answered, for the accounting at the end.
 import type Redis from 'ioredis';
 import type { Nexq } from '../../src/nexq';
-import { sleep } from './node';
+import { sleep, waitFor } from './node';
 
 /** A small seeded generator (mulberry32), so a failing run can be replayed with its seed. */
 export function seededRandom(seed: number): () => number {
@@ -78,6 +78,12 @@ export class StressDriver {
       }
       await sleep(this.between(5, 40));
     }
+  }
+
+  /** Sends a long job nothing cancels and resolves once its handler started: a stop now cuts it off. */
+  async longJobStarted(): Promise<void> {
+    const jid = await this.send('long', LONG_JOB_MS);
+    await waitFor(() => this.redis.sismember(`${this.spec.log}:started`, jid), 20_000, `long job ${jid} to start`);
   }
 
   /** Waits for every cancel sent to answer. */
