@@ -140,7 +140,7 @@ async function expectAllAccounted(
   seed: number,
 ): Promise<void> {
   const { fates, problems } = await accountFor(producer, driver.jobs, runLog.runs);
-  const twice = rerunsAfterFinishing(runLog.runs).map(({ jid, runs }) => `${jid}: ${describeRuns(runs)}`);
+  const twice = rerunsAfterFinishing(runLog).map(({ jid, runs }) => `${jid}: ${describeRuns(runs)}`);
   if (process.env.STRESS_VERBOSE) {
     const { peak } = peakOverlap(runLog.runs);
     const cut = runLog.runs.filter((run) => !run.completed).length;
@@ -149,7 +149,7 @@ async function expectAllAccounted(
     );
   }
   expect(problems, `jobs not accounted for (seed ${seed})`).to.deep.equal([]);
-  expect(twice, `jobs run again after a finished run whose thread lived on (seed ${seed})`).to.deep.equal([]);
+  expect(twice, `jobs run again after a run that finished, its outcome posted (seed ${seed})`).to.deep.equal([]);
   expect(await t.redis.llen(t.keys.queue(QUEUE)), `jobs left in the queue (seed ${seed})`).to.equal(0);
   const backups = await t.redis.keys(t.keys.anyBackupPattern);
   expect(backups, `backup lists left after the nodes stopped (seed ${seed})`).to.deep.equal([]);

@@ -19,8 +19,17 @@ export interface Run {
   completed: boolean;
 }
 
+/** One line a handler wrote: `S` start, `T` tick, `E` end, `X` about to end its thread. */
+export interface RunEntry {
+  at: number;
+  kind: string;
+  run: Run;
+}
+
 export interface RunLog {
   runs: Run[];
+  /** Every handler's line, in the log's order. */
+  entries: RunEntry[];
   /** Positions of the test's own markers (`M|name`), by name. */
   markers: Map<string, number>;
 }
@@ -28,6 +37,7 @@ export interface RunLog {
 export function parseRunLog(entries: string[]): RunLog {
   const byId = new Map<number, Run>();
   const markers = new Map<string, number>();
+  const lines: RunEntry[] = [];
   entries.forEach((entry, at) => {
     const [kind, id, jid, thread] = entry.split('|');
     if (kind === 'M') {
@@ -35,7 +45,9 @@ export function parseRunLog(entries: string[]): RunLog {
       return;
     }
     if (kind === 'S') {
-      byId.set(Number(id), { id: Number(id), jid, thread, start: at, last: at, completed: false });
+      const started: Run = { id: Number(id), jid, thread, start: at, last: at, completed: false };
+      byId.set(started.id, started);
+      lines.push({ at, kind, run: started });
       return;
     }
     const run = byId.get(Number(id));
@@ -43,8 +55,9 @@ export function parseRunLog(entries: string[]): RunLog {
     if (run.completed) throw new Error(`log entry ${at} (${entry}) comes after its run ended`);
     run.last = at;
     if (kind === 'E') run.completed = true;
+    lines.push({ at, kind, run });
   });
-  return { runs: [...byId.values()], markers };
+  return { runs: [...byId.values()], entries: lines, markers };
 }
 
 /**
@@ -100,15 +113,24 @@ export function runsByJid(runs: Run[]): Map<string, Run[]> {
 }
 
 /**
- * Jobs that ran again after a run of theirs had finished, on a thread that did not die later (a
- * finished run whose thread died before its outcome reached the node runs again by design).
+ * Jobs that ran again after a run of theirs had finished, unless that run's outcome may have been
+ * lost with its thread. A thread posts a finished run's outcome in the same turn of its event loop
+ * as the run's end (at the next tick), so the outcome can be lost only if the thread died in that
+ * turn: it then wrote nothing more but other runs' ends (`E`, `X`) answered in the same turn. A
+ * tick or a start after the end comes from a later turn (a timer, a new batch): the outcome was
+ * posted by then, and the node had to settle the run.
  */
-export function rerunsAfterFinishing(runs: Run[]): Array<{ jid: string; runs: Run[] }> {
-  const died = deadThreads(runs);
+export function rerunsAfterFinishing(log: RunLog): Array<{ jid: string; runs: Run[] }> {
+  const died = deadThreads(log.runs);
+  const mayHaveLostOutcome = (run: Run) =>
+    died.has(run.thread) &&
+    log.entries.every(
+      (entry) => entry.at <= run.last || entry.run.thread !== run.thread || entry.kind === 'E' || entry.kind === 'X',
+    );
   const twice: Array<{ jid: string; runs: Run[] }> = [];
-  for (const [jid, list] of runsByJid(runs)) {
+  for (const [jid, list] of runsByJid(log.runs)) {
     const earlier = list.slice(0, -1);
-    if (earlier.some((run) => run.completed && !died.has(run.thread))) twice.push({ jid, runs: list });
+    if (earlier.some((run) => run.completed && !mayHaveLostOutcome(run))) twice.push({ jid, runs: list });
   }
   return twice;
 }
