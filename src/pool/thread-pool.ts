@@ -235,7 +235,8 @@ export class ThreadPool {
         // this pool stopped a thread for a cancel (exiting after this flush, or since) and the
         // job's thread is not known to be another one.
         for (const job of batch) {
-          if (!this.started.has(job.id) && this.threadOf.has(job.id)) {
+          // Its TURN says a job started before its handler is called: one not said to have started never ran.
+          if (!this.started.has(job.id)) {
             this.settle(job.id, WITHDRAWN);
             continue;
           }
@@ -277,8 +278,8 @@ export class ThreadPool {
   /**
    * Cancels a batched job: one not handed over yet never starts; one waiting on its thread for a
    * slot is withdrawn from it (or, if it started meanwhile, cancelled as a running one); a running
-   * one has its thread terminated, and the other jobs on that thread are interrupted (they run
-   * again elsewhere) or, not started yet, go back to their queue.
+   * one has its thread terminated, and the other jobs on that thread that had not answered by its
+   * exit are interrupted (they run again elsewhere) or, not started yet, go back to their queue.
    */
   private cancelBatched(id: number): void {
     if (!this.running.has(id)) return;
@@ -300,17 +301,17 @@ export class ThreadPool {
       return;
     }
     this.settle(id, CANCELLED);
-    for (const [other, on] of [...this.threadOf])
-      if (on === thread) this.settle(other, this.started.has(other) ? INTERRUPTED : WITHDRAWN);
     this.killed.add(thread);
+    // The others on that thread are settled once it has exited: what it said before it stopped
+    // (an outcome on its way) is heard first, so a job that finished is not run again.
+    const exited = () => {
+      this.killsExited++;
+      for (const [other, on] of [...this.threadOf])
+        if (on === thread) this.settle(other, this.started.has(other) ? INTERRUPTED : WITHDRAWN);
+    };
     const worker = this.pool.threads.find((w) => w.threadId === thread);
-    if (!worker) this.killsExited++;
-    else {
-      const exited = () => {
-        this.killsExited++;
-      };
-      worker.terminate().then(exited, exited);
-    }
+    if (!worker) exited();
+    else worker.terminate().then(exited, exited);
   }
 
   private threadGone(threadId: number): void {

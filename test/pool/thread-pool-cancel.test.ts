@@ -1,5 +1,6 @@
 // Cancelling a batched job terminates its thread; until that thread has exited, piscina may still
-// hand it the next batch. Jobs lost that way were interrupted by the cancel, not failed.
+// hand it the next batch. Jobs lost that way never started: they are withdrawn (back to their
+// queue), not failed.
 import path from 'node:path';
 import { expect } from 'chai';
 import { CancelHandle, ThreadPool } from '../../src/pool/thread-pool';
@@ -27,7 +28,7 @@ describe('a thread pool cancelling a job', () => {
     file: path.join(fixturesJobs, `${className}.js`),
   });
 
-  it('interrupts a batch handed over after the cancel, before the cancelled thread exited', async () => {
+  it('withdraws a batch handed over after the cancel, before the cancelled thread exited', async () => {
     const handle: CancelHandle = {};
     const spin = pool.run(task('Spin', []), 0, handle);
     // The thread said it started the batch: the cancel terminates it rather than waiting for that.
@@ -37,7 +38,7 @@ describe('a thread pool cancelling a job', () => {
     // Flushed on this tick's nextTick, while the terminated thread is still piscina's only one.
     const next = pool.run(task('Sleep', [1]), 0);
     expect(await spin).to.include({ ok: false, stopped: 'cancelled' });
-    expect(await next).to.include({ ok: false, stopped: 'interrupted' });
+    expect(await next).to.include({ ok: false, stopped: 'withdrawn' });
     // The pool goes on with a fresh thread.
     expect(await pool.run(task('Sleep', [1]), 0)).to.deep.equal({ ok: true });
   });
