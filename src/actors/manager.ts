@@ -213,7 +213,8 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       config.concurrency,
       'queue',
     );
-    const wasIdle = this.table.busy(spec.name) === 0 && !this.late.has(spec.name);
+    // Not busy is not enough: a job whose handler ended gives its slot back before its ack lands.
+    const wasIdle = !this.ctx.jobs.running.holdsAny(spec.name) && !this.late.has(spec.name);
     this.queues.add(spec);
     this.table.add(spec.name, spec.concurrency);
     this.indexKeys();

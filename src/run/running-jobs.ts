@@ -124,6 +124,11 @@ export class RunningJobs {
     return found;
   }
 
+  /** True while a live worker of this node holds a job of `queue` (running, waiting on a thread or settling). */
+  holdsAny(queue: string): boolean {
+    return this.held.has(queue);
+  }
+
   /** Of `backup` (a backup list's entries), those no live worker of this node holds. */
   unclaimed(queue: string, backup: string[]): string[] {
     const held = new Map(this.held.get(queue) ?? []);
