@@ -23,11 +23,10 @@ export interface JobTask {
 }
 
 /**
- * What a thread says in one turn, in one message: `accepted`, the ids of a batch it was just
- * handed (with `threadId`, so the main thread can stop one job's thread); `started`, the jobs
- * whose handlers start right after this message (a job waits in the thread's run queue until a
- * slot is free: workers/run-queue.ts); and the outcomes of the jobs that ended (`ids`, `outcomes`).
- * DONE is the per-job fallback for an outcome that cannot be cloned.
+ * What a thread says in one turn, in one message: `started`, the jobs whose handlers start right
+ * after this message (a job waits in the thread's run queue until a slot is free:
+ * workers/run-queue.ts), and the outcomes of the jobs that ended (`ids`, `outcomes`). DONE is the
+ * per-job fallback for an outcome that cannot be cloned.
  */
 export const TURN = 'nexq:turn';
 
@@ -39,14 +38,17 @@ export const PROGRESS = 'nexq:progress';
 
 /**
  * The message a thread posts as it starts: `{ type: CONTROL, threadId, port }`, the port on which
- * the main thread sends it ControlMessages.
+ * the main thread sends it ControlMessages: the jobs to run (without a timeout: a job with one is
+ * a piscina task of its own, so its thread can be stopped) and the withdrawals.
  */
 export const CONTROL = 'nexq:control';
 
 /** What the main thread asks of a thread on its control port. */
 export type ControlMessage =
+  /** Run these jobs (each as soon as it holds a slot of its queue). */
+  | { type: 'run'; tasks: Array<JobTask & { id: number }> }
   /** Withdraw the waiting jobs with these ids, or of these work-table rows, or all when neither is set. */
-  { type: 'withdraw'; ids?: number[]; rows?: number[] };
+  | { type: 'withdraw'; ids?: number[]; rows?: number[] };
 
 /**
  * The message a handler's `this.batch.enqueue…` posts: `{ type: ENQUEUE, bid, jobs, port }`; the
@@ -62,7 +64,6 @@ export type ThreadMessage =
   | {
       type: typeof TURN;
       threadId: number;
-      accepted?: number[];
       started?: number[];
       ids?: number[];
       outcomes?: JobOutcome[];

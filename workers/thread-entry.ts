@@ -1,10 +1,12 @@
 // The piscina entry: runs jobs' handlers on this worker thread (workers/perform-task.ts) and
 // answers with plain records. Every failure of a job, thrown or rejected, becomes `{ ok: false, error }`.
 //
-// A job handed to this thread waits in its run queue (workers/run-queue.ts) until it holds one of
-// its queue's running slots in the shared work table; when a job ends, its slot goes to the next
-// job waiting here on the same tick. What happened in a turn goes to the main thread in one TURN
-// message, posted before the handlers it names as started are called.
+// Jobs come on this thread's own control port (the main thread's end is src/pool/thread-channels.ts),
+// or, a job with a timeout, as a piscina task of its own. A job waits in the thread's run queue
+// (workers/run-queue.ts) until it holds one of its queue's running slots in the shared work
+// table; when a job ends, its slot goes to the next job waiting here on the same tick. What
+// happened in a turn goes to the main thread in one TURN message, posted before the handlers it
+// names as started are called.
 import { MessageChannel, MessagePort, parentPort, threadId, workerData } from 'node:worker_threads';
 import { describeLoadFailure, HandlerLoadError } from './handler-loader';
 import { PerformObserver, performTask, toThrownError } from './perform-task';
@@ -88,19 +90,11 @@ export default function runJob(task: JobTask): Promise<JobOutcome> {
 }
 
 /**
- * A batch of jobs in one piscina task (handing jobs over one by one costs more than running
- * them): each starts when it holds a slot, and each answers as it finishes, so a slow job never
- * holds back the others' acks. Resolves when all are done or withdrawn.
+ * Jobs handed over on the control port: each starts when it holds a slot, and each answers as it
+ * finishes, so a slow job never holds back the others' acks.
  */
-export async function runBatch(tasks: Array<JobTask & { id: number }>): Promise<number> {
-  if (!parentPort) throw new Error('runBatch runs on a worker thread only');
-  accepted.push(...tasks.map((t) => t.id));
-  await Promise.all(
-    tasks.map((task) => new Promise<void>((done) => runQueued(task, (o) => finished(task.id, o, done)))),
-  );
-  // Every outcome is posted before the batch resolves: a thread terminated after that loses none.
-  flush();
-  return tasks.length;
+function runTasks(tasks: Array<JobTask & { id: number }>): void {
+  for (const task of tasks) runQueued(task, (outcome) => finished(task.id, outcome));
 }
 
 /**
@@ -114,16 +108,14 @@ function unreadableFailure(err: unknown): JobOutcome {
 }
 
 // What this turn has to say: answered together once its microtasks ran.
-let accepted: number[] = [];
 let finishedIds: number[] = [];
 let finishedOutcomes: JobOutcome[] = [];
 let flushQueued = false;
 
-function finished(id: number, outcome: JobOutcome, done?: () => void): void {
+function finished(id: number, outcome: JobOutcome): void {
   finishedIds.push(id);
   finishedOutcomes.push(outcome);
   flushSoon();
-  done?.();
 }
 
 /**
@@ -142,7 +134,7 @@ function flush(): void {
   const starts = runQueue.takeStarts();
   const port = parentPort;
   // Off a worker thread (a test running the entry in-process) there is nobody to tell.
-  if (port && (accepted.length > 0 || starts.length > 0 || finishedIds.length > 0)) postTurn(port, starts);
+  if (port && (starts.length > 0 || finishedIds.length > 0)) postTurn(port, starts);
   for (const job of starts) job.run();
 }
 
@@ -150,14 +142,12 @@ function postTurn(port: MessagePort, starts: LocalJob[]): void {
   const message = {
     type: TURN,
     threadId,
-    accepted: accepted.length > 0 ? accepted : undefined,
     started: starts.length > 0 ? starts.map((job) => job.id) : undefined,
     ids: finishedIds,
     outcomes: finishedOutcomes,
   };
   const ids = finishedIds;
   const outcomes = finishedOutcomes;
-  accepted = [];
   finishedIds = [];
   finishedOutcomes = [];
   try {
@@ -190,7 +180,10 @@ function openControlPort(): void {
   if (!parentPort) return;
   const { port1, port2 } = new MessageChannel();
   port1.on('message', (msg: ControlMessage) => {
-    if ((msg as Partial<ControlMessage> | null)?.type !== 'withdraw') return;
+    if (msg.type === 'run') {
+      runTasks(msg.tasks);
+      return;
+    }
     const ids = msg.ids ? new Set(msg.ids) : undefined;
     const rows = msg.rows ? new Set(msg.rows) : undefined;
     runQueue.withdraw(
@@ -199,7 +192,6 @@ function openControlPort(): void {
         : undefined,
     );
   });
-  port1.unref();
   parentPort.postMessage({ type: CONTROL, threadId, port: port2 }, [port2]);
 }
 
