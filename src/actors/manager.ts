@@ -198,11 +198,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     // What was handed over ahead comes back from the threads, and goes back to the head of its
     // queue now, for any node to run; if Redis does not answer, it waits in the backup list for
     // the next boot or a survivor's recovery.
-    this.withdraw();
     const { running } = this.ctx.jobs;
+    const held = running.waitingQueues();
+    if (held.length === 0) return;
+    this.withdraw();
     for (let waited = 0; running.waiting() > 0 && waited < WITHDRAW_WAIT_MS; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    await reclaimUnworked(this.ctx, this.queues.names(), this.name).catch(() => undefined);
+    await reclaimUnworked(this.ctx, held, this.name).catch(() => undefined);
   }
 
   private async subscribe(queue: string, concurrency: number | undefined): Promise<void> {

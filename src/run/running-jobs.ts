@@ -151,6 +151,13 @@ export class RunningJobs {
     return count;
   }
 
+  /** The queues with jobs handed to threads that wait there for a slot. */
+  waitingQueues(): string[] {
+    const queues = new Set<string>();
+    for (const entry of this.entries) if (!entry.started) queues.add(entry.queue);
+    return [...queues];
+  }
+
   /** The jobs whose handlers run now. */
   list(): RunningJob[] {
     return [...this.entries].filter((entry) => entry.started);

@@ -57,8 +57,18 @@ export class RedisClusterSetup {
       String(NODE_TIMEOUT_MS),
       ...QUICK_SYNC,
     ];
-    // The bus port is named: Redis' default (port + 10000) does not exist above port 55535.
-    const start = async () => RedisServer.start({ args: [...args, '--cluster-port', String(await freePort())] });
+    // The bus port is named: Redis' default (port + 10000) does not exist above port 55535. Six
+    // servers pick their ports at once, each a port free when asked: two may pick the same one, and
+    // the one that binds second exits; it starts again on other ports.
+    const start = async (): Promise<RedisServer> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await RedisServer.start({ args: [...args, '--cluster-port', String(await freePort())] });
+        } catch (err) {
+          if (attempt >= 3 || !/exited at start/.test((err as Error).message)) throw err;
+        }
+      }
+    };
     const setup = new RedisClusterSetup(await Promise.all(Array.from({ length: 6 }, start)));
     try {
       const addresses = setup.servers.map((s) => `127.0.0.1:${s.port}`);

@@ -17,6 +17,8 @@ export interface Run {
   last: number;
   /** Its handler returned (`E`). */
   completed: boolean;
+  /** Its end's place among its thread's ends (0: the first), when it completed. */
+  endSeq?: number;
 }
 
 /** One line a handler wrote: `S` start, `T` tick, `E` end, `X` about to end its thread. */
@@ -24,6 +26,8 @@ export interface RunEntry {
   at: number;
   kind: string;
   run: Run;
+  /** On a line other than an end: how many ends' replies its thread had read when it sent it. */
+  replied?: number;
 }
 
 export interface RunLog {
@@ -39,7 +43,8 @@ export function parseRunLog(entries: string[]): RunLog {
   const markers = new Map<string, number>();
   const lines: RunEntry[] = [];
   entries.forEach((entry, at) => {
-    const [kind, id, jid, thread] = entry.split('|');
+    const fields = entry.split('|');
+    const [kind, id, jid, thread] = fields;
     if (kind === 'M') {
       markers.set(id, at);
       return;
@@ -47,15 +52,18 @@ export function parseRunLog(entries: string[]): RunLog {
     if (kind === 'S') {
       const started: Run = { id: Number(id), jid, thread, start: at, last: at, completed: false };
       byId.set(started.id, started);
-      lines.push({ at, kind, run: started });
+      lines.push({ at, kind, run: started, replied: Number(fields[4]) });
       return;
     }
     const run = byId.get(Number(id));
     if (!run) throw new Error(`log entry ${at} (${entry}) names a run that never started`);
     if (run.completed) throw new Error(`log entry ${at} (${entry}) comes after its run ended`);
     run.last = at;
-    if (kind === 'E') run.completed = true;
-    lines.push({ at, kind, run });
+    if (kind === 'E') {
+      run.completed = true;
+      run.endSeq = Number(fields[2]);
+      lines.push({ at, kind, run });
+    } else lines.push({ at, kind, run, replied: Number(fields[2]) });
   });
   return { runs: [...byId.values()], entries: lines, markers };
 }
@@ -114,18 +122,22 @@ export function runsByJid(runs: Run[]): Map<string, Run[]> {
 
 /**
  * Jobs that ran again after a run of theirs had finished, unless that run's outcome may have been
- * lost with its thread. A thread posts a finished run's outcome in the same turn of its event loop
- * as the run's end (at the next tick), so the outcome can be lost only if the thread died in that
- * turn: it then wrote nothing more but other runs' ends (`E`, `X`) answered in the same turn. A
- * tick or a start after the end comes from a later turn (a timer, a new batch): the outcome was
- * posted by then, and the node had to settle the run.
+ * lost with its thread. A thread posts a finished run's outcome in the turn of its event loop that
+ * read the reply to the run's end (at the next tick), so the outcome can be lost only if the thread
+ * died before a later turn. A line the thread sent after it had read that reply (its `replied`
+ * count passed the end's place) comes from a later turn: the outcome was posted by then, and the
+ * node had to settle the run. Lines sent while the end's reply was on its way prove nothing.
  */
 export function rerunsAfterFinishing(log: RunLog): Array<{ jid: string; runs: Run[] }> {
   const died = deadThreads(log.runs);
   const mayHaveLostOutcome = (run: Run) =>
     died.has(run.thread) &&
-    log.entries.every(
-      (entry) => entry.at <= run.last || entry.run.thread !== run.thread || entry.kind === 'E' || entry.kind === 'X',
+    !log.entries.some(
+      (entry) =>
+        entry.at > run.last &&
+        entry.run.thread === run.thread &&
+        entry.replied !== undefined &&
+        entry.replied > (run.endSeq ?? Infinity),
     );
   const twice: Array<{ jid: string; runs: Run[] }> = [];
   for (const [jid, list] of runsByJid(log.runs)) {
