@@ -113,12 +113,6 @@ export class RunQueue {
     return count;
   }
 
-  get waitingCount(): number {
-    let count = 0;
-    for (const queue of this.waiting.values()) count += queue.length;
-    return count;
-  }
-
   /** The next job waiting for `row` that may still start; those that may not are withdrawn. */
   private nextOf(row: number): LocalJob | undefined {
     const queue = this.waiting.get(row);

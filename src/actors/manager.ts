@@ -202,7 +202,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const held = running.waitingQueues();
     if (held.length === 0) return;
     this.withdraw();
-    for (let waited = 0; running.waiting() > 0 && waited < WITHDRAW_WAIT_MS; waited += 10)
+    for (let waited = 0; running.waitingQueues().length > 0 && waited < WITHDRAW_WAIT_MS; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
     await reclaimUnworked(this.ctx, held, this.name).catch(() => undefined);
   }

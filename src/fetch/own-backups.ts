@@ -46,21 +46,16 @@ export async function rehydrateBackups(
 }
 
 /**
- * Puts every entry of this node's backup lists of `queues` that no runner holds, and that is not
- * `reserved` (fetched ahead, src/fetch/served-queues.ts), back at the head of its queue.
+ * Puts every entry of this node's backup lists of `queues` that no runner holds back at the head
+ * of its queue (a job fetched ahead is held by its runner while it waits on a thread).
  */
-export async function reclaimUnworked(
-  ctx: JobsContext,
-  queues: Iterable<string>,
-  actor: string,
-  reserved: (queue: string) => readonly string[] = () => [],
-): Promise<void> {
+export async function reclaimUnworked(ctx: JobsContext, queues: Iterable<string>, actor: string): Promise<void> {
   const { keys, config, redis } = ctx;
   const running = ctx.jobs.running;
   for (const queue of queues) {
     const backup = keys.backup(config.nodeId, queue);
     if ((await redis.type(backup)) !== 'list') continue; // not ours to read; fetch reports the queue
-    const unclaimed = without(running.unclaimed(queue, await redis.lrange(backup, 0, -1)), reserved(queue));
+    const unclaimed = running.unclaimed(queue, await redis.lrange(backup, 0, -1));
     for (const raw of unclaimed) {
       // As the fetch read it: the class whose slot it took and the jid it indexed, if any.
       const job = jsonObject(raw) ?? {};
@@ -76,16 +71,4 @@ export async function reclaimUnworked(
     if (unclaimed.length)
       ctx.logger.warn(`put ${unclaimed.length} job(s) no worker held back into queue ${queue}`, { actor });
   }
-}
-
-/** `entries` less one of each of `held` (a backup list may hold the same payload twice). */
-function without(entries: string[], held: readonly string[]): string[] {
-  if (held.length === 0) return entries;
-  const left = new Map<string, number>();
-  for (const raw of held) left.set(raw, (left.get(raw) ?? 0) + 1);
-  return entries.filter((raw) => {
-    const count = left.get(raw) ?? 0;
-    if (count > 0) left.set(raw, count - 1);
-    return count === 0;
-  });
 }

@@ -15,11 +15,9 @@ export class Reclaimer {
   private all = false;
   private lastAllAt = Date.now();
 
-  /** `reserved` names the backup entries held fetched ahead: not to be put back. */
   constructor(
     private readonly ctx: JobsContext,
     private readonly actor: string,
-    private readonly reserved: (queue: string) => readonly string[] = () => [],
   ) {}
 
   /** Reclaims `queue` before the next fetch. */
@@ -39,7 +37,7 @@ export class Reclaimer {
     const due = all ? await this.withBackupLists(await queuesWithBackups(this.ctx, served)) : this.due;
     const now = [...due].filter((q) => !waited(q));
     this.due = new Set([...due].filter(waited));
-    await reclaimUnworked(this.ctx, now, this.actor, this.reserved);
+    await reclaimUnworked(this.ctx, now, this.actor);
     if (all) {
       this.all = false;
       this.lastAllAt = Date.now();

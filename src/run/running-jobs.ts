@@ -144,13 +144,6 @@ export class RunningJobs {
     return this.entries.size;
   }
 
-  /** Jobs handed to threads that wait there for a slot. */
-  waiting(): number {
-    let count = 0;
-    for (const entry of this.entries) if (!entry.started) count++;
-    return count;
-  }
-
   /** The queues with jobs handed to threads that wait there for a slot. */
   waitingQueues(): string[] {
     const queues = new Set<string>();
