@@ -21,7 +21,7 @@ import type { FetchedJob } from '../job/job';
 import { jobErrorOf } from '../job/run-errors';
 import { jobLogFields } from '../run/logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
-import type { JobsContext } from '../node/context';
+import type { JobsContext } from '../run/node-context';
 import { JobSteps } from '../run/job-steps';
 import { okOutcome, type Outcome } from '../run/outcome';
 import { jobEventBase, settle, SettlingJob, untilItLands } from '../run/settle';

@@ -10,7 +10,7 @@
 //     or the idle poll finds jobs in it (src/fetch/idle-poll.ts, every `idlePollInterval`), and poll
 //     the limited and paused ones every `pollTimeout` (src/fetch/poll-schedule.ts). A freed slot of
 //     a full queue, a wake and every fetch make it decide again, so no queue waits on another's state.
-//  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobRunner per job),
+//  3. Hand what each fetch took to the dispatcher (src/actors/dispatcher.ts: one JobRunner per job),
 //     in the per-queue key layout each queue's call as it answers: a call still out after a moment
 //     (a cluster slot in migration) answers later as a message (src/fetch/late-fetches.ts).
 //  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
@@ -18,7 +18,7 @@
 //  6. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
 //  7. Crash when ioredis ends its wake subscriber for good (src/redis/ended.ts): the restarted
 //     manager subscribes on a fresh connection.
-//  8. Start no job while the node's claim on its backup lists may have lapsed (src/node/lease.ts:
+//  8. Start no job while the node's claim on its backup lists may have lapsed (src/run/lease.ts:
 //     frozen or cut off from Redis for most of `nodeTimeout`): fetch nothing, keep what it holds
 //     fetched ahead, put back what a fetch answered late; go on when a beat renews the claim, and
 //     forget what it held fetched ahead when that beat says the node was declared dead meanwhile.
@@ -28,8 +28,8 @@ import { commandTimeoutOf } from '../redis/connection';
 import type { RedisClient } from '../redis/client';
 import { ClassLimit, failedFetch, FetchCall, fetchCalls, fetchJobs } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
-import type { JobsContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { JobsContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 import { IdlePoll } from '../fetch/idle-poll';
 import { WakeSignals } from '../fetch/wake-signals';
 import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
@@ -39,7 +39,7 @@ import { PollInfo, PollSchedule } from '../fetch/poll-schedule';
 import { fetchOrder } from '../fetch/queue-order';
 import { Reclaimer } from '../fetch/reclaimer';
 import { ServedQueues } from '../fetch/served-queues';
-import { Dispatcher } from '../run/dispatcher';
+import { Dispatcher } from './dispatcher';
 import { handOver, HandOverParts } from '../fetch/hand-over';
 
 /**

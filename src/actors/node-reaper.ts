@@ -23,8 +23,8 @@ import { deadNodes } from '../redis/redis-time';
 import { recoverNode, requeueBackup } from '../redis/move-scripts';
 import { allRunningKeys, dropNodeSlots } from '../redis/limits';
 import { IndexSweep } from '../redis/index-sweep';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 
 /** Dead nodes handled per round; the rest wait for the next round. */
 export const NODES_PER_ROUND = 20;

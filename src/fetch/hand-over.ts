@@ -3,9 +3,9 @@
 // reclaimed, and one runner started per job taken while the queue has a free slot or room ahead of
 // one (prefetch: the job waits on a thread for a slot); any more (its concurrency lowered while a
 // call was out) go back to their queue. A fetch answered after the
-// node's claim on its backup lists may have lapsed (src/node/lease.ts) starts nothing: its jobs
+// node's claim on its backup lists may have lapsed (src/run/lease.ts) starts nothing: its jobs
 // go back from the backup list, if a reaper has not taken them already.
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 import type { Fetched, FetchQueue } from '../redis/scripts';
 import type { WorkTable } from '../run/work-table';
 import type { Reclaimer } from './reclaimer';

@@ -5,7 +5,7 @@
 // the job index in step (src/redis/job-index.ts).
 import type { FetchedJob } from '../job/job';
 import { heldSlots, throttled } from '../redis/limits';
-import type { JobsContext } from '../node/context';
+import type { JobsContext } from './node-context';
 import { ackJob, failJob, Held, releaseJob, requeueJob, throttle } from '../redis/scripts';
 import type { Fate } from './outcome';
 
