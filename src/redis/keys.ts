@@ -197,9 +197,12 @@ export class Keys {
     return this.key('nexq:nodes');
   }
 
-  /** Exq's: node id -> epoch seconds of its last beat (Exq.Redis.Heartbeat); nexq writes nothing there. */
+  /**
+   * Exq's: node id -> epoch seconds of its last beat (Exq.Redis.Heartbeat); nexq writes nothing
+   * there. Exq names it `"#{namespace}:heartbeats"` whatever the namespace: `:heartbeats` for ''.
+   */
   get exqHeartbeats(): string {
-    return this.key('heartbeats');
+    return `${this.namespace}:heartbeats`;
   }
 
   /** nexq's own: the process that holds the default node id `nodeId`, with a time to live. */
