@@ -219,6 +219,13 @@ export interface NexqOptions {
   /** Seconds between this node's checks for dead nodes. */
   nodeCheckInterval: number;
   /**
+   * Seconds without a beat in Exq's `<ns>:heartbeats` after which an Exq node is dead and, when no
+   * Exq node beats any more, a nexq node re-enqueues its backup lists (0: never). Set it to at
+   * least Exq's `heartbeat_interval` x (`missed_heartbeats_allowed` + 1); the default is Exq's
+   * documented 60 s x 6. Shared key layout only (docs/compatibility.md).
+   */
+  exqNodeTimeout: number;
+  /**
    * Whose `retry_count` convention to write, `exq` or `sidekiq`; `sidekiq` when the namespace is
    * `''` (see docs/compatibility.md).
    */
@@ -292,6 +299,7 @@ export function defaults(): NexqOptions {
     heartbeatInterval: 5,
     nodeTimeout: 30,
     nodeCheckInterval: 5,
+    exqNodeTimeout: 360,
     dialect: 'exq',
     keyLayout: 'auto',
     timestamps: 'seconds',

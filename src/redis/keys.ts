@@ -11,6 +11,8 @@
 //   <ns>:<identity>:workers            hash: one field per running job (Sidekiq 6.4 and before)
 //   <ns>:<identity>:work               the same hash, as Sidekiq 6.5, 7 and 8 read it
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
+//   <ns>:heartbeats                    sorted set: Exq node id -> last beat, Exq's own (heartbeat_enable);
+//                                      nexq reads it to recover dead Exq nodes (src/redis/exq-recovery.ts)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 //   <ns>:nexq:node-claim:<id>          string: the process holding default node id <id> (src/node/node-claim.ts)
 //   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
@@ -193,6 +195,14 @@ export class Keys {
   /** nexq's own: node id -> epoch seconds of its last beat, for dead-node recovery. */
   get nodes(): string {
     return this.key('nexq:nodes');
+  }
+
+  /**
+   * Exq's: node id -> epoch seconds of its last beat (Exq.Redis.Heartbeat); nexq writes nothing
+   * there. Exq names it `"#{namespace}:heartbeats"` whatever the namespace: `:heartbeats` for ''.
+   */
+  get exqHeartbeats(): string {
+    return `${this.namespace}:heartbeats`;
   }
 
   /** nexq's own: the process that holds the default node id `nodeId`, with a time to live. */

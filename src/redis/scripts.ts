@@ -15,6 +15,7 @@ const SCRIPTS = [
   'enqueue-due',
   'bury-due',
   'recover-node',
+  'recover-exq-node',
   'requeue-job',
   'enqueue',
   'ack',

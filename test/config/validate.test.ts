@@ -62,6 +62,12 @@ describe('config validation', () => {
       expect((await startError({ maxPayloadBytes })).key).to.equal('maxPayloadBytes');
   });
 
+  it("takes exqNodeTimeout 360 (Exq's default threshold) by default and 0 for off, and rejects a negative one", async () => {
+    expect(resolveConfig({}).exqNodeTimeout).to.equal(360);
+    expect(resolveConfig({ exqNodeTimeout: 0 }).exqNodeTimeout).to.equal(0);
+    expect((await startError({ exqNodeTimeout: -1 })).key).to.equal('exqNodeTimeout');
+  });
+
   it('rejects a fractional threadYoungGenerationMb, naming it', async () => {
     const err = await startError({ threadYoungGenerationMb: 2.5 });
     expect(err.key).to.equal('threadYoungGenerationMb');

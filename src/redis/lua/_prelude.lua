@@ -226,3 +226,20 @@ local function nexq_wake(queueKey)
   local at = string.find(queueKey, 'queue:', 1, true)
   if at then redis.call('PUBLISH', string.sub(queueKey, 1, at - 1) .. 'nexq:wake', queueKey) end
 end
+
+-- Puts every job of the backup list `backup` back at the consumer end of `queue`, head (newest)
+-- first, so the oldest is next in line as it was; records each in `index` as queued in `name`, and
+-- when any moved adds `name` to `queuesSet` (when given) and wakes the queue. The length is read
+-- first and that many jobs moved: no LMOVE names the list once it is empty (rule 2). Returns how many.
+local function nexq_requeue_all(backup, queue, index, queuesSet, name)
+  local where = 'queued\t' .. name
+  local n = redis.call('LLEN', backup)
+  for _ = 1, n do
+    nexq_index(index, nexq_jid_of(redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT')), where)
+  end
+  if n > 0 then
+    if queuesSet then redis.call('SADD', queuesSet, name) end
+    nexq_wake(queue)
+  end
+  return n
+end
