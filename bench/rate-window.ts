@@ -97,7 +97,7 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module)
-  main().catch((err) => {
+  main().catch((err: unknown) => {
     console.error(err);
     process.exit(1);
   });
