@@ -16,9 +16,10 @@ export interface QueueSpec {
   weight?: number;
   /**
    * Jobs of this queue that may start per window across all nodes: `{ limit: 100, per: 60 }` is
-   * 100 a minute (GCRA, held by the fetch in Redis; see docs/rate-limits.md). Give every node the
-   * same value. Jobs fetched ahead (`prefetch`) count when fetched, and are fetched only while the
-   * window has room for twice as many.
+   * never more than 100 in any 60 seconds (a sliding window, held by the fetch in Redis; see
+   * docs/rate-limits.md); `burst: true` (or a number) trades that for an average rate with bursts.
+   * Give every node the same value. Jobs fetched ahead (`prefetch`) count when fetched, and are
+   * fetched only while the window has room for twice as many.
    */
   rateLimit?: RateLimit;
   /**
@@ -102,10 +103,11 @@ export interface NexqOptions {
   classConcurrency: Record<string, number>;
   /**
    * Jobs of a class that may start per window across all nodes, by class name:
-   * `{ ChargeCard: { limit: 10, per: 1 } }` (GCRA, held by the fetch in Redis; see
-   * docs/rate-limits.md). A job whose class is over its limit keeps its place in the queue while
-   * the jobs behind it go first. In the per-queue key layout each queue counts a class apart.
-   * Give every node the same value.
+   * `{ ChargeCard: { limit: 10, per: 1 } }` is never more than 10 in any second (a sliding window,
+   * held by the fetch in Redis; `burst` as for a queue's `rateLimit`; see docs/rate-limits.md). A
+   * job whose class is over its limit keeps its place in the queue while the jobs behind it go
+   * first. In the per-queue key layout each queue counts a class apart. Give every node the same
+   * value.
    */
   classRateLimits: Record<string, RateLimit>;
   /**

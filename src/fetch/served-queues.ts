@@ -5,7 +5,6 @@
 // and the count of jobs handed over, are in the work table.
 import type { ResolvedQueue } from '../../config/validate';
 import type { Keys } from '../redis/keys';
-import { gcra } from '../redis/limits';
 import type { FetchQueue } from '../redis/scripts';
 import type { QueueState } from './policy';
 
@@ -119,7 +118,7 @@ export class ServedQueues {
       count,
       ahead,
       globalLimit: q.globalConcurrency,
-      rate: q.rateLimit && gcra(q.rateLimit),
+      rate: q.rateLimit,
     };
   }
 

@@ -23,9 +23,9 @@
 //   <ns>:nexq:unique:<key>             string: the jid holding a unique lock
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
-//   <ns>:nexq:rate:<q>                 string: queue <q>'s rate limit or pause, GCRA's theoretical
-//                                      arrival time in Redis ms (expires when idle)
-//   <ns>:nexq:rate-class:<class>       string: likewise for a class's rate limit
+//   <ns>:nexq:rate-starts:<q>          sorted set: queue <q>'s rate limit and pause, the starts in
+//                                      its window by Redis ms (src/redis/lua/_prelude.lua; expires when idle)
+//   <ns>:nexq:rate-starts-class:<class> sorted set: likewise for a class's rate limit
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -46,8 +46,8 @@
 // the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
-//   <ns>:nexq:processed:{q}   <ns>:nexq:rate:{q}
-//   <ns>:nexq:rate-class:{q}:<class> (each queue counts a class's rate apart)
+//   <ns>:nexq:processed:{q}   <ns>:nexq:rate-starts:{q}
+//   <ns>:nexq:rate-starts-class:{q}:<class> (each queue counts a class's rate apart)
 //   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
 // a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
 // and every other key is prefixed {<ns>}: (one slot for the node-wide keys: processes, stats, node
@@ -234,9 +234,9 @@ export class Keys {
     return this.key(`nexq:running-class:${className}`);
   }
 
-  /** nexq's own: `queue`'s rate limit and pause (GCRA's theoretical arrival time, Redis ms). */
+  /** nexq's own: `queue`'s rate limit and pause (the starts in its window, src/redis/lua/_prelude.lua). */
   rate(queue: string): string {
-    return this.ofQueue('nexq:rate:', queue);
+    return this.ofQueue('nexq:rate-starts:', queue);
   }
 
   /**
@@ -245,8 +245,8 @@ export class Keys {
    */
   classRate(className: string, queue: string): string {
     return this.perQueue
-      ? this.ofQueue('nexq:rate-class:', queue, `:${className}`)
-      : this.key(`nexq:rate-class:${className}`);
+      ? this.ofQueue('nexq:rate-starts-class:', queue, `:${className}`)
+      : this.key(`nexq:rate-starts-class:${className}`);
   }
 
   /**

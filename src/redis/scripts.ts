@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keySlot, RedisClient } from './client';
 import type { Keys } from './keys';
+import type { RateLimit } from '../../config/rate-limit';
 
 export { CrossSlotError } from './errors';
 
@@ -137,14 +138,14 @@ export interface FetchQueue {
   queueKey: string;
   backupKey: string;
   runningKey: string;
-  /** Its rate limit and pause (GCRA's state), read by every fetch. */
+  /** Its rate limit's starts and its pause (src/redis/lua/_prelude.lua), read by every fetch. */
   rateKey: string;
   /** Free slots on this node. */
   count: number;
   /** Limit across all nodes, if any. */
   globalLimit?: number;
   /** Rate limit across all nodes, if any. */
-  rate?: Gcra;
+  rate?: RateLimit;
   /** Jobs to take ahead of the free slots (prefetch), only from a backlog; none by default. */
   ahead?: number;
 }
@@ -155,13 +156,17 @@ export interface ClassLimit {
   /** Its running hash (with `limit`; unused, and any key of the call's slot, without). */
   runningKey?: string;
   limit?: number;
-  rate?: Gcra;
+  rate?: RateLimit;
 }
 
-/** A rate limit as GCRA counts it: one job per `emissionMs`, a burst of `toleranceMs / emissionMs + 1`. */
-export interface Gcra {
-  emissionMs: number;
-  toleranceMs: number;
+/**
+ * A rate limit as the scripts take it (src/redis/lua/_prelude.lua): 'L:P' strict, 'L:P:B' with a
+ * burst of B, P in ms; '' for none (the key then holds pauses only).
+ */
+export function rateSpec(rate: RateLimit | undefined): string {
+  if (!rate) return '';
+  const spec = `${rate.limit}:${rate.per * 1000}`;
+  return typeof rate.burst === 'number' ? `${spec}:${rate.burst}` : spec;
 }
 
 /**
@@ -289,13 +294,12 @@ async function fetchCall(
       return [c.runningKey ?? rateKey, rateKey];
     }),
   ];
-  const rateArgs = (rate: Gcra | undefined) => (rate ? [rate.emissionMs, rate.toleranceMs] : ['', 0]);
   const argv = [
     nodeId,
     queues.length,
     cap ?? '',
-    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, ...rateArgs(q.rate)]),
-    ...classes.flatMap((c) => [c.name, c.limit ?? '', ...rateArgs(c.rate)]),
+    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, rateSpec(q.rate)]),
+    ...classes.flatMap((c) => [c.name, c.limit ?? '', rateSpec(c.rate)]),
   ];
   const [jobs, errors, states, waits] = (await runScript(client, 'fetch', keys, argv)) as [
     string[][],
@@ -369,10 +373,10 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
 
 /**
  * Pauses starting jobs of the queue or class whose rate key is `rateKey` on every node for `ms`
- * (throttle.lua; `toleranceMs` is its limit's, 0 without one); the ms until the pause ends.
+ * (throttle.lua); the ms until the pause ends.
  */
-export async function throttle(client: RedisClient, rateKey: string, ms: number, toleranceMs: number): Promise<number> {
-  return (await runScript(client, 'throttle', [rateKey], [Math.ceil(ms), toleranceMs])) as number;
+export async function throttle(client: RedisClient, rateKey: string, ms: number): Promise<number> {
+  return (await runScript(client, 'throttle', [rateKey], [Math.ceil(ms)])) as number;
 }
 
 /**

@@ -96,6 +96,26 @@ describe('config validation', () => {
     expect(resolveConfig({ namespace: '', dialect: 'exq' }).dialect).to.equal('exq');
   });
 
+  it('takes a rate limit strict by default, a burst as a number or true (the limit), and rejects any other burst', () => {
+    const queues = [
+      { name: 'strict', rateLimit: { limit: 20, per: 1 } },
+      { name: 'off', rateLimit: { limit: 20, per: 1, burst: false } },
+      { name: 'bursty', rateLimit: { limit: 20, per: 1, burst: true } },
+      { name: 'smooth', rateLimit: { limit: 20, per: 1, burst: 1 } },
+    ];
+    expect(resolveConfig({ queues }).queues.map((q) => q.rateLimit)).to.deep.equal([
+      { limit: 20, per: 1 },
+      { limit: 20, per: 1 },
+      { limit: 20, per: 1, burst: 20 },
+      { limit: 20, per: 1, burst: 1 },
+    ]);
+    for (const burst of [0, 2.5, 'yes'])
+      expect(() => resolveConfig({ classRateLimits: { Mailer: { limit: 5, per: 1, burst } } } as never))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.contains('classRateLimits.Mailer.burst');
+  });
+
   it('gives each queue the default concurrency unless it names its own', () => {
     expect(resolveConfig({ concurrency: 4, queues: ['a', { name: 'b', concurrency: 9 }] }).queues).to.deep.equal([
       { name: 'a', concurrency: 4 },
