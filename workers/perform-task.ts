@@ -39,7 +39,7 @@ export async function performTask(
     const loadedHandler = (handler = await loadHandler(task.file));
     // A module with performMany runs a lone job as a chunk of one (nexq/testing, an exhausted hook aside).
     const perform = loadedHandler.perform;
-    if (!perform || (loadedHandler.performMany && !task.exhausted))
+    if (!task.exhausted && (loadedHandler.performMany || !perform))
       return (await performChunk([task], observer, slots, post, retry))[0];
     const { context, asked } = jobContextOf(task, job, observer, slots, post);
     if (task.exhausted) {
@@ -47,7 +47,7 @@ export async function performTask(
       return { ok: true };
     }
     observer.starting?.(args, context);
-    const run = () => perform.apply(context, args);
+    const run = () => perform?.apply(context, args);
     const value = await (otel() ? inProcessSpan(loadedJob, context.className, run) : run());
     observer.returned?.(value);
     return successOf(value, loadedJob, loadedHandler, asked, context.className);
