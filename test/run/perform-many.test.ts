@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import type { JobEventMap } from '../../src/events/job-events';
+import type { JobOptions } from '../../src/job/job';
 import { repoRoot } from '../support/paths';
 import { useNodes, waitFor } from '../support/node';
 
@@ -23,9 +24,16 @@ describe('performMany: many jobs per handler call', () => {
   const t = useNodes();
 
   /** Enqueues `values` as Bulk jobs reporting to `key` while no node serves `queue`; their jids. */
-  async function enqueue(node: Awaited<ReturnType<typeof t.start>>, key: string, values: unknown[], options = {}) {
+  async function enqueue(
+    node: Awaited<ReturnType<typeof t.start>>,
+    key: string,
+    values: unknown[],
+    options = {},
+    jobOptions: JobOptions = {},
+  ) {
     const jids: string[] = [];
-    for (const value of values) jids.push(await node.enqueue('default', 'Bulk', [t.url, key, value, options]));
+    for (const value of values)
+      jids.push(await node.enqueue('default', 'Bulk', [t.url, key, value, options], jobOptions));
     return jids;
   }
 
@@ -130,5 +138,45 @@ describe('performMany: many jobs per handler call', () => {
     await t.stop(node);
     const queued = (await t.redis.lrange(t.keys.queue('default'), 0, -1)).map((raw) => JSON.parse(raw).jid);
     expect(queued.sort()).to.deep.equal([...jids].sort());
+  });
+
+  it('files each job of a chunk in dead on its own, running the exhausted hook once per job', async () => {
+    const node = await t.start({ jobsDir, queues: [] });
+    const key = t.out('calls');
+    const jids = await enqueue(node, key, [1, 2], { throw: true }, { retry: false });
+    await node.subscribe('default');
+    const exhausted = await t.waitForRecords(`${key}:exhausted`, 2);
+    expect(exhausted.map((e) => e.jid).sort()).to.deep.equal([...jids].sort());
+    for (const e of exhausted) expect(e.message).to.equal('the whole chunk failed');
+    expect(await t.redis.zcard(t.keys.dead('default'))).to.equal(2);
+  });
+
+  it('cancels one job of a running chunk: its thread stops, the others run again', async () => {
+    const node = await t.start({ jobsDir, queues: [] });
+    const key = t.out('calls');
+    const gate = t.out('gate');
+    const jids = await enqueue(node, key, [1, 2, 3], { gate });
+    await node.subscribe('default');
+    await t.waitForRecords(key, 1);
+    expect(await node.cancel(jids[0])).to.equal(true);
+    const [, again] = (await t.waitForRecords(key, 2)) as Call[];
+    expect([...again.jids].sort()).to.deep.equal([jids[1], jids[2]].sort());
+    await t.redis.rpush(gate, 'go');
+    expect(await node.waitFor(jids[1], { timeout: 10_000 })).to.deep.equal({ doubled: 4 });
+    expect(await node.waitFor(jids[2], { timeout: 10_000 })).to.deep.equal({ doubled: 6 });
+    const [dead] = (await t.redis.zrange(t.keys.dead('default'), 0, -1)).map((raw) => JSON.parse(raw));
+    expect(dead.jid).to.equal(jids[0]);
+  });
+
+  it('applies jobTimeout to the whole call: every job of a chunk that runs over fails with JobTimeoutError', async () => {
+    const node = await t.start({ jobsDir, queues: [], jobTimeout: 300 });
+    const failures: Array<JobEventMap['job:failure']> = [];
+    node.events.on('job:failure', (e) => void failures.push(e));
+    const jids = await enqueue(node, t.out('calls'), [1, 2, 3], { gate: t.out('gate') });
+    await node.subscribe('default');
+    await waitFor(() => failures.length === 3, 10_000, 'three failures');
+    expect(failures.map((f) => f.jid).sort()).to.deep.equal([...jids].sort());
+    for (const failure of failures) expect(failure.error.class).to.equal('JobTimeoutError');
+    await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 3, 10_000, 'three jobs in retry');
   });
 });
