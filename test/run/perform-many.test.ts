@@ -179,4 +179,17 @@ describe('performMany: many jobs per handler call', () => {
     for (const failure of failures) expect(failure.error.class).to.equal('JobTimeoutError');
     await waitFor(async () => (await t.redis.zcard(t.keys.retry('default'))) === 3, 10_000, 'three jobs in retry');
   });
+
+  it('puts back the jobs of a chunk still forming when their queue is unsubscribed, and runs none', async () => {
+    const node = await t.start({ jobsDir, queues: [] });
+    const key = t.out('calls');
+    for (const value of [1, 2]) await node.enqueue('default', 'Patient', [t.url, key, value]);
+    await node.subscribe('default');
+    const backup = t.keys.backup(node.node.ctx.config.nodeId, 'default');
+    await waitFor(async () => (await t.redis.llen(backup)) === 2, 10_000, 'both jobs taken');
+    await node.unsubscribe('default');
+    await waitFor(async () => (await t.redis.llen(t.keys.queue('default'))) === 2, 10_000, 'both jobs back');
+    expect(await t.redis.llen(backup)).to.equal(0);
+    expect(await t.records(key)).to.deep.equal([]);
+  });
 });
