@@ -6,7 +6,9 @@
 // (workers/run-queue.ts) until it holds one of its queue's running slots in the shared work
 // table; when a job ends, its slot goes to the next job waiting here on the same tick. What
 // happened in a turn goes to the main thread in one TURN message, posted before the handlers it
-// names as started are called.
+// names as started are called. A chunk of a `performMany` handler's jobs (`runChunk`) waits there
+// as one entry until it holds a slot per job, then runs as one call (workers/perform-chunk.ts)
+// and answers one outcome per job.
 import { MessageChannel, MessagePort, parentPort, threadId, workerData } from 'node:worker_threads';
 import { describeLoadFailure, HandlerLoadError } from './handler-loader';
 import { PerformObserver, performTask, toThrownError } from './perform-task';
