@@ -150,9 +150,11 @@ export class JobRunner extends Actor<never, Cast> {
       await pipeline.before(event);
       if (this.cancelWasRequested()) return { kind: 'cancelled' };
       const handler = (this.handler = ctx.jobs.handlers.resolve(job.class, job.wrapped));
-      const { file, activeJob } = handler;
+      const { file, activeJob, chunk } = handler;
       const slotsRow = ctx.jobs.running.slots.row(queue);
-      const task = { raw: opened, file, activeJob, slotsRow, generation: ctx.jobs.pool.claims.generation };
+      const generation = ctx.jobs.pool.claims.generation;
+      // A performMany handler's job waits for its chunk to form (src/pool/chunk-former.ts).
+      const task = { raw: opened, file, activeJob, slotsRow, generation, ...(chunk ? { chunk } : {}) };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return okOutcome(result, durationMs);
