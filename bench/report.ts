@@ -11,7 +11,7 @@ import type { W4Result } from './workloads/w4-backlog';
 import type { W5Result } from './workloads/w5-several-queues';
 import type { W6Result } from './workloads/w6-cpu-bound';
 import type { W7Result } from './workloads/w7-many-queues';
-import type { W8Result } from './workloads/w8-perform-many';
+import type { W9Result } from './workloads/w9-perform-many';
 import type { PeerResult } from './workloads/peers';
 
 export interface BenchResults {
@@ -27,8 +27,8 @@ export interface BenchResults {
   /** W6 CPU-bound jobs: nexq, and with --peers the peers, in its own table (w6-report.ts). */
   w6?: W6Result;
   w7?: W7Result;
-  /** W8 many jobs per call: one at a time against performMany, in its own table. */
-  w8?: W8Result;
+  /** W9 many jobs per call: one at a time against performMany, in its own table. */
+  w9?: W9Result;
   profile?: ProfileResult;
   /** --peers: each peer through W1, W2 c10/c50 and W3 (see comparison.ts). */
   peers?: PeerResult[];

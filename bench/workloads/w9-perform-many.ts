@@ -1,4 +1,4 @@
-// W8 many jobs per call (issue 35): 20,000 jobs whose work is one RPUSH of their index, drained
+// W9 many jobs per call (issue 35): 20,000 jobs whose work is one RPUSH of their index, drained
 // by one node, once by a handler that takes them one at a time (PushOne) and once by a performMany
 // handler with chunk size 100 (PushMany: one RPUSH of the chunk's 100 indexes), at queue
 // concurrency 100 (one chunk of 100 at a time: it runs, settles, and only then are the next 100
@@ -9,15 +9,15 @@ import { fillQueue } from '../fill';
 import { runNode } from '../node-run';
 
 /** The queue's concurrencies: a chunk is never larger, so each lets chunks of 100 form. */
-export const W8_CONCURRENCIES = [100, 300];
+export const W9_CONCURRENCIES = [100, 300];
 const ROUNDS = 3;
-const OUT = 'bench:w8:out';
+const OUT = 'bench:w9:out';
 const MODES = [
   { mode: 'one at a time', className: 'PushOne' },
   { mode: 'performMany, size 100', className: 'PushMany' },
 ] as const;
 
-export interface W8Run {
+export interface W9Run {
   mode: (typeof MODES)[number]['mode'];
   concurrency: number;
   round: number;
@@ -27,16 +27,16 @@ export interface W8Run {
   redisCpuSeconds: number;
 }
 
-export interface W8Result {
+export interface W9Result {
   jobs: number;
-  runs: W8Run[];
+  runs: W9Run[];
 }
 
-export async function runW8(ctx: BenchContext): Promise<W8Result> {
+export async function runW9(ctx: BenchContext): Promise<W9Result> {
   const jobs = ctx.sizes.processing;
-  const runs: W8Run[] = [];
+  const runs: W9Run[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const concurrency of W8_CONCURRENCIES)
+    for (const concurrency of W9_CONCURRENCIES)
       for (const { mode, className } of MODES) runs.push(await runOnce(ctx, jobs, round, concurrency, mode, className));
   }
   await ctx.admin.flushall();
@@ -48,10 +48,10 @@ async function runOnce(
   jobs: number,
   round: number,
   concurrency: number,
-  mode: W8Run['mode'],
+  mode: W9Run['mode'],
   className: string,
-): Promise<W8Run> {
-  const what = `W8 ${className} c${concurrency} round ${round}`;
+): Promise<W9Run> {
+  const what = `W9 ${className} c${concurrency} round ${round}`;
   await ctx.admin.flushall();
   ctx.log(`${what}: enqueueing ${jobs} jobs`);
   await fillQueue(ctx.enqueuer, QUEUE, jobs, undefined, className, [ctx.server.url, OUT]);
@@ -70,10 +70,10 @@ async function runOnce(
   };
 }
 
-/** W8 as its own Markdown table: each round's jobs/s, both ways, and the CPU per job. */
-export function w8Report(result: W8Result): string {
+/** W9 as its own Markdown table: each round's jobs/s, both ways, and the CPU per job. */
+export function w9Report(result: W9Result): string {
   const lines = [
-    `W8 many jobs per call: ${result.jobs.toLocaleString('en-US')} jobs of one RPUSH each`,
+    `W9 many jobs per call: ${result.jobs.toLocaleString('en-US')} jobs of one RPUSH each`,
     '',
     '| handler | concurrency | round | jobs/s | node CPU µs/job | redis CPU µs/job |',
     '|---|---|---|---|---|---|',
