@@ -41,7 +41,7 @@ import { Reclaimer } from '../fetch/reclaimer';
 import { ServedQueues } from '../fetch/served-queues';
 import { Dispatcher } from './dispatcher';
 import { Fetcher } from '../fetch/fetcher';
-import type { HandOverParts } from '../fetch/hand-over';
+import type { HandOverParts } from '../fetch/fetcher';
 
 /**
  * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
