@@ -54,17 +54,22 @@ export async function performChunk(
   });
   if (members.length === 0) return outcomes;
   let handler: LoadedHandler | undefined;
+  let results: unknown[];
   try {
     handler = await loadHandler(tasks[0].file);
     const many = handler.performMany;
     if (!many) throw new PerformManyResultError(`${tasks[0].file} exports no performMany function`);
-    const results = await callMany(many, members, tasks[0].slotsRow, slots, observer);
-    for (const [i, member] of members.entries())
-      outcomes[member.index] = await outcomeOf(results[i], member, handler, observer, retry);
+    results = await callMany(many, members, tasks[0].slotsRow, slots, observer);
   } catch (err) {
     observer.failed?.(err);
-    for (const member of members) outcomes[member.index] = await failureOf(err, member, handler, retry);
+    for (const member of members) outcomes[member.index] = await memberFailure(err, member, handler, retry);
+    return outcomes;
   }
+  // Each member on its own: one whose result or error cannot be read fails alone, never its chunk-mates.
+  for (const [i, member] of members.entries())
+    outcomes[member.index] = await outcomeOf(results[i], member, handler, observer, retry).catch((err: unknown) =>
+      memberFailure(err, member, handler, retry),
+    );
   return outcomes;
 }
 
@@ -114,6 +119,20 @@ async function outcomeOf(
     return successOf(result, member.job, handler, member.asked, member.context.className);
   } catch (err) {
     return failureOf(err, member, handler, retry);
+  }
+}
+
+/** A member's failure; when even its error cannot be read, a failure that says so. */
+async function memberFailure(
+  err: unknown,
+  member: Member,
+  handler: LoadedHandler | undefined,
+  retry: RetrySettings,
+): Promise<JobOutcome> {
+  try {
+    return await failureOf(err, member, handler, retry);
+  } catch {
+    return { ok: false, error: { class: 'Error', message: 'the job failed with an error that could not be read' } };
   }
 }
 

@@ -98,18 +98,15 @@ export class RunQueue {
   /** A job of `row` ended: its slots go to the next job waiting here, or back to the table. */
   ended(row: number | undefined, slots = 1): void {
     if (row === undefined) return;
-    // Kept for a job waiting here that takes as many, unless another thread's jobs have waited long for one.
-    const keep = this.claims.leaseHolds() && !this.claims.othersStarve(row) && this.headSlots(row) === slots;
-    const next = keep ? this.nextOf(row) : undefined;
-    if (next) this.ready(next);
+    // Kept for the next job waiting here that may start and takes as many (checked first: a job
+    // ahead of it that may not start is withdrawn), unless another thread's jobs have waited long.
+    const next = this.claims.leaseHolds() && !this.claims.othersStarve(row) ? this.peek(row) : undefined;
+    if (next && slotsOf(next) === slots) {
+      this.shiftHead(row);
+      this.ready(next);
+    }
     // Its notify wakes this thread's own wait too: a chunk waiting here may now find all it needs.
     else this.claims.release(row, slots);
-  }
-
-  /** How many slots the next job waiting for `row` takes (0: none waits). */
-  private headSlots(row: number): number {
-    const head = this.waiting.get(row)?.[0];
-    return head ? slotsOf(head) : 0;
   }
 
   /** The jobs to start now; the caller posts that they started, then runs them. */
@@ -135,12 +132,11 @@ export class RunQueue {
     return count;
   }
 
-  /** The next job waiting for `row` that may still start; those that may not are withdrawn. */
-  private nextOf(row: number): LocalJob | undefined {
-    const next = this.peek(row);
-    if (next) this.waiting.get(row)?.shift();
-    if (this.waiting.get(row)?.length === 0) this.stopWaiting(row);
-    return next;
+  /** Takes the job `peek` just returned, the head, off the jobs waiting for `row`. */
+  private shiftHead(row: number): void {
+    const queue = this.waiting.get(row);
+    queue?.shift();
+    if (queue?.length === 0) this.stopWaiting(row);
   }
 
   /**
@@ -192,7 +188,8 @@ export class RunQueue {
     let served = false;
     for (let head = this.peek(row); head && this.claims.tryClaim(row, slotsOf(head)); head = this.peek(row)) {
       served = true;
-      this.nextOf(row);
+      // The head checked above holds its slots now: taken as it is, never checked again.
+      this.shiftHead(row);
       this.ready(head);
     }
     if (!this.waiting.has(row)) return;

@@ -153,8 +153,10 @@ export class JobRunner extends Actor<never, Cast> {
       const { file, activeJob, chunk } = handler;
       const slotsRow = ctx.jobs.running.slots.row(queue);
       const generation = ctx.jobs.pool.claims.generation;
-      // A performMany handler's job waits for its chunk to form (src/pool/chunk-former.ts).
+      // A performMany handler's job waits for its chunk to form (src/pool/chunk-former.ts); under a
+      // rate limit not at all: the fetch counted its start, so a chunk holds what one fetch took.
       const task = { raw: opened, file, activeJob, slotsRow, generation, ...(chunk ? { chunk } : {}) };
+      if (task.chunk && this.rateLimited(queue, job.class)) task.chunk = { ...task.chunk, waitMs: 0 };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return okOutcome(result, durationMs);
@@ -203,6 +205,15 @@ export class JobRunner extends Actor<never, Cast> {
   }
 
   /** Read through a call: `cancel` flips it while `run` awaits, which type narrowing cannot see. */
+  /** Its queue or class has a rate limit across nodes (counted as the fetch took the job). */
+  private rateLimited(queue: string, className: string): boolean {
+    const { config } = this.options.ctx;
+    return (
+      config.queues.some((q) => q.name === queue && q.rateLimit !== undefined) ||
+      Object.hasOwn(config.classRateLimits, className)
+    );
+  }
+
   private cancelWasRequested(): boolean {
     return this.cancelRequested;
   }

@@ -150,4 +150,47 @@ describe('a thread run queue', () => {
     expect(started).to.deep.equal(['a', 'b']);
     expect(table.running('q')).to.equal(0);
   });
+
+  it("hands an ended chunk's slots only to a waiting job that may start and takes as many, never to the one behind", async () => {
+    const row = table.add('q', 10);
+    const one = thread(1);
+    one.admit(chunk('A', row, 8));
+    one.admit(chunk('B', row, 8));
+    one.admit(chunk('C', row, 2));
+    await waitFor(() => started.length === 1, 2000, 'the first chunk started');
+    table.add('q', 5); // B is now above the concurrency: withdrawn when A ends, and C takes 2, not A's 8
+    one.ended(row, 8);
+    await waitFor(() => started.length === 2, 2000, 'C started');
+    expect(withdrawn).to.deep.equal(['B']);
+    expect(table.running('q'), 'C holds its own 2 slots').to.equal(2);
+    one.ended(row, 2);
+    expect(table.running('q')).to.equal(0);
+  });
+
+  it('starts the head it claimed slots for, even when the concurrency drops right after the claim', async () => {
+    const row = table.add('q', 10);
+    const cells = new Int32Array(table.buffer);
+    const claims = new (class extends SlotClaims {
+      lowerAfterClaim = false;
+      override tryClaim(claimRow: number, count = 1): boolean {
+        const ok = super.tryClaim(claimRow, count);
+        if (ok && this.lowerAfterClaim) table.add('q', 5);
+        return ok;
+      }
+    })(cells, claimsViews(claimsBuffer), 1);
+    const one: RunQueue = new RunQueue(claims, () => queueMicrotask(() => one.takeStarts().forEach((j) => j.run())));
+    const other = thread(2);
+    for (let i = 0; i < 10; i++) other.admit(job(`o${i}`, row));
+    await waitFor(() => started.length === 10, 2000, 'the other thread holds every slot');
+    one.admit(chunk('H', row, 8));
+    one.admit(chunk('J', row, 2));
+    claims.lowerAfterClaim = true;
+    for (let i = 0; i < 10; i++) other.ended(row);
+    await waitFor(() => started.includes('H'), 2000, 'H started');
+    expect(withdrawn, 'H claimed its slots before the drop: it runs, and is not also withdrawn').to.not.include('H');
+    one.ended(row, 8);
+    await waitFor(() => started.includes('J'), 2000, 'J started after H');
+    one.ended(row, 2);
+    expect(table.running('q')).to.equal(0);
+  });
 });

@@ -59,6 +59,16 @@ describe('performMany: many jobs per handler call', () => {
     expect(((await t.records(key)) as Call[]).map((call) => call.size)).to.deep.equal([1]);
   });
 
+  it('under a rate limit, runs what one fetch took at once rather than wait for the chunk to fill', async () => {
+    // Patient's chunks wait a minute to fill; the fetch counts a start when it takes the job, so a
+    // chunk of a rate-limited queue may not hold its jobs back into another window.
+    const node = await t.start({ jobsDir, queues: [{ name: 'default', rateLimit: { limit: 100, per: 1 } }] });
+    const key = t.out('calls');
+    await node.enqueue('default', 'Patient', [t.url, key, 7]);
+    await waitFor(async () => (await t.records(key)).length > 0, 15_000, 'the chunk ran');
+    expect(((await t.records(key)) as Call[]).map((call) => call.values)).to.deep.equal([[7]]);
+  });
+
   it('counts each job of a chunk against its queue concurrency: a chunk is never larger, nor more run at once', async () => {
     const node = await t.start({ jobsDir, queues: [], threads: 2, concurrency: 3 });
     const key = t.out('calls');
