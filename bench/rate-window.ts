@@ -90,6 +90,9 @@ async function main(): Promise<void> {
         apiPer: apiPerMs / 1000,
         windowsOverByHandler: windowsOver(began, limit, apiPerMs),
         mostInAWindowByHandler: Math.max(...began.map((s) => began.filter((t) => t >= s && t < s + apiPerMs).length)),
+        // The n-th start the fetches counted against the n-th a handler saw (both in order): how
+        // late handlers begin after the fetch counted them, which a strict window must leave room for.
+        handlerLagMs: burst === undefined && fetched.length === began.length ? lagSummary(fetched, began) : 'n/a',
       }),
     );
   } finally {
@@ -97,6 +100,12 @@ async function main(): Promise<void> {
     await redis.quit();
     await server.stop();
   }
+}
+
+function lagSummary(fetched: number[], began: number[]): { p50: number; p99: number; max: number } {
+  const lags = began.map((t, i) => t - fetched[i]).sort((a, b) => a - b);
+  const at = (q: number) => Math.round(lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] * 10) / 10;
+  return { p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
 if (require.main === module)

@@ -87,12 +87,17 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     super({ name: ActorNames.manager, registry: ctx.registry });
     const { config, keys } = ctx;
     const classes = classLimits(config, keys);
-    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused. (Under
-    // a queue's rate limit the fetch takes jobs ahead only while the window has room to spare.)
-    // Nor for a queue of concurrency 1: its jobs wait on whichever thread took them, and a slot goes
-    // first to a job waiting on its own thread, so with one slot they could start out of order.
+    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused; under
+    // a rate limit it would start a job counted in one window later, in the next (the fetch counts
+    // each start as it takes the job). Nor for a queue of concurrency 1: its jobs wait on whichever
+    // thread took them, and a slot goes first to a job waiting on its own thread, so with one slot
+    // they could start out of order.
     const prefetchOf = (q: ResolvedQueue) =>
-      q.globalConcurrency === undefined && classes.length === 0 && config.totalConcurrency === 0 && q.concurrency > 1
+      q.globalConcurrency === undefined &&
+      q.rateLimit === undefined &&
+      classes.length === 0 &&
+      config.totalConcurrency === 0 &&
+      q.concurrency > 1
         ? Math.round(config.prefetch * q.concurrency)
         : 0;
     const table = ctx.jobs.running.slots;

@@ -1,7 +1,8 @@
 // `prefetch`: a node keeps a few jobs fetched ahead of its free slots, from a backlog only. They wait
 // on its worker threads and in its backup list (so a crash recovers them as running jobs), are not
 // shown as busy, and go back to the head of their queue when the node goes quiet or stops; a short
-// queue is shared, not held; a queue of concurrency 1 takes none ahead (its jobs start in order).
+// queue is shared, not held; a queue of concurrency 1 takes none ahead (its jobs start in order),
+// nor one under a rate limit (a job counted in a window starts in it).
 import { expect } from 'chai';
 import type { Nexq } from '../../src/nexq';
 import { captureLogs } from '../support/capture-logs';
@@ -26,6 +27,22 @@ describe('jobs fetched ahead (prefetch)', () => {
     await waitFor(async () => (await t.redis.llen(out)) >= 150, 20_000, 'every job to run');
     await sleep(100);
     expect((await t.redis.lrange(out, 0, -1)).sort()).to.deep.equal([...jids].sort());
+  });
+
+  it('takes none ahead under a rate limit: each job starts in the window that counted it', async () => {
+    const node = await t.start({
+      queues: [
+        { name: 'q', concurrency: 2, rateLimit: { limit: 1000, per: 1 } },
+        { name: 'plain', concurrency: 2 },
+      ],
+      prefetch: 1,
+    });
+    // The manager's served queues (src/fetch/served-queues.ts): what each may take ahead of its slots.
+    const manager = node.node.ctx.registry.whereis('manager') as unknown as {
+      queues: { get(name: string): { prefetch: number } | undefined };
+    };
+    expect(manager.queues.get('q')?.prefetch).to.equal(0);
+    expect(manager.queues.get('plain')?.prefetch, 'the same node takes ahead where no rate limit holds').to.equal(2);
   });
 
   it('takes none ahead from a short queue: two nodes share 20 jobs without holding any back', async () => {
