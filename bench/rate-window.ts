@@ -42,7 +42,8 @@ async function main(): Promise<void> {
         await Nexq.start({
           redis: server.url,
           namespace,
-          queues: [{ name: 'default', rateLimit }],
+          // 'warm' has no limit: the warm-up below runs there, on every thread at once.
+          queues: [{ name: 'default', rateLimit }, 'warm'],
           concurrency: 10,
           jobsDir: fixturesJobs,
           environment: false,
@@ -52,14 +53,11 @@ async function main(): Promise<void> {
     // Warm up: every node's threads loaded and the handler's Redis client connected (a cold node
     // starts its first jobs up to seconds after it fetched them), then the window left to empty.
     const warm = 'rate:out:warm';
+    const warmJobs = nodeCount * 200;
     await nodes[0].enqueueAll(
-      Array.from({ length: nodeCount * 10 }, () => ({
-        queue: 'default',
-        class: 'StartTime',
-        args: [server.url, warm],
-      })),
+      Array.from({ length: warmJobs }, () => ({ queue: 'warm', class: 'StartTime', args: [server.url, warm] })),
     );
-    while ((await redis.llen(warm)) < nodeCount * 10) await new Promise((r) => setTimeout(r, 50));
+    while ((await redis.llen(warm)) < warmJobs) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, per * 1000 + 100));
     const out = 'rate:out:starts';
     const from = Date.now();

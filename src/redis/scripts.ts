@@ -165,8 +165,18 @@ export interface ClassLimit {
  */
 export function rateSpec(rate: RateLimit | undefined): string {
   if (!rate) return '';
-  const spec = `${rate.limit}:${rate.per * 1000}`;
-  return typeof rate.burst === 'number' ? `${spec}:${rate.burst}` : spec;
+  if (typeof rate.burst === 'number') return `${rate.limit}:${rate.per * 1000}:${rate.burst}`;
+  return `${rate.limit}:${rate.per * 1000 + strictMarginMs(rate.per)}`;
+}
+
+/**
+ * How much longer than `per` a strict window holds each start it counted: the fetch counts a start
+ * as it takes the job, and handlers begin a few ms later, some later than others, so a remote API
+ * counting its own window of `per` would see two windows' starts overlap by that spread. 5% of
+ * `per`, at most 250 ms (docs/rate-limits.md).
+ */
+export function strictMarginMs(perSeconds: number): number {
+  return Math.min(250, Math.round(perSeconds * 50));
 }
 
 /**

@@ -5,9 +5,12 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { ServedQueues } from '../../src/fetch/served-queues';
 import { Keys } from '../../src/redis/keys';
-import { defineScripts, fetchJobs, FetchQueue, throttle } from '../../src/redis/scripts';
+import { defineScripts, fetchJobs, FetchQueue, strictMarginMs, throttle } from '../../src/redis/scripts';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';
 import { sleep, TEST_KEY_LAYOUT } from '../support/node';
+
+/** A strict window of 60 s holds each start 60 s plus its margin (the spread of handlers' starts). */
+const WINDOW_60 = 60_000 + strictMarginMs(60);
 
 const job = (n: number, cls = 'X') => JSON.stringify({ jid: `j${n}`, class: cls, args: [n] });
 const jids = (raws: string[]) => raws.map((raw) => JSON.parse(raw).jid);
@@ -38,12 +41,12 @@ describe('the fetch script under rate limits', () => {
     const first = await fetchJobs(redis, keys, 'n1', [limited]);
     expect(jids(first.jobs[0])).to.deep.equal(Array.from({ length: 10 }, (_, i) => `j${i + 1}`));
     expect(first.states).to.deep.equal(['limited']);
-    // Strict: the next may start once the first ones are a whole window old, not before.
-    expect(first.waits[0]).to.be.within(59_000, 60_000);
+    // Strict: the next may start once the first ones are a whole window (and its margin) old, not before.
+    expect(first.waits[0]).to.be.within(WINDOW_60 - 1000, WINDOW_60);
     const second = await fetchJobs(redis, keys, 'n1', [limited]);
     expect(second.jobs).to.deep.equal([[]]);
     expect(second.states).to.deep.equal(['limited']);
-    expect(second.waits[0]).to.be.within(59_000, 60_000);
+    expect(second.waits[0]).to.be.within(WINDOW_60 - 1000, WINDOW_60);
     expect(await redis.llen(queue.queueKey)).to.equal(90);
     // Another node's fetch counts against the same window.
     const other = await fetchJobs(redis, keys, 'n2', [{ ...limited, backupKey: keys.backup('n2', 'q') }]);
@@ -86,11 +89,11 @@ describe('the fetch script under rate limits', () => {
     const after = await commandCalls(redis);
     const ran = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
     expect(full.jobs).to.deep.equal([[]]);
-    expect(full.waits[0]).to.be.within(59_000, 60_000);
+    expect(full.waits[0]).to.be.within(WINDOW_60 - 1000, WINDOW_60);
     expect([ran('zmscore'), ran('zcount'), ran('zrangebyscore'), ran('zrange'), ran('zadd')]).to.deep.equal([
       1, 1, 1, 0, 0,
     ]);
-    expect(await redis.pttl(queue.rateKey)).to.be.within(59_000, 60_001);
+    expect(await redis.pttl(queue.rateKey)).to.be.within(WINDOW_60 - 1000, WINDOW_60 + 1);
   });
 
   it("holds back a class over its rate in place and takes the others' jobs behind it", async () => {
@@ -139,7 +142,7 @@ describe('the fetch script under rate limits', () => {
     expect(limited.jobs).to.deep.equal([[]]);
     expect(limited.waits[0]).to.be.within(4000, 5000);
     expect(await redis.zcount(queue.rateKey, '0', '+inf')).to.equal(4);
-    expect(await redis.pttl(queue.rateKey)).to.be.within(59_000, 60_001);
+    expect(await redis.pttl(queue.rateKey)).to.be.within(WINDOW_60 - 1000, WINDOW_60 + 1);
   });
 
   it('under a burst counts by GCRA: that many at once, then one every per/limit', async () => {
