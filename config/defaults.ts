@@ -26,6 +26,12 @@ export interface QueueSpec {
    * AES-256-GCM envelope under `encryptionKeys` (docs/encryption.md).
    */
   encrypt?: boolean;
+  /**
+   * Serve the jobs' groups in turn (each job's `group` option; none: the default group): each
+   * fetch takes the next job of the next group with work, so one tenant's backlog never holds up
+   * the others (docs/fair-queues.md). Give every node the same value. Nothing is prefetched.
+   */
+  fair?: boolean;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

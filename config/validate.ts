@@ -21,6 +21,7 @@ export interface ResolvedQueue {
   weight?: number;
   rateLimit?: RateLimit;
   encrypt?: boolean;
+  fair?: boolean;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
@@ -93,6 +94,10 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
   if (spec.encrypt !== undefined) {
     if (typeof spec.encrypt !== 'boolean') throw new ConfigError(`${key}.encrypt`, 'true or false', spec.encrypt);
     if (spec.encrypt) resolved.encrypt = true;
+  }
+  if (spec.fair !== undefined) {
+    if (typeof spec.fair !== 'boolean') throw new ConfigError(`${key}.fair`, 'true or false', spec.fair);
+    if (spec.fair) resolved.fair = true;
   }
   return resolved;
 }

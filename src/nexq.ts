@@ -20,6 +20,7 @@ import { deleteJobByJid, locateJob } from './redis/job-index';
 import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
+import { waitingJobs } from './redis/fair-queue';
 
 export interface NexqStartOptions extends NodeStartOptions {
   /**
@@ -230,9 +231,10 @@ export class Nexq {
     const { keys, redis, config } = ctx;
     for (;;) {
       const queues = (await this.subscriptions()).map((q) => q.name);
-      // A job is queued, or in this node's backup list from its fetch until it is settled.
+      // A job is queued (in a fair queue's groups too), or in this node's backup list from its
+      // fetch until it is settled.
       const lengths = await Promise.all(
-        queues.flatMap((q) => [redis.llen(keys.queue(q)), redis.llen(keys.backup(config.nodeId, q))]),
+        queues.flatMap((q) => [waitingJobs(redis, keys, q), redis.llen(keys.backup(config.nodeId, q))]),
       );
       if (lengths.every((n) => n === 0) && ctx.jobs.running.size === 0) return;
       await new Promise((resolve) => setTimeout(resolve, pollMs));

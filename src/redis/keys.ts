@@ -24,6 +24,11 @@
 //   <ns>:nexq:rate:<q>                 string: queue <q>'s rate limit or pause, GCRA's theoretical
 //                                      arrival time in Redis ms (expires when idle)
 //   <ns>:nexq:rate-class:<class>       string: likewise for a class's rate limit
+//   <ns>:nexq:fair:<q>                 sorted set: a fair queue's jobs by group, members <group>\0<seq>\0<job>
+//   <ns>:nexq:fair-groups:<q>          hash: group -> its jobs waiting in nexq:fair:<q> ('' the default group)
+//   <ns>:nexq:fair-ring:<q>            list: the fair queue's groups with jobs, in their turn (lua/_fair.lua)
+//   <ns>:nexq:fair-seq:<q>             string: the last sequence number given to a job of the fair queue
+//   <ns>:nexq:group-running:<q>        hash: group -> jobs of it running, for groupConcurrency
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -44,7 +49,8 @@
 // the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
-//   <ns>:nexq:processed:{q}   <ns>:nexq:rate:{q}
+//   <ns>:nexq:processed:{q}   <ns>:nexq:rate:{q}   <ns>:nexq:fair:{q} (and fair-groups, fair-ring,
+//   fair-seq, group-running: a fair queue's keys stay in its slot)
 //   <ns>:nexq:rate-class:{q}:<class> (each queue counts a class's rate apart)
 //   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
 // a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
@@ -230,6 +236,20 @@ export class Keys {
   }
 
   /**
+   * nexq's own: the keys a fair queue (`fair: true`) keeps its waiting jobs in by group, all in the
+   * queue's slot; its list (`queue`) stays the inbox producers push into (lua/_fair.lua).
+   */
+  fair(queue: string): FairKeys {
+    return {
+      jobs: this.ofQueue('nexq:fair:', queue),
+      groups: this.ofQueue('nexq:fair-groups:', queue),
+      ring: this.ofQueue('nexq:fair-ring:', queue),
+      seq: this.ofQueue('nexq:fair-seq:', queue),
+      running: this.ofQueue('nexq:group-running:', queue),
+    };
+  }
+
+  /**
    * nexq's own: class `className`'s rate limit and pause as the fetch from `queue` checks it: one
    * for every queue in the shared layout; in the per-queue layout each queue's own (its slot).
    */
@@ -340,6 +360,20 @@ export class Keys {
   processSignals(identity: string): string {
     return this.key(`${identity}-signals`);
   }
+}
+
+/** A fair queue's keys besides its list (Keys#fair). */
+export interface FairKeys {
+  /** Sorted set, every score 0: `<group>\0<seq>\0<job>`, so a group's oldest job comes first by lex range. */
+  jobs: string;
+  /** Hash: group -> jobs of it in `jobs`. */
+  groups: string;
+  /** List: the groups with jobs, in their turn. */
+  ring: string;
+  /** String: the last sequence number given. */
+  seq: string;
+  /** Hash: group -> jobs of it running (groupConcurrency). */
+  running: string;
 }
 
 /** A queue name that can be a hash tag: non-empty, no braces (a brace would end or move the tag). */

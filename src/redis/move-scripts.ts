@@ -92,10 +92,12 @@ async function releaseCleared(client: RedisClient, keys: Keys, queue: string, [c
  * locks; how many jobs it held. Jobs nodes have fetched already are not touched.
  */
 export async function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
+  // A fair queue's jobs wait in its groups too: they go in the same step (none for another queue).
+  const fair = keys.fair(queue);
   const reply = (await runScript(
     client,
     'clear-jobs',
-    [keys.queue(queue), keys.jobIndex(queue)],
+    [keys.queue(queue), keys.jobIndex(queue), fair.jobs, fair.groups, fair.ring],
     ['queued'],
   )) as ClearReply;
   return releaseCleared(client, keys, queue, reply);

@@ -4,7 +4,7 @@ import { CrossSlotError, fromReply } from './errors';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keySlot, RedisClient } from './client';
-import type { Keys } from './keys';
+import type { FairKeys, Keys } from './keys';
 
 export { CrossSlotError } from './errors';
 
@@ -42,12 +42,15 @@ function commandName(script: ScriptName): string {
   return `nexq_${script.replace(/-/g, '_')}`;
 }
 
+/** The scripts that read fair queues' keys: lua/_fair.lua is prepended to them after the prelude. */
+const FAIR_SCRIPTS: ReadonlySet<ScriptName> = new Set(['fetch']);
+
 const sources = new Map<ScriptName, string>();
 function source(script: ScriptName): string {
   let lua = sources.get(script);
   if (!lua) {
     const read = (name: string) => readFileSync(path.join(__dirname, 'lua', `${name}.lua`), 'utf8');
-    lua = `${read('_prelude')}\n${read(script)}`;
+    lua = `${read('_prelude')}\n${FAIR_SCRIPTS.has(script) ? `${read('_fair')}\n` : ''}${read(script)}`;
     sources.set(script, lua);
   }
   return lua;
@@ -146,6 +149,8 @@ export interface FetchQueue {
   rate?: Gcra;
   /** Jobs to take ahead of the free slots (prefetch), only from a backlog; none by default. */
   ahead?: number;
+  /** A fair queue's keys (`fair: true`): its groups take turns, and nothing is taken ahead. */
+  fair?: FairKeys;
 }
 
 /** A class whose running jobs, or jobs started per window, are limited across all nodes. */
@@ -287,6 +292,7 @@ async function fetchCall(
       const rateKey = k.classRate(c.name, first);
       return [c.runningKey ?? rateKey, rateKey];
     }),
+    ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running] : [])),
   ];
   const rateArgs = (rate: Gcra | undefined) => (rate ? [rate.emissionMs, rate.toleranceMs] : ['', 0]);
   const argv = [
@@ -295,6 +301,7 @@ async function fetchCall(
     cap ?? '',
     ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, ...rateArgs(q.rate)]),
     ...classes.flatMap((c) => [c.name, c.limit ?? '', ...rateArgs(c.rate)]),
+    ...queues.map((q) => (q.fair ? '1' : '')),
   ];
   const [jobs, errors, states, waits] = (await runScript(client, 'fetch', keys, argv)) as [
     string[][],

@@ -1,0 +1,199 @@
+-- Fair queues (docs/fair-queues.md), prepended to the scripts that read them after _prelude.lua.
+-- A queue configured `fair: true` serves its jobs' groups in turn. Its list stays the inbox every
+-- producer pushes into (nexq, Sidekiq, Exq alike); a fetch first moves a bounded number of the
+-- inbox's oldest jobs into the waiting groups, then takes jobs group by group. Keys (keys.ts, all in
+-- the queue's slot), given as f = { inbox, jobs, groups, ring, seq }:
+--   jobs    sorted set, every score 0, members <group>\0<seq, 15 digits>\0<raw job>: ZRANGEBYLEX
+--           reads a group's oldest jobs first ('' is the default group)
+--   groups  hash group -> its jobs in `jobs`
+--   ring    list of the groups with jobs, each once, the next to serve at the left
+--   seq     string, the last sequence number given
+-- A job is in the inbox, in `jobs`, or (taken) in a backup list: each move is one atomic script.
+-- A group is in the ring exactly while it has jobs in `jobs`. A fetch reads the ring from the left
+-- as far as it needs: its cost grows with the jobs it takes and the groups it passes over, never
+-- with the number of groups. Every write comes after every check (types, counts), a removal first.
+
+-- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last n values say which are ('1'),
+-- and their keys follow KEYS[after], 5 each. Returns queue index -> f (`inbox(i)`: the queue's list).
+local function nexq_fair_queues(n, after, inbox)
+  local fairs = {}
+  for i = 1, n do
+    if ARGV[#ARGV - n + i] == '1' then
+      local function k(o) return KEYS[after + o] end
+      fairs[i] = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5) }
+      after = after + 5
+    end
+  end
+  return fairs
+end
+
+-- Inbox jobs moved into their groups per fetch: enough that groups enqueued behind a long run of
+-- one group's jobs get their turn soon, few enough that one fetch stays short.
+local FAIR_FEED = 1000
+
+-- The group of a raw job: its top-level "group" when a valid name (what enqueue checks: a string
+-- of 1 to 200 characters, so up to 800 bytes, no control character), else the default group ''.
+local function nexq_group_of(raw)
+  local ok, job = pcall(cjson.decode, raw)
+  local group = ok and type(job) == 'table' and job.group
+  if type(group) ~= 'string' or group == '' or #group > 800 or string.find(group, '%c') then return '' end
+  return group
+end
+
+-- The member of `jobs` that holds `raw`, the `seq`th job moved into the queue's groups.
+local function nexq_fair_member(group, seq, raw)
+  return group .. '\0' .. string.format('%015d', seq) .. '\0' .. raw
+end
+
+-- Nil when every key of `f` (and `backup`, a list) can be used as a fair queue's, else why not.
+local function nexq_fair_broken(f, backup)
+  local wanted = { inbox = 'list', jobs = 'zset', groups = 'hash', ring = 'list', seq = 'string' }
+  for name, kind in pairs(wanted) do
+    local actual = redis.call('TYPE', f[name]).ok
+    if actual ~= 'none' and actual ~= kind then
+      return 'WRONGTYPE nexq: ' .. f[name] .. ' holds a ' .. actual .. ', not a ' .. kind
+    end
+  end
+  local last = redis.call('GET', f.seq)
+  if last and not tonumber(last) then return 'NEXQ_BADSEQ ' .. f.seq .. ' holds ' .. last .. ', not a number' end
+  if backup then
+    local kind = redis.call('TYPE', backup).ok
+    if kind ~= 'none' and kind ~= 'list' then
+      return 'WRONGTYPE nexq: ' .. backup .. ' holds a ' .. kind .. ', not a list'
+    end
+  end
+  return nil
+end
+
+-- Moves up to FAIR_FEED of the inbox's oldest jobs into their groups (keys checked by the caller);
+-- the groups that had no job join the ring at its end, in the order their first job came. Returns
+-- the jobs left in the inbox (read before: the trim may empty it, and then it is not named again).
+local function nexq_fair_feed(f)
+  local inbox = redis.call('LLEN', f.inbox)
+  if inbox == 0 then return 0 end
+  local window = redis.call('LRANGE', f.inbox, -FAIR_FEED, -1)
+  local seq = tonumber(redis.call('GET', f.seq) or '0')
+  local members, added, order = {}, {}, {}
+  for k = #window, 1, -1 do
+    local group = nexq_group_of(window[k])
+    seq = seq + 1
+    members[#members + 1] = 0
+    members[#members + 1] = nexq_fair_member(group, seq, window[k])
+    if not added[group] then order[#order + 1] = group end
+    added[group] = (added[group] or 0) + 1
+  end
+  local had = redis.call('HMGET', f.groups, unpack(order))
+  -- The removal first (rule 3); the adds after it cannot be refused.
+  redis.call('LTRIM', f.inbox, 0, -(#window + 1))
+  for first = 1, #members, 1000 do
+    redis.call('ZADD', f.jobs, unpack(members, first, math.min(first + 999, #members)))
+  end
+  local counts, joining = {}, {}
+  for k, group in ipairs(order) do
+    local before = tonumber(had[k]) or 0
+    if before <= 0 then joining[#joining + 1] = group end
+    counts[#counts + 1] = group
+    counts[#counts + 1] = math.max(before, 0) + added[group]
+  end
+  redis.call('HSET', f.groups, unpack(counts))
+  nexq_rpush_all(f.ring, joining)
+  redis.call('SET', f.seq, string.format('%d', seq))
+  return inbox - #window
+end
+
+-- Jobs waiting in a fair queue: in its inbox and in its groups (or Redis' error reply).
+local function nexq_fair_waiting(f)
+  local inbox, jobs = redis.pcall('LLEN', f.inbox), redis.pcall('ZCARD', f.jobs)
+  if type(inbox) == 'table' then return inbox end
+  if type(jobs) == 'table' then return jobs end
+  return inbox + jobs
+end
+
+-- Takes up to `wanted` jobs into `backup`, one from each group in turn (the ring's order), pushed as
+-- take_oldest pushes (fetch.lua). `admit(raw, group)` says whether a job may start now (and counts
+-- it): a group whose next job may not is passed over, its job keeps its place. Returns the jobs
+-- taken, oldest first, and how many are left waiting (inbox and groups). Keys checked by the caller;
+-- `inbox`: the jobs left in the inbox (nexq_fair_feed's answer).
+local function nexq_fair_take(f, backup, wanted, admit, inbox)
+  local len = redis.call('LLEN', f.ring)
+  local ring, counts, took, gone = {}, {}, {}, {}
+  local moved, members = {}, {}
+  -- The ring's entry at `pos` (1..len), read in chunks as far as the fetch goes.
+  local function entry(pos)
+    if pos > #ring then
+      local chunk = redis.call('LRANGE', f.ring, #ring, math.min(#ring + wanted + 31, len - 1))
+      local c = redis.call('HMGET', f.groups, unpack(chunk))
+      for k, group in ipairs(chunk) do
+        ring[#ring + 1] = group
+        counts[group] = tonumber(c[k]) or 0
+      end
+    end
+    return ring[pos]
+  end
+  local visits, idle, alive = 0, 0, len
+  while #moved < wanted and alive > 0 and idle < alive do
+    visits = visits + 1
+    local group = entry((visits - 1) % len + 1)
+    if not gone[group] then
+      local t = took[group] or 0
+      local head = counts[group] > t
+        and redis.call('ZRANGEBYLEX', f.jobs, '[' .. group .. '\0', '(' .. group .. '\1', 'LIMIT', t, 1)[1]
+      if not head then
+        gone[group], alive = true, alive - 1
+      else
+        local raw = string.sub(head, #group + 18)
+        if admit(raw, group) then
+          moved[#moved + 1], members[#members + 1], took[group], idle = raw, head, t + 1, 0
+          if counts[group] <= t + 1 then gone[group], alive = true, alive - 1 end
+        else
+          idle = idle + 1
+        end
+      end
+    end
+  end
+  local left = inbox + redis.call('ZCARD', f.jobs) - #moved
+  if visits == 0 then return moved, left end
+  -- Writes: the jobs out of their groups (a removal first), then the ring turned past the groups
+  -- served (those emptied leave it), the counts, and the jobs into the backup list.
+  for first = 1, #members, 1000 do
+    redis.call('ZREM', f.jobs, unpack(members, first, math.min(first + 999, #members)))
+  end
+  local served, kept = math.min(visits, len), {}
+  local from = visits >= len and visits % len or 0
+  for k = 1, served do
+    local group = ring[(from + k - 1) % len + 1]
+    if not gone[group] then kept[#kept + 1] = group end
+  end
+  if served < len then
+    redis.call('LTRIM', f.ring, served, -1)
+    nexq_rpush_all(f.ring, kept)
+  else
+    nexq_replace_tail(f.ring, len, kept, true)
+  end
+  local counted, emptied = {}, {}
+  for group, t in pairs(took) do
+    if not gone[group] then
+      counted[#counted + 1] = group
+      counted[#counted + 1] = counts[group] - t
+    end
+  end
+  for group in pairs(gone) do emptied[#emptied + 1] = group end
+  if #counted > 0 then redis.call('HSET', f.groups, unpack(counted)) end
+  if #emptied > 0 then redis.call('HDEL', f.groups, unpack(emptied)) end
+  if #moved > 0 then
+    for first = 1, #moved, 1000 do
+      redis.call('LPUSH', backup, unpack(moved, first, math.min(first + 999, #moved)))
+    end
+  end
+  return moved, left
+end
+
+-- A fetch from a fair queue: checks its keys, feeds its groups from the inbox, and takes up to
+-- `wanted` jobs in turn (nexq_fair_take). Returns the jobs, nil or why nothing moved, the jobs left.
+local function nexq_fair_fetch(f, backup, wanted, admit)
+  local broken = nexq_fair_broken(f, backup)
+  if broken then return {}, broken end
+  local inbox = nexq_fair_feed(f)
+  local moved, left = nexq_fair_take(f, backup, wanted, admit, inbox)
+  return moved, nil, left
+end
