@@ -32,6 +32,11 @@ export interface QueueSpec {
    * the others (docs/fair-queues.md). Give every node the same value. Nothing is prefetched.
    */
   fair?: boolean;
+  /**
+   * With `fair`: jobs of one group that may run at once across all nodes (give every node the same
+   * value). A group at its limit is passed over; the other groups' jobs run (docs/fair-queues.md).
+   */
+  groupConcurrency?: number;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

@@ -22,6 +22,7 @@ export interface ResolvedQueue {
   rateLimit?: RateLimit;
   encrypt?: boolean;
   fair?: boolean;
+  groupConcurrency?: number;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
@@ -98,6 +99,13 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
   if (spec.fair !== undefined) {
     if (typeof spec.fair !== 'boolean') throw new ConfigError(`${key}.fair`, 'true or false', spec.fair);
     if (spec.fair) resolved.fair = true;
+  }
+  if (spec.groupConcurrency !== undefined) {
+    if (!Number.isInteger(spec.groupConcurrency) || spec.groupConcurrency < 1)
+      throw new ConfigError(`${key}.groupConcurrency`, 'an integer >= 1', spec.groupConcurrency);
+    if (!resolved.fair)
+      throw new ConfigError(`${key}.groupConcurrency`, 'set only on a queue with fair: true', spec.groupConcurrency);
+    resolved.groupConcurrency = spec.groupConcurrency;
   }
   return resolved;
 }

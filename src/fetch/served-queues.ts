@@ -120,7 +120,7 @@ export class ServedQueues {
       ahead,
       globalLimit: q.globalConcurrency,
       rate: q.rateLimit && gcra(q.rateLimit),
-      ...(q.fair ? { fair: this.keys.fair(name) } : {}),
+      ...(q.fair ? { fair: this.keys.fair(name), groupLimit: q.groupConcurrency } : {}),
     };
   }
 

@@ -18,6 +18,18 @@ export function groupOfFairMember(member: string): string {
   return first < 0 ? '' : member.slice(0, first);
 }
 
+/**
+ * The group a fair queue's fetch files a job's `group` field under, as lua/_fair.lua's
+ * nexq_group_of reads it: a string of 1 to 800 bytes without control characters, else the
+ * default group ''. The slot a job takes in its group's limit is given back under the same name.
+ */
+export function fairGroupOf(group: unknown): string {
+  // eslint-disable-next-line no-control-regex
+  if (typeof group !== 'string' || group === '' || Buffer.byteLength(group) > 800 || /[\x00-\x1f\x7f]/.test(group))
+    return '';
+  return group;
+}
+
 /** Jobs waiting in `queue`: in its list and, for a fair queue, in its groups. */
 export async function waitingJobs(redis: RedisClient, keys: Keys, queue: string): Promise<number> {
   const [inList, inGroups] = await Promise.all([redis.llen(keys.queue(queue)), redis.zcard(keys.fair(queue).jobs)]);

@@ -28,7 +28,7 @@
 //   <ns>:nexq:fair-groups:<q>          hash: group -> its jobs waiting in nexq:fair:<q> ('' the default group)
 //   <ns>:nexq:fair-ring:<q>            list: the fair queue's groups with jobs, in their turn (lua/_fair.lua)
 //   <ns>:nexq:fair-seq:<q>             string: the last sequence number given to a job of the fair queue
-//   <ns>:nexq:group-running:<q>        hash: group -> jobs of it running, for groupConcurrency
+//   <ns>:nexq:group-running:<q>:<g>    hash: node id -> jobs of group <g> of fair queue <q> running there
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -250,6 +250,14 @@ export class Keys {
   }
 
   /**
+   * nexq's own: jobs of `group` of fair queue `queue` running per node (node id -> count), for its
+   * `groupConcurrency`: `<fair(queue).running>:<group>`, in the queue's slot ('' the default group).
+   */
+  groupRunning(queue: string, group: string): string {
+    return this.ofQueue('nexq:group-running:', queue, `:${group}`);
+  }
+
+  /**
    * nexq's own: class `className`'s rate limit and pause as the fetch from `queue` checks it: one
    * for every queue in the shared layout; in the per-queue layout each queue's own (its slot).
    */
@@ -372,7 +380,7 @@ export interface FairKeys {
   ring: string;
   /** String: the last sequence number given. */
   seq: string;
-  /** Hash: group -> jobs of it running (groupConcurrency). */
+  /** The prefix of its groups' running hashes (groupConcurrency): `<running>:<group>`, node -> count. */
   running: string;
 }
 

@@ -151,6 +151,8 @@ export interface FetchQueue {
   ahead?: number;
   /** A fair queue's keys (`fair: true`): its groups take turns, and nothing is taken ahead. */
   fair?: FairKeys;
+  /** A fair queue's limit of running jobs per group across all nodes, if any. */
+  groupLimit?: number;
 }
 
 /** A class whose running jobs, or jobs started per window, are limited across all nodes. */
@@ -301,7 +303,7 @@ async function fetchCall(
     cap ?? '',
     ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, ...rateArgs(q.rate)]),
     ...classes.flatMap((c) => [c.name, c.limit ?? '', ...rateArgs(c.rate)]),
-    ...queues.map((q) => (q.fair ? '1' : '')),
+    ...queues.map((q) => (q.fair ? String(q.groupLimit ?? '-') : '')),
   ];
   const [jobs, errors, states, waits] = (await runScript(client, 'fetch', keys, argv)) as [
     string[][],

@@ -13,18 +13,50 @@
 -- as far as it needs: its cost grows with the jobs it takes and the groups it passes over, never
 -- with the number of groups. Every write comes after every check (types, counts), a removal first.
 
--- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last n values say which are ('1'),
--- and their keys follow KEYS[after], 5 each. Returns queue index -> f (`inbox(i)`: the queue's list).
+-- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last n values say which are (''
+-- not; '-' fair; a number: fair, with that groupConcurrency), and their keys follow KEYS[after], 5
+-- each. Returns queue index -> f (`inbox(i)`: the queue's list). f.running is the prefix of its
+-- groups' running hashes: <running>:<group>, node -> jobs of the group running there, in the
+-- queue's slot by its hash tag. A fetch names only the hashes of the groups it visits: they are
+-- not in KEYS (no script could list them all), so every command on them is a pcall, and a group
+-- whose hash cannot be read counts as full: the call never stops half way for one of them.
 local function nexq_fair_queues(n, after, inbox)
   local fairs = {}
   for i = 1, n do
-    if ARGV[#ARGV - n + i] == '1' then
+    local flag = ARGV[#ARGV - n + i]
+    if flag ~= '' then
       local function k(o) return KEYS[after + o] end
       fairs[i] = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5) }
+      fairs[i].limit = tonumber(flag)
       after = after + 5
     end
   end
   return fairs
+end
+
+-- Wraps a fetch's `admit` with the groups' limit across nodes (f.limit): a group with f.limit jobs
+-- running on all nodes is passed over. Returns the wrapper and a function that counts the jobs
+-- taken in each group's running hash, for this node, once they moved.
+local function nexq_group_admit(f, node, admit)
+  if not f.limit then return admit, function() end end
+  local groups = {}
+  local function wrapped(raw, group)
+    local g = groups[group]
+    if not g then
+      local total = nexq_running_total(f.running .. ':' .. group, node)
+      g = { used = total or f.limit, taken = 0 }
+      groups[group] = g
+    end
+    if g.used + g.taken >= f.limit or not admit(raw) then return false end
+    g.taken = g.taken + 1
+    return true
+  end
+  local function count()
+    for group, g in pairs(groups) do
+      if g.taken > 0 then redis.pcall('HINCRBY', f.running .. ':' .. group, node, g.taken) end
+    end
+  end
+  return wrapped, count
 end
 
 -- Inbox jobs moved into their groups per fetch: enough that groups enqueued behind a long run of
@@ -188,12 +220,15 @@ local function nexq_fair_take(f, backup, wanted, admit, inbox)
   return moved, left
 end
 
--- A fetch from a fair queue: checks its keys, feeds its groups from the inbox, and takes up to
--- `wanted` jobs in turn (nexq_fair_take). Returns the jobs, nil or why nothing moved, the jobs left.
-local function nexq_fair_fetch(f, backup, wanted, admit)
+-- A fetch from a fair queue for `node`: checks its keys, feeds its groups from the inbox, and takes
+-- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes. Returns
+-- the jobs, nil or why nothing moved, and the jobs left.
+local function nexq_fair_fetch(f, node, backup, wanted, admit)
   local broken = nexq_fair_broken(f, backup)
   if broken then return {}, broken end
   local inbox = nexq_fair_feed(f)
-  local moved, left = nexq_fair_take(f, backup, wanted, admit, inbox)
+  local group_admit, count = nexq_group_admit(f, node, admit)
+  local moved, left = nexq_fair_take(f, backup, wanted, group_admit, inbox)
+  count()
   return moved, nil, left
 end

@@ -14,8 +14,8 @@
 --                  jobs to take ahead of free slots (prefetch; 0 none), rate limit's ms per job
 --                  ('' none) and tolerance in ms
 -- ARGV[6n+4j..6n+4j+3] class j: name, limit across nodes ('' none), rate's ms per job ('' none), tolerance
--- ARGV[#ARGV-n+i]  queue i is fair ('1': its groups take turns, _fair.lua; its keys follow the classes'
---                  in KEYS, 5 per fair queue in order: jobs, groups, ring, seq, group-running) or ''
+-- ARGV[#ARGV-n+i]  queue i is fair ('-', or its groupConcurrency: its groups take turns, _fair.lua; its keys
+--                  follow the classes' in KEYS, 5 per fair queue: jobs, groups, ring, seq, group-running) or ''
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
@@ -239,7 +239,7 @@ for i = 1, n do
   if wanted > 0 then
     local why
     if fair then
-      moved, why, left = nexq_fair_fetch(fair, backup, wanted, admit)
+      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else
