@@ -37,6 +37,11 @@ export interface QueueSpec {
    * value). A group at its limit is passed over; the other groups' jobs run (docs/fair-queues.md).
    */
   groupConcurrency?: number;
+  /**
+   * With `fair`: jobs of one group that may start per window across all nodes, `{ limit, per }`
+   * with the same meaning as `rateLimit`. A group out of room is passed over; the others run.
+   */
+  groupRateLimit?: RateLimit;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

@@ -23,6 +23,7 @@ export interface ResolvedQueue {
   encrypt?: boolean;
   fair?: boolean;
   groupConcurrency?: number;
+  groupRateLimit?: RateLimit;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
@@ -106,6 +107,11 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
     if (!resolved.fair)
       throw new ConfigError(`${key}.groupConcurrency`, 'set only on a queue with fair: true', spec.groupConcurrency);
     resolved.groupConcurrency = spec.groupConcurrency;
+  }
+  if (spec.groupRateLimit !== undefined) {
+    if (!resolved.fair)
+      throw new ConfigError(`${key}.groupRateLimit`, 'set only on a queue with fair: true', spec.groupRateLimit);
+    resolved.groupRateLimit = checkRateLimit(spec.groupRateLimit, `${key}.groupRateLimit`);
   }
   return resolved;
 }

@@ -120,7 +120,13 @@ export class ServedQueues {
       ahead,
       globalLimit: q.globalConcurrency,
       rate: q.rateLimit && gcra(q.rateLimit),
-      ...(q.fair ? { fair: this.keys.fair(name), groupLimit: q.groupConcurrency } : {}),
+      ...(q.fair
+        ? {
+            fair: this.keys.fair(name),
+            groupLimit: q.groupConcurrency,
+            groupRate: q.groupRateLimit && gcra(q.groupRateLimit),
+          }
+        : {}),
     };
   }
 

@@ -29,6 +29,7 @@
 //   <ns>:nexq:fair-ring:<q>            list: the fair queue's groups with jobs, in their turn (lua/_fair.lua)
 //   <ns>:nexq:fair-seq:<q>             string: the last sequence number given to a job of the fair queue
 //   <ns>:nexq:group-running:<q>:<g>    hash: node id -> jobs of group <g> of fair queue <q> running there
+//   <ns>:nexq:rate-group:<q>:<g>       string: group <g>'s rate limit (groupRateLimit), as nexq:rate:<q>
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -246,6 +247,7 @@ export class Keys {
       ring: this.ofQueue('nexq:fair-ring:', queue),
       seq: this.ofQueue('nexq:fair-seq:', queue),
       running: this.ofQueue('nexq:group-running:', queue),
+      rate: this.ofQueue('nexq:rate-group:', queue),
     };
   }
 
@@ -382,6 +384,8 @@ export interface FairKeys {
   seq: string;
   /** The prefix of its groups' running hashes (groupConcurrency): `<running>:<group>`, node -> count. */
   running: string;
+  /** The prefix of its groups' rate keys (groupRateLimit): `<rate>:<group>`, as a queue's rate key. */
+  rate: string;
 }
 
 /** A queue name that can be a hash tag: non-empty, no braces (a brace would end or move the tag). */

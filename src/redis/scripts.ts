@@ -153,6 +153,8 @@ export interface FetchQueue {
   fair?: FairKeys;
   /** A fair queue's limit of running jobs per group across all nodes, if any. */
   groupLimit?: number;
+  /** A fair queue's rate limit per group across all nodes, if any. */
+  groupRate?: Gcra;
 }
 
 /** A class whose running jobs, or jobs started per window, are limited across all nodes. */
@@ -294,7 +296,7 @@ async function fetchCall(
       const rateKey = k.classRate(c.name, first);
       return [c.runningKey ?? rateKey, rateKey];
     }),
-    ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running] : [])),
+    ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate] : [])),
   ];
   const rateArgs = (rate: Gcra | undefined) => (rate ? [rate.emissionMs, rate.toleranceMs] : ['', 0]);
   const argv = [
@@ -303,7 +305,7 @@ async function fetchCall(
     cap ?? '',
     ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, ...rateArgs(q.rate)]),
     ...classes.flatMap((c) => [c.name, c.limit ?? '', ...rateArgs(c.rate)]),
-    ...queues.map((q) => (q.fair ? String(q.groupLimit ?? '-') : '')),
+    ...queues.flatMap((q) => [q.fair ? String(q.groupLimit ?? '-') : '', ...rateArgs(q.groupRate)]),
   ];
   const [jobs, errors, states, waits] = (await runScript(client, 'fetch', keys, argv)) as [
     string[][],

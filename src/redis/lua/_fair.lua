@@ -13,47 +13,62 @@
 -- as far as it needs: its cost grows with the jobs it takes and the groups it passes over, never
 -- with the number of groups. Every write comes after every check (types, counts), a removal first.
 
--- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last n values say which are (''
--- not; '-' fair; a number: fair, with that groupConcurrency), and their keys follow KEYS[after], 5
--- each. Returns queue index -> f (`inbox(i)`: the queue's list). f.running is the prefix of its
--- groups' running hashes: <running>:<group>, node -> jobs of the group running there, in the
--- queue's slot by its hash tag. A fetch names only the hashes of the groups it visits: they are
--- not in KEYS (no script could list them all), so every command on them is a pcall, and a group
--- whose hash cannot be read counts as full: the call never stops half way for one of them.
+-- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last 3n values, 3 per queue, say
+-- which are ('' not; '-' fair; a number: fair, with that groupConcurrency) and their groupRateLimit
+-- (ms per job and tolerance, as a queue's; '' none), and their keys follow KEYS[after], 6 each.
+-- Returns queue index -> f (`inbox(i)`: the queue's list). f.running and f.rate are the prefixes of
+-- its groups' running hashes (<running>:<group>, node -> jobs of the group running there) and rate
+-- keys (<rate>:<group>, held by the nexq_rate* functions), in the queue's slot by its hash tag. A
+-- fetch names only the keys of the groups it visits: they are not in KEYS (no script could list
+-- them all), so every command on them is a pcall, and a group whose keys cannot be read counts as
+-- full: the call never stops half way for one of them.
 local function nexq_fair_queues(n, after, inbox)
   local fairs = {}
   for i = 1, n do
-    local flag = ARGV[#ARGV - n + i]
-    if flag ~= '' then
+    local at = #ARGV - 3 * n + 3 * i - 2
+    if ARGV[at] ~= '' then
       local function k(o) return KEYS[after + o] end
-      fairs[i] = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5) }
-      fairs[i].limit = tonumber(flag)
-      after = after + 5
+      local f = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5), rate = k(6) }
+      f.limit, f.T, f.tau = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+      fairs[i] = f
+      after = after + 6
     end
   end
   return fairs
 end
 
--- Wraps a fetch's `admit` with the groups' limit across nodes (f.limit): a group with f.limit jobs
--- running on all nodes is passed over. Returns the wrapper and a function that counts the jobs
--- taken in each group's running hash, for this node, once they moved.
+-- A group's state in this fetch: jobs running on all nodes (f.limit) and its rate (f.T), as read.
+local function nexq_group_state(f, node, group, now)
+  local g = { used = 0, taken = 0 }
+  if f.limit then g.used = nexq_running_total(f.running .. ':' .. group, node) or f.limit end
+  if f.T then
+    local stored = redis.pcall('GET', f.rate .. ':' .. group)
+    if type(stored) == 'table' then g.used = f.limit or math.huge end
+    g.rate = nexq_rate(type(stored) == 'string' and stored or nil, f.T, f.tau, now)
+  end
+  return g
+end
+
+-- Wraps a fetch's `admit` with the groups' limits across nodes: a group with f.limit jobs running
+-- on all nodes, or no room left in its rate, is passed over. Returns the wrapper and a function
+-- that counts, once they moved, the jobs taken in each group's running hash (for this node) and rate.
 local function nexq_group_admit(f, node, admit)
-  if not f.limit then return admit, function() end end
-  local groups = {}
+  if not f.limit and not f.T then return admit, function() end end
+  local groups, now = {}, nexq_now_ms()
   local function wrapped(raw, group)
-    local g = groups[group]
-    if not g then
-      local total = nexq_running_total(f.running .. ':' .. group, node)
-      g = { used = total or f.limit, taken = 0 }
-      groups[group] = g
-    end
-    if g.used + g.taken >= f.limit or not admit(raw) then return false end
+    local g = groups[group] or nexq_group_state(f, node, group, now)
+    groups[group] = g
+    if (f.limit and g.used + g.taken >= f.limit) or g.used == math.huge then return false end
+    if g.rate and nexq_rate_room(g.rate) <= 0 then return false end
+    if not admit(raw) then return false end
     g.taken = g.taken + 1
+    if g.rate then g.rate.taken = g.rate.taken + 1 end
     return true
   end
   local function count()
     for group, g in pairs(groups) do
-      if g.taken > 0 then redis.pcall('HINCRBY', f.running .. ':' .. group, node, g.taken) end
+      if g.taken > 0 and f.limit then redis.pcall('HINCRBY', f.running .. ':' .. group, node, g.taken) end
+      if g.rate then pcall(nexq_rate_save, g.rate, f.rate .. ':' .. group) end
     end
   end
   return wrapped, count

@@ -14,8 +14,9 @@
 --                  jobs to take ahead of free slots (prefetch; 0 none), rate limit's ms per job
 --                  ('' none) and tolerance in ms
 -- ARGV[6n+4j..6n+4j+3] class j: name, limit across nodes ('' none), rate's ms per job ('' none), tolerance
--- ARGV[#ARGV-n+i]  queue i is fair ('-', or its groupConcurrency: its groups take turns, _fair.lua; its keys
---                  follow the classes' in KEYS, 5 per fair queue: jobs, groups, ring, seq, group-running) or ''
+-- ARGV[#ARGV-3n+3i-2..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
+--                  and its groupRateLimit's ms per job ('' none) and tolerance; a fair queue's keys follow the
+--                  classes' in KEYS, 6 each: jobs, groups, ring, seq, and its groups' running and rate prefixes
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
@@ -49,7 +50,7 @@ local function qarg(i, k) return ARGV[6 * i - 3 + k] end
 local function qkey(i, k) return KEYS[4 * i - 2 + k] end
 local function carg(j, k) return ARGV[6 * n + 4 * j - 1 + k] end
 local function ckey(j, k) return KEYS[4 * n + 2 * j + k] end
-local m = (#ARGV - 3 - 7 * n) / 4
+local m = (#ARGV - 3 - 9 * n) / 4
 local fairs = nexq_fair_queues(n, 4 * n + 2 * m + 2, function(i) return qkey(i, 1) end)
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
