@@ -135,7 +135,7 @@ end
 
 -- Every queue's pause state in one read (the hash is the same for all queues of a call).
 local pause_names = {}
-for i = 1, n do pause_names[i] = ARGV[4 * i + 1] end
+for i = 1, n do pause_names[i] = qarg(i, 2) end
 local pauses = redis.pcall('HMGET', KEYS[1], unpack(pause_names))
 
 -- Jobs come from the consumer (right) end, and go onto the backup list as one RPOPLPUSH per job
