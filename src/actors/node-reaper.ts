@@ -183,6 +183,8 @@ export class NodeReaper extends TickingActor {
     for (const { nodeId, queue } of lists) {
       if (!orphaned(nodeId)) continue;
       if ((await redis.type(keys.backup(nodeId, queue))) !== 'list') continue;
+      // Its group slots first, read from the jobs about to leave its backup list (each hash in the queue's slot).
+      for (const slot of await this.groupSlots(nodeId, [queue])) await redis.hdel(slot, nodeId);
       const moved = await requeueBackup(redis, keys, nodeId, queue);
       total += moved;
       swept.add(nodeId);
