@@ -22,6 +22,7 @@ import { runW5 } from './workloads/w5-several-queues';
 import { runW6 } from './workloads/w6-cpu-bound';
 import { w6Report } from './w6-report';
 import { runW7 } from './workloads/w7-many-queues';
+import { runW8 } from './workloads/w8-fairness';
 
 /** This machine's CPUs are shared with other work: figures move by ±10–20% between runs. */
 const MACHINE_NOTE = 'shared';
@@ -69,6 +70,7 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   }
   if (wants(options, 'W5')) results.w5 = await step('W5', () => runW5(ctx));
   if (wants(options, 'W7')) results.w7 = await step('W7', () => runW7(ctx, true));
+  if (wants(options, 'W8')) results.w8 = await step('W8', () => runW8(ctx));
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
   const peers = options.peers
     ? ((await step('peers setup', () => Promise.resolve(preparePeers(ctx.log, options.peers)))) ?? [])

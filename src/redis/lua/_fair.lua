@@ -92,34 +92,39 @@ local function nexq_fair_member(group, seq, raw)
   return group .. '\0' .. string.format('%015d', seq) .. '\0' .. raw
 end
 
--- Nil when every key of `f` (and `backup`, a list) can be used as a fair queue's, else why not.
-local function nexq_fair_broken(f, backup)
-  local wanted = { inbox = 'list', jobs = 'zset', groups = 'hash', ring = 'list', seq = 'string' }
-  for name, kind in pairs(wanted) do
-    local actual = redis.call('TYPE', f[name]).ok
-    if actual ~= 'none' and actual ~= kind then
-      return 'WRONGTYPE nexq: ' .. f[name] .. ' holds a ' .. actual .. ', not a ' .. kind
-    end
+-- The fair queue's sizes as the fetch needs them, read so that a key of the wrong type is told
+-- before anything moves (a read of it fails): { inbox, grouped (jobs in groups), ring (its
+-- length), seq (the last given, read only when the inbox has jobs) }, or nil and why not.
+local function nexq_fair_sizes(f, backup)
+  local sizes, reads = {}, { inbox = { 'LLEN', f.inbox }, grouped = { 'ZCARD', f.jobs }, ring = { 'LLEN', f.ring },
+    counts = { 'HLEN', f.groups } }
+  for name, read in pairs(reads) do
+    local answer = redis.pcall(read[1], read[2])
+    if type(answer) == 'table' then return nil, answer.err end
+    sizes[name] = answer
   end
-  local last = redis.call('GET', f.seq)
-  if last and not tonumber(last) then return 'NEXQ_BADSEQ ' .. f.seq .. ' holds ' .. last .. ', not a number' end
-  if backup then
-    local kind = redis.call('TYPE', backup).ok
-    if kind ~= 'none' and kind ~= 'list' then
-      return 'WRONGTYPE nexq: ' .. backup .. ' holds a ' .. kind .. ', not a list'
-    end
+  if sizes.inbox > 0 then
+    local last = redis.pcall('GET', f.seq)
+    if type(last) == 'table' then return nil, last.err end
+    sizes.seq = tonumber(last or '0')
+    if not sizes.seq then return nil, 'NEXQ_BADSEQ ' .. f.seq .. ' holds ' .. last .. ', not a number' end
   end
-  return nil
+  local kind = redis.call('TYPE', backup).ok
+  if kind ~= 'none' and kind ~= 'list' then
+    return nil, 'WRONGTYPE nexq: ' .. backup .. ' holds a ' .. kind .. ', not a list'
+  end
+  return sizes
 end
 
--- Moves up to FAIR_FEED of the inbox's oldest jobs into their groups (keys checked by the caller);
--- the groups that had no job join the ring at its end, in the order their first job came. Returns
--- the jobs left in the inbox (read before: the trim may empty it, and then it is not named again).
-local function nexq_fair_feed(f)
-  local inbox = redis.call('LLEN', f.inbox)
-  if inbox == 0 then return 0 end
+-- Moves up to FAIR_FEED of the inbox's oldest jobs into their groups (`sizes`: nexq_fair_sizes');
+-- the groups that had no job join the ring at its end, in the order their first job came. Counts
+-- them into `sizes` (the inbox's length is read before: the trim may empty it, and then it is not
+-- named again).
+local function nexq_fair_feed(f, sizes)
+  local inbox = sizes.inbox
+  if inbox == 0 then return end
   local window = redis.call('LRANGE', f.inbox, -FAIR_FEED, -1)
-  local seq = tonumber(redis.call('GET', f.seq) or '0')
+  local seq = sizes.seq
   local members, added, order = {}, {}, {}
   for k = #window, 1, -1 do
     local group = nexq_group_of(window[k])
@@ -145,7 +150,7 @@ local function nexq_fair_feed(f)
   redis.call('HSET', f.groups, unpack(counts))
   nexq_rpush_all(f.ring, joining)
   redis.call('SET', f.seq, string.format('%d', seq))
-  return inbox - #window
+  sizes.inbox, sizes.grouped, sizes.ring = inbox - #window, sizes.grouped + #window, sizes.ring + #joining
 end
 
 -- Jobs waiting in a fair queue: in its inbox and in its groups (or Redis' error reply).
@@ -159,10 +164,9 @@ end
 -- Takes up to `wanted` jobs into `backup`, one from each group in turn (the ring's order), pushed as
 -- take_oldest pushes (fetch.lua). `admit(raw, group)` says whether a job may start now (and counts
 -- it): a group whose next job may not is passed over, its job keeps its place. Returns the jobs
--- taken, oldest first, and how many are left waiting (inbox and groups). Keys checked by the caller;
--- `inbox`: the jobs left in the inbox (nexq_fair_feed's answer).
-local function nexq_fair_take(f, backup, wanted, admit, inbox)
-  local len = redis.call('LLEN', f.ring)
+-- taken, oldest first, and how many are left waiting (inbox and groups). `sizes`: as the feed left them.
+local function nexq_fair_take(f, backup, wanted, admit, sizes)
+  local len = sizes.ring
   local ring, counts, took, gone = {}, {}, {}, {}
   local moved, members = {}, {}
   -- The ring's entry at `pos` (1..len), read in chunks as far as the fetch goes.
@@ -198,7 +202,7 @@ local function nexq_fair_take(f, backup, wanted, admit, inbox)
       end
     end
   end
-  local left = inbox + redis.call('ZCARD', f.jobs) - #moved
+  local left = sizes.inbox + sizes.grouped - #moved
   if visits == 0 then return moved, left end
   -- Writes: the jobs out of their groups (a removal first), then the ring turned past the groups
   -- served (those emptied leave it), the counts, and the jobs into the backup list.
@@ -239,11 +243,11 @@ end
 -- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes. Returns
 -- the jobs, nil or why nothing moved, and the jobs left.
 local function nexq_fair_fetch(f, node, backup, wanted, admit)
-  local broken = nexq_fair_broken(f, backup)
-  if broken then return {}, broken end
-  local inbox = nexq_fair_feed(f)
+  local sizes, broken = nexq_fair_sizes(f, backup)
+  if not sizes then return {}, broken end
+  nexq_fair_feed(f, sizes)
   local group_admit, count = nexq_group_admit(f, node, admit)
-  local moved, left = nexq_fair_take(f, backup, wanted, group_admit, inbox)
+  local moved, left = nexq_fair_take(f, backup, wanted, group_admit, sizes)
   count()
   return moved, nil, left
 end
