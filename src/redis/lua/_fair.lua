@@ -167,17 +167,13 @@ end
 -- taken, oldest first, and how many are left waiting (inbox and groups). `sizes`: as the feed left them.
 local function nexq_fair_take(f, backup, wanted, admit, sizes)
   local len = sizes.ring
-  local ring, counts, took, gone = {}, {}, {}, {}
+  local ring, took, gone = {}, {}, {}
   local moved, members = {}, {}
   -- The ring's entry at `pos` (1..len), read in chunks as far as the fetch goes.
   local function entry(pos)
     if pos > #ring then
       local chunk = redis.call('LRANGE', f.ring, #ring, math.min(#ring + wanted + 31, len - 1))
-      local c = redis.call('HMGET', f.groups, unpack(chunk))
-      for k, group in ipairs(chunk) do
-        ring[#ring + 1] = group
-        counts[group] = tonumber(c[k]) or 0
-      end
+      for _, group in ipairs(chunk) do ring[#ring + 1] = group end
     end
     return ring[pos]
   end
@@ -186,19 +182,28 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
     visits = visits + 1
     local group = entry((visits - 1) % len + 1)
     if not gone[group] then
+      -- Its share of what is still wanted (one job, unless fewer groups than jobs wanted are left),
+      -- read in one range with one job more, which tells whether the group has jobs left; the
+      -- first job that may not start ends the group's turn.
       local t = took[group] or 0
-      local head = counts[group] > t
-        and redis.call('ZRANGEBYLEX', f.jobs, '[' .. group .. '\0', '(' .. group .. '\1', 'LIMIT', t, 1)[1]
-      if not head then
-        gone[group], alive = true, alive - 1
-      else
-        local raw = string.sub(head, #group + 18)
-        if admit(raw, group) then
-          moved[#moved + 1], members[#members + 1], took[group], idle = raw, head, t + 1, 0
-          if counts[group] <= t + 1 then gone[group], alive = true, alive - 1 end
-        else
-          idle = idle + 1
+      local share = math.max(1, math.floor((wanted - #moved) / alive))
+      local heads = redis.call('ZRANGEBYLEX', f.jobs, '[' .. group .. '\0', '(' .. group .. '\1', 'LIMIT', t, share + 1)
+      local before, blocked = #moved, false
+      for k = 1, math.min(#heads, share) do
+        local raw = string.sub(heads[k], #group + 18)
+        if not admit(raw, group) then
+          blocked = true
+          break
         end
+        moved[#moved + 1], members[#members + 1] = raw, heads[k]
+      end
+      took[group] = t + #moved - before
+      if not blocked and #heads <= share then
+        gone[group], alive = true, alive - 1
+      elseif #moved == before then
+        idle = idle + 1
+      else
+        idle = 0
       end
     end
   end
@@ -221,15 +226,11 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
   else
     nexq_replace_tail(f.ring, len, kept, true)
   end
-  local counted, emptied = {}, {}
+  local emptied = {}
   for group, t in pairs(took) do
-    if not gone[group] then
-      counted[#counted + 1] = group
-      counted[#counted + 1] = counts[group] - t
-    end
+    if t > 0 and not gone[group] then redis.call('HINCRBY', f.groups, group, -t) end
   end
   for group in pairs(gone) do emptied[#emptied + 1] = group end
-  if #counted > 0 then redis.call('HSET', f.groups, unpack(counted)) end
   if #emptied > 0 then redis.call('HDEL', f.groups, unpack(emptied)) end
   if #moved > 0 then
     for first = 1, #moved, 1000 do
