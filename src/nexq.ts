@@ -21,6 +21,7 @@ import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
 import { waitingJobs } from './redis/fair-queue';
+import { GroupInfo, groupsOf } from './admin/groups';
 
 export interface NexqStartOptions extends NodeStartOptions {
   /**
@@ -159,6 +160,15 @@ export class Nexq {
   /** Moves the job `jid` from the retry set to the dead set now, unchanged; false when it is not in retry. */
   async killJob(jid: string): Promise<boolean> {
     return (await killJob(this.node.ctx, jid)).killed;
+  }
+
+  /**
+   * A fair queue's groups with jobs waiting in them or running, most waiting first
+   * (docs/fair-queues.md); `nexq groups <queue>` prints the same.
+   */
+  groups(queue: string): Promise<GroupInfo[]> {
+    resolveQueue(queue, 1, 'queue');
+    return groupsOf(this.node.ctx, queue);
   }
 
   /** Deletes every job waiting in `queue` (with their unique locks) in one step; resolves to how many. */
