@@ -21,7 +21,7 @@ import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
 import { waitingJobs } from './redis/fair-queue';
-import { GroupInfo, groupsOf } from './admin/groups';
+import { GroupInfo, groupsOf, pauseGroup } from './admin/groups';
 
 export interface NexqStartOptions extends NodeStartOptions {
   /**
@@ -169,6 +169,21 @@ export class Nexq {
   groups(queue: string): Promise<GroupInfo[]> {
     resolveQueue(queue, 1, 'queue');
     return groupsOf(this.node.ctx, queue);
+  }
+
+  /**
+   * Pauses one group of a fair queue on every node: its jobs keep their place, none starts until
+   * `resumeGroup` (jobs running go on). '' is the default group. False when it was paused already.
+   */
+  pauseGroup(queue: string, group: string): Promise<boolean> {
+    resolveQueue(queue, 1, 'queue');
+    return pauseGroup(this.node.ctx, queue, group);
+  }
+
+  /** Resumes a paused group of a fair queue; false when it was not paused. */
+  resumeGroup(queue: string, group: string): Promise<boolean> {
+    resolveQueue(queue, 1, 'queue');
+    return pauseGroup(this.node.ctx, queue, group, false);
   }
 
   /** Deletes every job waiting in `queue` (with their unique locks) in one step; resolves to how many. */

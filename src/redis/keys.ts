@@ -30,6 +30,7 @@
 //   <ns>:nexq:fair-seq:<q>             string: the last sequence number given to a job of the fair queue
 //   <ns>:nexq:group-running:<q>:<g>    hash: node id -> jobs of group <g> of fair queue <q> running there
 //   <ns>:nexq:rate-group:<q>:<g>       string: group <g>'s rate limit (groupRateLimit), as nexq:rate:<q>
+//   <ns>:nexq:fair-paused:<q>          set: the fair queue's paused groups (lua/fair-pause.lua)
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -248,6 +249,7 @@ export class Keys {
       seq: this.ofQueue('nexq:fair-seq:', queue),
       running: this.ofQueue('nexq:group-running:', queue),
       rate: this.ofQueue('nexq:rate-group:', queue),
+      paused: this.ofQueue('nexq:fair-paused:', queue),
     };
   }
 
@@ -386,6 +388,8 @@ export interface FairKeys {
   running: string;
   /** The prefix of its groups' rate keys (groupRateLimit): `<rate>:<group>`, as a queue's rate key. */
   rate: string;
+  /** Set: its paused groups, whose jobs stay out of the ring. */
+  paused: string;
 }
 
 /** A queue name that can be a hash tag: non-empty, no braces (a brace would end or move the tag). */

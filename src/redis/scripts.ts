@@ -35,6 +35,7 @@ const SCRIPTS = [
   'batch-deliver',
   'sweep-index',
   'claim-node',
+  'fair-pause',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
@@ -296,7 +297,7 @@ async function fetchCall(
       const rateKey = k.classRate(c.name, first);
       return [c.runningKey ?? rateKey, rateKey];
     }),
-    ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate] : [])),
+    ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate, f.paused] : [])),
   ];
   const rateArgs = (rate: Gcra | undefined) => (rate ? [rate.emissionMs, rate.toleranceMs] : ['', 0]);
   const argv = [
@@ -381,6 +382,22 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
  * Pauses starting jobs of the queue or class whose rate key is `rateKey` on every node for `ms`
  * (throttle.lua; `toleranceMs` is its limit's, 0 without one); the ms until the pause ends.
  */
+/**
+ * Pauses (`pause` true) or resumes one group of fair queue `queue` on every node (fair-pause.lua);
+ * false when it already was so.
+ */
+export async function pauseFairGroup(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  group: string,
+  pause: boolean,
+): Promise<boolean> {
+  const fair = keys.fair(queue);
+  const keysOf = [fair.ring, fair.paused, fair.groups];
+  return (await runScript(client, 'fair-pause', keysOf, [group, pause ? 'pause' : 'resume'])) === 1;
+}
+
 export async function throttle(client: RedisClient, rateKey: string, ms: number, toleranceMs: number): Promise<number> {
   return (await runScript(client, 'throttle', [rateKey], [Math.ceil(ms), toleranceMs])) as number;
 }

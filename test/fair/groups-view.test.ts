@@ -1,6 +1,6 @@
 // `nexq groups <queue>` and Nexq#groups: a fair queue's groups, waiting and running.
 import { expect } from 'chai';
-import { useNodes, waitFor } from '../support/node';
+import { sleep, useNodes, waitFor } from '../support/node';
 import { cliAgainst } from '../support/cli';
 
 describe("a fair queue's groups, as nexq groups shows them", () => {
@@ -27,11 +27,36 @@ describe("a fair queue's groups, as nexq groups shows them", () => {
       'two running',
     );
     expect(await node.groups('default')).to.deep.equal([
-      { group: 'acme', waiting: 4, running: 1 },
-      { group: '', waiting: 1, running: 0 },
-      { group: 'globex', waiting: 0, running: 1 },
+      { group: 'acme', waiting: 4, running: 1, paused: false },
+      { group: '', waiting: 1, running: 0, paused: false },
+      { group: 'globex', waiting: 0, running: 1, paused: false },
     ]);
     expect(await json(['groups', 'default'])).to.deep.equal(await node.groups('default'));
-    expect(await ok(['groups', 'default'])).to.match(/^GROUP\s+WAITING\s+RUNNING\nacme\s+4\s+1\n\(default\)\s+1\s+0\n/);
+    expect(await ok(['groups', 'default'])).to.match(
+      /^GROUP\s+WAITING\s+RUNNING\s+PAUSED\nacme\s+4\s+1\s+-\n\(default\)\s+1\s+0\s+-\n/,
+    );
+  });
+
+  it('pauses one group on every node: its jobs keep their place while the others run, and run once resumed', async () => {
+    const out = t.out('paused');
+    const enqueuer = await t.start({ mode: 'enqueuer' });
+    const job = (group: string, n: number) => ({
+      queue: 'default',
+      class: 'Record',
+      args: [t.url, out, `${group}-${n}`],
+      options: { group },
+    });
+    expect(await enqueuer.pauseGroup('default', 'held')).to.equal(true);
+    expect(await enqueuer.pauseGroup('default', 'held')).to.equal(false);
+    await enqueuer.enqueueAll([job('held', 1), job('free', 1), job('held', 2), job('free', 2)]);
+    await t.start({ queues: [{ name: 'default', concurrency: 2, fair: true }] });
+    await t.waitForRecords(out, 2);
+    await sleep(300); // many poll intervals
+    expect((await t.records(out)).map((r: { value: string }) => r.value).sort()).to.deep.equal(['free-1', 'free-2']);
+    const [held] = await enqueuer.groups('default');
+    expect(held).to.deep.equal({ group: 'held', waiting: 2, running: 0, paused: true });
+    expect(await ok(['groups', 'resume', 'default', 'held'])).to.equal('group held of queue default resumed\n');
+    const values = (await t.waitForRecords(out, 4)).map((r: { value: string }) => r.value);
+    expect(values.slice(2)).to.deep.equal(['held-1', 'held-2']);
   });
 });

@@ -163,6 +163,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     // Every key of the call exists on the source, so Redis runs it there (the prefixes stand in).
     await cluster.hset(fair.running, 'unused', '0');
     await cluster.set(fair.rate, '0');
+    await cluster.sadd(fair.paused, 'another group');
     return { queue, fair, inbox, grouped };
   }
 

@@ -15,7 +15,7 @@
 
 -- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last 3n values, 3 per queue, say
 -- which are ('' not; '-' fair; a number: fair, with that groupConcurrency) and their groupRateLimit
--- (ms per job and tolerance, as a queue's; '' none), and their keys follow KEYS[after], 6 each.
+-- (ms per job and tolerance, as a queue's; '' none), and their keys follow KEYS[after], 7 each.
 -- Returns queue index -> f (`inbox(i)`: the queue's list). f.running and f.rate are the prefixes of
 -- its groups' running hashes (<running>:<group>, node -> jobs of the group running there) and rate
 -- keys (<rate>:<group>, held by the nexq_rate* functions), in the queue's slot by its hash tag. A
@@ -28,10 +28,11 @@ local function nexq_fair_queues(n, after, inbox)
     local at = #ARGV - 3 * n + 3 * i - 2
     if ARGV[at] ~= '' then
       local function k(o) return KEYS[after + o] end
-      local f = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5), rate = k(6) }
+      local f = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5), rate = k(6),
+        paused = k(7) }
       f.limit, f.T, f.tau = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
       fairs[i] = f
-      after = after + 6
+      after = after + 7
     end
   end
   return fairs
@@ -97,7 +98,7 @@ end
 -- length), seq (the last given, read only when the inbox has jobs) }, or nil and why not.
 local function nexq_fair_sizes(f, backup)
   local sizes, reads = {}, { inbox = { 'LLEN', f.inbox }, grouped = { 'ZCARD', f.jobs }, ring = { 'LLEN', f.ring },
-    counts = { 'HLEN', f.groups } }
+    counts = { 'HLEN', f.groups }, paused = { 'SCARD', f.paused } }
   for name, read in pairs(reads) do
     local answer = redis.pcall(read[1], read[2])
     if type(answer) == 'table' then return nil, answer.err end
@@ -135,6 +136,8 @@ local function nexq_fair_feed(f, sizes)
     added[group] = (added[group] or 0) + 1
   end
   local had = redis.call('HMGET', f.groups, unpack(order))
+  -- A paused group (fair-pause.lua) keeps its jobs out of the ring until it is resumed.
+  local paused = sizes.paused > 0 and redis.call('SMISMEMBER', f.paused, unpack(order)) or {}
   -- The removal first (rule 3); the adds after it cannot be refused.
   redis.call('LTRIM', f.inbox, 0, -(#window + 1))
   for first = 1, #members, 1000 do
@@ -143,7 +146,7 @@ local function nexq_fair_feed(f, sizes)
   local counts, joining = {}, {}
   for k, group in ipairs(order) do
     local before = tonumber(had[k]) or 0
-    if before <= 0 then joining[#joining + 1] = group end
+    if before <= 0 and paused[k] ~= 1 then joining[#joining + 1] = group end
     counts[#counts + 1] = group
     counts[#counts + 1] = math.max(before, 0) + added[group]
   end

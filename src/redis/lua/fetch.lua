@@ -16,7 +16,7 @@
 -- ARGV[6n+4j..6n+4j+3] class j: name, limit across nodes ('' none), rate's ms per job ('' none), tolerance
 -- ARGV[#ARGV-3n+3i-2..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
 --                  and its groupRateLimit's ms per job ('' none) and tolerance; a fair queue's keys follow the
---                  classes' in KEYS, 6 each: jobs, groups, ring, seq, and its groups' running and rate prefixes
+--                  classes' in KEYS, 7 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
