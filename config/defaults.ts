@@ -29,7 +29,7 @@ export interface QueueSpec {
   /**
    * Serve the jobs' groups in turn (each job's `group` option; none: the default group): each
    * fetch takes the next job of the next group with work, so one tenant's backlog never holds up
-   * the others (docs/fair-queues.md). Give every node the same value. Nothing is prefetched.
+   * the others (docs/fair-queues.md). Give every node the same value. Jobs prefetched are taken in turn too.
    */
   fair?: boolean;
   /**

@@ -150,7 +150,7 @@ export interface FetchQueue {
   rate?: Gcra;
   /** Jobs to take ahead of the free slots (prefetch), only from a backlog; none by default. */
   ahead?: number;
-  /** A fair queue's keys (`fair: true`): its groups take turns, and nothing is taken ahead. */
+  /** A fair queue's keys (`fair: true`): its groups take turns, jobs taken ahead too (without group limits). */
   fair?: FairKeys;
   /** A fair queue's limit of running jobs per group across all nodes, if any. */
   groupLimit?: number;

@@ -244,12 +244,18 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
 end
 
 -- A fetch from a fair queue for `node`: checks its keys, feeds its groups from the inbox, and takes
--- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes. Returns
--- the jobs, nil or why nothing moved, and the jobs left.
-local function nexq_fair_fetch(f, node, backup, wanted, admit)
+-- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes, and
+-- `ahead` more (prefetch, fetch.lua's rule) only without group limits and while a backlog of
+-- FAIR_BACKLOG jobs more waits: taken in turn too, they delay a group that comes later by at most
+-- one fetch. Returns the jobs, nil or why nothing moved, and the jobs left.
+local FAIR_BACKLOG = 100
+local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead)
   local sizes, broken = nexq_fair_sizes(f, backup)
   if not sizes then return {}, broken end
   nexq_fair_feed(f, sizes)
+  if ahead > 0 and not f.limit and not f.T and sizes.inbox + sizes.grouped >= wanted + ahead + FAIR_BACKLOG then
+    wanted = wanted + ahead
+  end
   local group_admit, count = nexq_group_admit(f, node, admit)
   local moved, left = nexq_fair_take(f, backup, wanted, group_admit, sizes)
   count()

@@ -227,7 +227,7 @@ for i = 1, n do
   -- Where what is left after the take matters (a limit lets fewer than asked go, or jobs may be
   -- taken ahead), the queue's length is read before it: after it the queue may be gone (rule 2).
   local fair = fairs[i]
-  local ahead_ok = ahead > 0 and limit == '' and not limitedClasses and not cap and not fair
+  local ahead_ok = ahead > 0 and limit == '' and not limitedClasses and not cap
   local before
   if wanted > 0 and not limitedClasses and not fair and (wanted < asked or ahead_ok) then
     before = redis.pcall('LLEN', queue)
@@ -240,7 +240,7 @@ for i = 1, n do
   if wanted > 0 then
     local why
     if fair then
-      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit)
+      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.T and ahead or 0)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else
@@ -275,7 +275,7 @@ for i = 1, n do
   -- (or a pause) takes none ahead, so no node holds counted jobs back from the others.
   rate.taken = #moved
   if nexq_rate_room(rate) < 2 * ahead then ahead = 0 end
-  if state == 'm' and ahead > 0 and ahead_ok then
+  if state == 'm' and ahead > 0 and ahead_ok and not fair then
     -- Read before the take; nothing was taken when none was wanted.
     left = left or redis.pcall('LLEN', queue)
     if type(left) ~= 'number' then
