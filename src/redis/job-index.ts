@@ -164,7 +164,10 @@ export async function deleteJobByJid(redis: RedisClient, keys: Keys, jid: string
     if (!found) return false;
     if (found.state === 'running')
       throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
-    if (await deleteJob(redis, keys, found.home, found.key, found.member ?? found.raw, jid, found.indexEntry))
+    const fairQueue = found.member === undefined ? undefined : found.queue;
+    if (
+      await deleteJob(redis, keys, found.home, found.key, found.member ?? found.raw, jid, found.indexEntry, fairQueue)
+    )
       return true;
   }
   return false;

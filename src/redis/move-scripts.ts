@@ -6,6 +6,7 @@ import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
 import { formatScore, queueSet, releaseJob, runScript } from './scripts';
+import { groupOfFairMember, rawOfFairMember } from './fair-queue';
 import { DueMove, moveAcrossQueues } from './cross-queue-move';
 
 export type { DueMove };
@@ -142,10 +143,23 @@ export async function deleteJob(
   raw: string,
   jid: string,
   location: string,
+  fairQueue?: string,
 ): Promise<boolean> {
-  const uniqueKey = jsonObject(raw)?.unique_key;
+  // A job waiting in a fair queue's groups (`fairQueue`) is removed by its member there (`raw`),
+  // its group's count with it.
+  const uniqueKey = jsonObject(fairQueue === undefined ? raw : rawOfFairMember(raw))?.unique_key;
   const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey, queue) : keys.jobIndex(queue);
-  return (await runScript(client, 'delete-job', [where, keys.jobIndex(queue), lockKey], [raw, jid, location])) === 1;
+  const fair =
+    fairQueue === undefined
+      ? { keys: [], args: [] }
+      : { keys: [keys.fair(fairQueue).groups], args: [groupOfFairMember(raw)] };
+  const reply = await runScript(
+    client,
+    'delete-job',
+    [where, keys.jobIndex(queue), lockKey, ...fair.keys],
+    [raw, jid, location, ...fair.args],
+  );
+  return reply === 1;
 }
 
 export interface DeadNode {

@@ -30,6 +30,8 @@ describe('a fair queue, as its readers see it', () => {
     expect(JSON.parse(located!.raw)).to.include({ jid: waiting, group: 'c' });
     expect(await deleteJobByJid(redis, t.keys, waiting)).to.equal(true);
     expect(await t.redis.zcard(t.keys.fair('default').jobs)).to.equal(4);
+    // Its group's count went down with it (c had two jobs waiting).
+    expect(await t.redis.hget(t.keys.fair('default').groups, 'c')).to.equal('1');
     expect(await t.redis.hexists(t.keys.jobIndex('default'), waiting)).to.equal(0);
 
     expect(await clearQueueList(redis, t.keys, 'default')).to.equal(4);
