@@ -78,6 +78,8 @@ end
 -- Inbox jobs moved into their groups per fetch: enough that groups enqueued behind a long run of
 -- one group's jobs get their turn soon, few enough that one fetch stays short.
 local FAIR_FEED = 1000
+-- Groups a fetch passes over in a row at most (their limits full) before it ends.
+local FAIR_SKIP = 200
 
 -- The group of a raw job: its top-level "group" when a valid name (what enqueue checks: a string
 -- of 1 to 200 characters, so up to 800 bytes, no control character), else the default group ''.
@@ -180,8 +182,10 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
     end
     return ring[pos]
   end
+  -- Groups passed over in a row (at their limits) end the fetch at FAIR_SKIP: the ring turns past
+  -- them, so the next fetch goes on from there, and no fetch reads thousands of full groups.
   local visits, idle, alive = 0, 0, len
-  while #moved < wanted and alive > 0 and idle < alive do
+  while #moved < wanted and alive > 0 and idle < math.min(alive, FAIR_SKIP) do
     visits = visits + 1
     local group = entry((visits - 1) % len + 1)
     if not gone[group] then
