@@ -59,4 +59,26 @@ describe("a fair queue's groups, as nexq groups shows them", () => {
     const values = (await t.waitForRecords(out, 4)).map((r: { value: string }) => r.value);
     expect(values.slice(2)).to.deep.equal(['held-1', 'held-2']);
   });
+
+  it('pauses a group whose jobs already wait in turn: it leaves the round until resumed', async () => {
+    const out = t.out('midway');
+    const node = await t.start({ queues: [{ name: 'default', concurrency: 1, fair: true }], threads: 1 });
+    const job = (group: string, n: number) => ({
+      queue: 'default',
+      class: 'Record',
+      args: [t.url, out, `${group}-${n}`, 300],
+      options: { group },
+    });
+    // One slot: the first fetch moves all four into the groups (a, b in turn) and starts a-1.
+    await node.enqueueAll([job('a', 1), job('b', 1), job('a', 2), job('b', 2)]);
+    await waitFor(async () => (await t.redis.zcard(t.keys.fair('default').jobs)) === 3, 5000, 'three in the groups');
+    expect(await node.pauseGroup('default', 'b')).to.equal(true);
+    await t.waitForRecords(out, 2, 10_000);
+    await sleep(500);
+    expect((await t.records(out)).map((r: { value: string }) => r.value)).to.deep.equal(['a-1', 'a-2']);
+    expect(await t.redis.lrange(t.keys.fair('default').ring, 0, -1)).to.deep.equal([]);
+    expect(await node.resumeGroup('default', 'b')).to.equal(true);
+    const values = (await t.waitForRecords(out, 4, 10_000)).map((r: { value: string }) => r.value);
+    expect(values.slice(2)).to.deep.equal(['b-1', 'b-2']);
+  });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { encodeNewJob, InvalidJobError, MAX_GROUP_LENGTH } from '../../src/job/job';
 import { prepareJobs } from '../../src/job/new-jobs';
+import { defineJob } from '../../src/define-job';
 
 describe("a job's group", () => {
   it('is written as a top-level "group" field', () => {
@@ -30,5 +31,11 @@ describe("a job's group", () => {
 
   it('is named in the unknown-option message when misspelt', () => {
     expect(() => encodeNewJob('default', 'Mail', [], { grup: 'a' } as never)).to.throw(/did you mean `group`/);
+  });
+
+  it('is a default option of a defineJob definition, which an enqueue may override', () => {
+    const Mail = defineJob<[string]>('Mail', { queue: 'mail', group: 'acme' });
+    expect(Mail.job(['x']).options?.group).to.equal('acme');
+    expect(Mail.job(['x'], { group: 'globex' }).options?.group).to.equal('globex');
   });
 });
