@@ -58,9 +58,9 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   if (wants(options, 'W2')) {
     // c30: the reference for W5's three busy queues of 10.
     const runs = [
-      await step('W2 c10', () => runW2(ctx, 10, [], options.rateLimit)),
-      await step('W2 c30', () => runW2(ctx, 30, [], options.rateLimit)),
-      await step('W2 c50', () => runW2(ctx, 50, [], options.rateLimit)),
+      await step('W2 c10', () => runW2(ctx, 10, [], options.rateLimit, options.fair)),
+      await step('W2 c30', () => runW2(ctx, 30, [], options.rateLimit, options.fair)),
+      await step('W2 c50', () => runW2(ctx, 50, [], options.rateLimit, options.fair)),
     ];
     results.w2 = runs.filter((r) => r !== undefined);
   }
