@@ -3,14 +3,14 @@
 // the ones below it, never one above, and no module may take part in an import cycle.
 const LAYERS = [
   ['config', '^config/'],
-  ['runtime', '^src/(runtime/|logger\\.ts$)'],
+  ['runtime', '^src/runtime/'],
   ['codec', '^src/(job|periodic)/'],
   ['redis', '^src/redis/'],
   ['threads', '^workers/'],
-  ['node parts', '^src/(fetch|run|pool|handlers|events|actors|tracing)/|^src/node/(context|process-faults)\\.ts$'],
+  ['node parts', '^src/(fetch|run|pool|handlers|events|actors|tracing)/'],
   ['supervisors', '^supervisors/'],
   ['operations', '^src/(admin|metrics|web)/'],
-  ['node', '^src/node/node\\.ts$|^src/(nexq|index|errors|define-job)\\.ts$'],
+  ['node', '^src/node/|^src/(nexq|index|errors|define-job)\\.ts$'],
   ['entry points', '^src/(cli|testing)/'],
 ];
 

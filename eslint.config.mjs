@@ -16,6 +16,7 @@ export default tseslint.config(
       'src/web/assets/**',
       '*.js',
       '*.mjs',
+      'scripts/*.mjs',
     ],
   },
   js.configs.recommended,
@@ -56,7 +57,7 @@ export default tseslint.config(
   {
     // winston types its transports as interfaces with construct signatures: `new Console()` is an
     // instance of the class, which this rule cannot see.
-    files: ['src/logger.ts'],
+    files: ['src/runtime/logger.ts'],
     rules: { '@typescript-eslint/no-unsafe-class-instance-assignment': 'off' },
   },
   {
@@ -74,7 +75,7 @@ export default tseslint.config(
       // chai's `expect(x).to.be.true` is an expression statement by design.
       '@typescript-eslint/no-unused-expressions': 'off',
       // A rejection is cast to its error class beside chai's instanceOf check; winston's transports
-      // are typed as interfaces with construct signatures (see src/logger.ts).
+      // are typed as interfaces with construct signatures (see src/runtime/logger.ts).
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
     },
   },

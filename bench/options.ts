@@ -1,7 +1,7 @@
 // Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile] [--peers[=...]] [--w6-jobs N]`.
 import { PEER_IDS, PeerId } from './peer-setup';
 
-export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8'] as const;
+export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface Options {

@@ -12,6 +12,7 @@ import type { W5Result } from './workloads/w5-several-queues';
 import type { W6Result } from './workloads/w6-cpu-bound';
 import type { W7Result } from './workloads/w7-many-queues';
 import type { W8Result } from './workloads/w8-fairness';
+import type { W9Result } from './workloads/w9-perform-many';
 import type { PeerResult } from './workloads/peers';
 
 export interface BenchResults {
@@ -28,6 +29,8 @@ export interface BenchResults {
   w6?: W6Result;
   w7?: W7Result;
   w8?: W8Result;
+  /** W9 many jobs per call: one at a time against performMany, in its own table. */
+  w9?: W9Result;
   profile?: ProfileResult;
   /** --peers: each peer through W1, W2 c10/c50 and W3 (see comparison.ts). */
   peers?: PeerResult[];

@@ -23,6 +23,7 @@ import { runW6 } from './workloads/w6-cpu-bound';
 import { w6Report } from './w6-report';
 import { runW7 } from './workloads/w7-many-queues';
 import { runW8 } from './workloads/w8-fairness';
+import { runW9, w9Report } from './workloads/w9-perform-many';
 
 /** This machine's CPUs are shared with other work: figures move by ±10–20% between runs. */
 const MACHINE_NOTE = 'shared';
@@ -72,6 +73,7 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   if (wants(options, 'W7')) results.w7 = await step('W7', () => runW7(ctx, true));
   if (wants(options, 'W8')) results.w8 = await step('W8', () => runW8(ctx));
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
+  if (wants(options, 'W9')) results.w9 = await step('W9', () => runW9(ctx));
   const peers = options.peers
     ? ((await step('peers setup', () => Promise.resolve(preparePeers(ctx.log, options.peers)))) ?? [])
     : [];
@@ -149,6 +151,7 @@ async function main(): Promise<number> {
     if (mainTable.split('\n').length > 2) out.push('', mainTable);
     if (results.profile) out.push('', profileReport(results.profile));
     if (results.w6) out.push('', w6Report(results.w6));
+    if (results.w9) out.push('', w9Report(results.w9));
     if (results.peers?.length)
       out.push('', 'nexq beside the peers (same Redis, same run):', '', comparisonTable(results, results.peers));
     out.push(

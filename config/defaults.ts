@@ -16,9 +16,10 @@ export interface QueueSpec {
   weight?: number;
   /**
    * Jobs of this queue that may start per window across all nodes: `{ limit: 100, per: 60 }` is
-   * 100 a minute (GCRA, held by the fetch in Redis; see docs/rate-limits.md). Give every node the
-   * same value. Jobs fetched ahead (`prefetch`) count when fetched, and are fetched only while the
-   * window has room for twice as many.
+   * never more than 100 in any 60 seconds (a sliding window, held by the fetch in Redis; see
+   * docs/rate-limits.md); `burst: true` (or a number) trades that for an average rate with bursts.
+   * Give every node the same value. Jobs fetched ahead (`prefetch`) count when fetched, and are
+   * fetched only while the window has room for twice as many.
    */
   rateLimit?: RateLimit;
   /**
@@ -118,10 +119,11 @@ export interface NexqOptions {
   classConcurrency: Record<string, number>;
   /**
    * Jobs of a class that may start per window across all nodes, by class name:
-   * `{ ChargeCard: { limit: 10, per: 1 } }` (GCRA, held by the fetch in Redis; see
-   * docs/rate-limits.md). A job whose class is over its limit keeps its place in the queue while
-   * the jobs behind it go first. In the per-queue key layout each queue counts a class apart.
-   * Give every node the same value.
+   * `{ ChargeCard: { limit: 10, per: 1 } }` is never more than 10 in any second (a sliding window,
+   * held by the fetch in Redis; `burst` as for a queue's `rateLimit`; see docs/rate-limits.md). A
+   * job whose class is over its limit keeps its place in the queue while the jobs behind it go
+   * first. In the per-queue key layout each queue counts a class apart. Give every node the same
+   * value.
    */
   classRateLimits: Record<string, RateLimit>;
   /**
@@ -235,6 +237,13 @@ export interface NexqOptions {
   /** Seconds between this node's checks for dead nodes. */
   nodeCheckInterval: number;
   /**
+   * Seconds without a beat in Exq's `<ns>:heartbeats` after which an Exq node is dead and, when no
+   * Exq node beats any more, a nexq node re-enqueues its backup lists (0: never). Set it to at
+   * least Exq's `heartbeat_interval` x (`missed_heartbeats_allowed` + 1); the default is Exq's
+   * documented 60 s x 6. Shared key layout only (docs/compatibility.md).
+   */
+  exqNodeTimeout: number;
+  /**
    * Whose `retry_count` convention to write, `exq` or `sidekiq`; `sidekiq` when the namespace is
    * `''` (see docs/compatibility.md).
    */
@@ -308,6 +317,7 @@ export function defaults(): NexqOptions {
     heartbeatInterval: 5,
     nodeTimeout: 30,
     nodeCheckInterval: 5,
+    exqNodeTimeout: 360,
     dialect: 'exq',
     keyLayout: 'auto',
     timestamps: 'seconds',

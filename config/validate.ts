@@ -193,6 +193,7 @@ export function resolveConfig(config: NexqConfig = {}): ResolvedConfig {
   integer(merged, 'heartbeatInterval', 1);
   integer(merged, 'nodeTimeout', 1);
   integer(merged, 'nodeCheckInterval', 1);
+  integer(merged, 'exqNodeTimeout', 0);
   if (merged.nodeTimeout <= merged.heartbeatInterval) {
     throw new ConfigError(
       'nodeTimeout',

@@ -7,7 +7,7 @@
 import type { BatchCallback } from './admin/batch';
 import type { JobOptions } from './job/job';
 import type { Batch, BulkJob, Nexq, WaitForOptions } from './nexq';
-import type { JobContext } from '../workers/handler-loader';
+import type { ChunkContext, JobContext } from '../workers/handler-loader';
 import type { BatchJobRequest, JobBatch } from '../workers/job-batch';
 
 /**
@@ -64,6 +64,15 @@ export interface JobDefinitionOptions extends JobOptions {
 /** A handler's `perform` for the arguments `A`, returning `R` (or a promise of it). */
 export type TypedPerform<A extends unknown[], R> = (this: JobContext, ...args: A) => R | Promise<R>;
 
+/**
+ * A handler's `performMany` for the arguments `A`: one entry per job of `argsList`, in order, each
+ * a result `R` or an Error failing that job alone (docs/jobs.md#many-jobs-per-call-performmany).
+ */
+export type TypedPerformMany<A extends unknown[], R> = (
+  this: ChunkContext,
+  argsList: A[],
+) => Array<R | Error> | Promise<Array<R | Error>>;
+
 export interface JobDefinition<A extends unknown[], R = unknown> {
   /** The job's `class` field: the handler registered under this name runs it. */
   readonly className: string;
@@ -87,6 +96,11 @@ export interface JobDefinition<A extends unknown[], R = unknown> {
    * `export const perform = SendEmail.handler(async function (to, id) {...})`.
    */
   handler(perform: TypedPerform<A, R>): TypedPerform<A, R>;
+  /**
+   * Types a `performMany` handler by this definition and gives it back:
+   * `export const performMany = SendEmail.handlerMany(async function (argsList) {...})`.
+   */
+  handlerMany(performMany: TypedPerformMany<A, R>): TypedPerformMany<A, R>;
   /**
    * This job as a batch's callback (`onComplete`, `onSuccess`, `onDeath`), for a definition whose last
    * argument is the batch's `BatchCallbackArg`: `nexq.batch({ onComplete: ImportDone.callback(['eu']) })`
@@ -132,6 +146,7 @@ export function defineJob<A extends unknown[], R = unknown>(
     result: (nexq: Nexq, jid: string) => nexq.result(jid) as Promise<R | undefined>,
     waitFor: (nexq: Nexq, jid: string, options?: WaitForOptions) => nexq.waitFor(jid, options) as Promise<R>,
     handler: (perform: TypedPerform<A, R>) => perform,
+    handlerMany: (performMany: TypedPerformMany<A, R>) => performMany,
     callback: (args: CallbackArgs<A>) => ({
       queue,
       class: className,

@@ -13,7 +13,8 @@ export type { MetricsServerSpec, NexqConfig, NexqOptions, QueueSpec } from '../c
 export type { HostPort, NexqRedisOptions, RedisTarget } from '../config/redis-options';
 export type { JobOptions, JobPayload, UniqueOptions } from './job/job';
 export type { Middleware, JobEvent } from './run/middleware';
-export type { JobContext } from '../workers/handler-loader';
+export type { ChunkContext, JobContext } from '../workers/handler-loader';
+export type { ChunkSettings } from '../workers/chunk-settings';
 export { JobEvents } from './events/job-events';
 export type { JobEventBase, JobEventListener, JobEventMap, JobEventName, JobErrorInfo } from './events/job-events';
 export { NodeMetrics } from './metrics/prometheus';
@@ -29,6 +30,7 @@ export type {
   JsonSafe,
   TypedJob,
   TypedPerform,
+  TypedPerformMany,
 } from './define-job';
 export { nexqDashboard } from './web/mount';
 export type { DashboardMountOptions, NexqDashboard } from './web/mount';

@@ -12,7 +12,7 @@ import type { Manager, ManagerCall } from './actors/manager';
 import { Batch, BatchOptions, newBatch } from './admin/batch';
 import { batchStatus, BatchStatus, listBatches } from './admin/batch-status';
 import type { JobOptions } from './job/job';
-import { ActorNames, runsJobs } from './node/context';
+import { ActorNames, runsJobs } from './run/node-context';
 import type { JobEvents } from './events/job-events';
 import type { NodeMetrics } from './metrics/prometheus';
 import { NexqNode, NodeStartOptions } from './node/node';

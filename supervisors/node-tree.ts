@@ -30,7 +30,7 @@ import { Periodic } from '../src/actors/periodic';
 import { RedisConnection } from '../src/actors/redis-connection';
 import { Scheduler } from '../src/actors/scheduler';
 import { Stats } from '../src/actors/stats';
-import { ActorNames, NodeContext, runsJobs } from '../src/node/context';
+import { ActorNames, NodeContext, runsJobs } from '../src/run/node-context';
 import { DynamicSupervisor } from './dynamic-supervisor';
 import { ChildSpec, Supervisor, SupervisorEvent } from './supervisor';
 

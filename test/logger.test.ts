@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { redactRedisUrl } from '../src/logger';
+import { redactRedisUrl } from '../src/runtime/logger';
 import { useNodes } from './support/node';
 import { RedisServer } from './support/redis-server';
 

@@ -1,7 +1,7 @@
 // The layout of the threads' claims buffer, a SharedArrayBuffer every worker thread gets at start
 // beside the work table:
 //  - the lease deadline: until when (process.hrtime, ns) a job taken into this node's backup lists
-//    may start (src/node/lease.ts says why); written by the main thread at each acknowledged beat;
+//    may start (src/run/lease.ts says why); written by the main thread at each acknowledged beat;
 //  - the generation of the node's claim: raised when the node learns it was declared dead, so a
 //    job handed to a thread before that never starts (a reaper gave it to the other nodes);
 //  - one owner cell per thread index, holding the threadId that took the index;

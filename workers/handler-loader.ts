@@ -4,16 +4,26 @@ import { firstLocation, handlerFrames } from './backtrace';
 import { HandlerLoadError } from './handler-load-error';
 import { importModule } from './typescript-loader';
 import { readRetryPolicy, RetryPolicy } from '../src/job/retry-policy';
+import { ChunkSettings, readChunkSettings } from './chunk-settings';
 
 import type { QueueSlots } from './work-table-layout';
 import type { JobBatch } from './job-batch';
 
 export type Perform = (this: JobContext, ...args: unknown[]) => unknown;
+/** `performMany(argsList)`: one call for a chunk of jobs, one result (or Error) per job, in order. */
+export type PerformMany = (this: ChunkContext, argsList: unknown[][]) => unknown;
 export type Exhausted = (this: JobContext, args: unknown[], error: Error) => unknown;
 
-/** What a handler module exports: `perform`, and optionally a `retry` policy and an `exhausted` hook. */
+/**
+ * What a handler module exports: `perform` (or `performMany` with its `chunk` settings), and
+ * optionally a `retry` policy and an `exhausted` hook.
+ */
 export interface LoadedHandler {
-  perform: Perform;
+  /** Its `perform`; none for a module with only `performMany` (a lone job of it is a chunk of one). */
+  perform?: Perform;
+  /** Its `performMany`: its jobs run in chunks (workers/perform-chunk.ts). */
+  performMany?: PerformMany;
+  chunk?: ChunkSettings;
   retry?: RetryPolicy;
   exhausted?: Exhausted;
   /** Its `keepResult` export: seconds to keep its return value as the job's result. */
@@ -55,15 +65,43 @@ export interface JobContext {
   batch?: JobBatch;
 }
 
+/** What `performMany` reads through `this`: the chunk's jobs, each as a single job's context. */
+export interface ChunkContext {
+  queue: string;
+  className: string;
+  /** One context per job, in the order of `argsList` (their `nack`, `rateLimited` and `progress` work per job). */
+  jobs: JobContext[];
+  /** This node's slots of the queue now (each job of the chunk holds one). */
+  slots(): QueueSlots;
+}
+
 const loaded = new Map<string, Promise<LoadedHandler>>();
 
 export { HandlerLoadError };
 
-function findPerform(mod: Record<string, unknown>, file: string): Perform {
+function findPerform(mod: Record<string, unknown>, file: string, many: PerformMany | undefined): Perform | undefined {
   const fallback = mod.default;
-  const candidates = [mod.perform, (fallback as { perform?: unknown } | null | undefined)?.perform, fallback];
+  const candidates = [mod.perform, (fallback as { perform?: unknown } | null | undefined)?.perform];
+  // A bare default function is `perform` only for a module without performMany.
+  if (!many) candidates.push(fallback);
   for (const candidate of candidates) if (typeof candidate === 'function') return candidate as Perform;
+  if (many) return undefined;
   throw new HandlerLoadError(`${file} exports no perform function (named, default, or default.perform)`);
+}
+
+/** The module's `performMany` and `chunk` exports, checked (a `chunk` without `performMany` is a mistake). */
+function findMany(mod: Record<string, unknown>, file: string): Pick<LoadedHandler, 'performMany' | 'chunk'> {
+  const many = exportOf(mod, 'performMany');
+  const chunk = exportOf(mod, 'chunk');
+  if (many === undefined) {
+    if (chunk !== undefined) throw new HandlerLoadError(`${file}: chunk is exported without performMany`);
+    return {};
+  }
+  if (typeof many !== 'function')
+    throw new HandlerLoadError(`${file}: performMany must be a function (argsList), not ${typeof many}`);
+  const settings = readChunkSettings(chunk);
+  if (typeof settings === 'string') throw new HandlerLoadError(`${file}: ${settings}`);
+  return { performMany: many as PerformMany, chunk: settings };
 }
 
 /** The module's export `name`, named or on its default export. */
@@ -72,7 +110,8 @@ function exportOf(mod: Record<string, unknown>, name: string): unknown {
 }
 
 function findHandler(mod: Record<string, unknown>, file: string): LoadedHandler {
-  const handler: LoadedHandler = { perform: findPerform(mod, file) };
+  const many = findMany(mod, file);
+  const handler: LoadedHandler = { perform: findPerform(mod, file, many.performMany), ...many };
   const retry = exportOf(mod, 'retry');
   if (retry !== undefined) {
     const policy = readRetryPolicy(retry);

@@ -4,6 +4,7 @@ import type { NexqErrorCode } from '../config/nexq-error';
 import type { KeptResult } from './job-result';
 import type { RetryVerdict } from '../src/job/retry-policy';
 import type { MessagePort } from 'node:worker_threads';
+import type { ChunkSettings } from './chunk-settings';
 
 /** One job for a thread: the raw payload as fetched, and the module the main thread chose for it. */
 export interface JobTask {
@@ -20,6 +21,8 @@ export interface JobTask {
   generation?: number;
   /** Set to run the module's `exhausted(args, error)` hook with this error instead of `perform`. */
   exhausted?: ThrownError;
+  /** Its handler's `performMany` chunk settings: the main thread gathers it into a chunk (src/pool/chunk-former.ts). */
+  chunk?: ChunkSettings;
 }
 
 /**
@@ -47,6 +50,8 @@ export const CONTROL = 'nexq:control';
 export type ControlMessage =
   /** Run these jobs (each as soon as it holds a slot of its queue). */
   | { type: 'run'; tasks: Array<JobTask & { id: number }> }
+  /** Run these jobs of one class and queue in one `performMany` call, once one slot per job is free. */
+  | { type: 'runChunk'; tasks: Array<JobTask & { id: number }> }
   /** Withdraw the waiting jobs with these ids, or of these work-table rows, or all when neither is set. */
   | { type: 'withdraw'; ids?: number[]; rows?: number[] };
 

@@ -7,10 +7,15 @@
 // which each waits on with Atomics.waitAsync). A job starts only while the node's lease holds
 // (workers/slot-claims.ts); until then it waits. The main thread can withdraw waiting jobs (its
 // cancel, quiet, stop, unsubscribe, a lost lease): they never started, and go back to their queue.
+// A chunk (performMany) is one entry that starts when it can claim one slot per job at once: it
+// never holds some while it waits for the rest, so two chunks cannot each wait on the other's; one
+// larger than its queue's concurrency now (lowered since the chunk formed) is withdrawn.
 import { SlotClaims } from './slot-claims';
 
 export interface LocalJob {
   id: number;
+  /** A chunk's (performMany) ids, its first `id`: it starts holding one slot per job, all at once. */
+  ids?: number[];
   /** Its queue's row in the work table; undefined: it takes no slot (an exhausted hook, a test). */
   row: number | undefined;
   /** The generation of the node's claim it was handed over in (workers/claims-layout.ts). */
@@ -38,6 +43,11 @@ const LEASE_RECHECK_MS = 100;
  * back to the table rather than to their own waiting jobs, so no thread's jobs wait for ever.
  */
 const WAIT_RECHECK_MS = 50;
+
+/** How many slots a job takes: one per job of a chunk. */
+export function slotsOf(job: LocalJob): number {
+  return job.ids?.length ?? 1;
+}
 
 export class RunQueue {
   private readonly waiting = new Map<number, LocalJob[]>();
@@ -67,12 +77,16 @@ export class RunQueue {
       this.ready(job);
       return;
     }
+    if (slotsOf(job) > 1 && slotsOf(job) > this.claims.concurrency(row)) {
+      job.withdraw();
+      return;
+    }
     const queue = this.waiting.get(row);
     if (queue) {
       queue.push(job);
       return;
     }
-    if (this.claims.leaseHolds() && this.claims.tryClaim(row)) {
+    if (this.claims.leaseHolds() && this.claims.tryClaim(row, slotsOf(job))) {
       this.ready(job);
       return;
     }
@@ -81,13 +95,18 @@ export class RunQueue {
     this.watch(row);
   }
 
-  /** A job of `row` ended: its slot goes to the next job waiting here, or back to the table. */
-  ended(row: number | undefined): void {
+  /** A job of `row` ended: its slots go to the next job waiting here, or back to the table. */
+  ended(row: number | undefined, slots = 1): void {
     if (row === undefined) return;
-    // Kept for a job waiting here, unless another thread's jobs have waited long for one.
-    const next = this.claims.leaseHolds() && !this.claims.othersStarve(row) ? this.nextOf(row) : undefined;
-    if (next) this.ready(next);
-    else this.claims.release(row);
+    // Kept for the next job waiting here that may start and takes as many (checked first: a job
+    // ahead of it that may not start is withdrawn), unless another thread's jobs have waited long.
+    const next = this.claims.leaseHolds() && !this.claims.othersStarve(row) ? this.peek(row) : undefined;
+    if (next && slotsOf(next) === slots) {
+      this.shiftHead(row);
+      this.ready(next);
+    }
+    // Its notify wakes this thread's own wait too: a chunk waiting here may now find all it needs.
+    else this.claims.release(row, slots);
   }
 
   /** The jobs to start now; the caller posts that they started, then runs them. */
@@ -113,17 +132,28 @@ export class RunQueue {
     return count;
   }
 
-  /** The next job waiting for `row` that may still start; those that may not are withdrawn. */
-  private nextOf(row: number): LocalJob | undefined {
+  /** Takes the job `peek` just returned, the head, off the jobs waiting for `row`. */
+  private shiftHead(row: number): void {
     const queue = this.waiting.get(row);
-    let next: LocalJob | undefined;
-    while (queue && queue.length > 0 && !next) {
-      const job = queue.shift() as LocalJob;
-      if (this.claims.current(job.generation)) next = job;
-      else job.withdraw();
+    queue?.shift();
+    if (queue?.length === 0) this.stopWaiting(row);
+  }
+
+  /**
+   * The next job waiting for `row` that may still start, left in place; those ahead of it that may
+   * not start (handed over in an older generation, a chunk now above the concurrency) are withdrawn.
+   */
+  private peek(row: number): LocalJob | undefined {
+    const queue = this.waiting.get(row);
+    while (queue && queue.length > 0) {
+      const job = queue[0];
+      const tooBig = slotsOf(job) > 1 && slotsOf(job) > this.claims.concurrency(row);
+      if (this.claims.current(job.generation) && !tooBig) return job;
+      queue.shift();
+      job.withdraw();
     }
     if (queue?.length === 0) this.stopWaiting(row);
-    return next;
+    return undefined;
   }
 
   private ready(job: LocalJob): void {
@@ -156,11 +186,11 @@ export class RunQueue {
       return;
     }
     let served = false;
-    while (this.waiting.has(row) && this.claims.tryClaim(row)) {
-      const next = this.nextOf(row);
+    for (let head = this.peek(row); head && this.claims.tryClaim(row, slotsOf(head)); head = this.peek(row)) {
       served = true;
-      if (next) this.ready(next);
-      else this.claims.release(row);
+      // The head checked above holds its slots now: taken as it is, never checked again.
+      this.shiftHead(row);
+      this.ready(head);
     }
     if (!this.waiting.has(row)) return;
     if (served) this.waitingSince.set(row, performance.now());

@@ -38,16 +38,21 @@ export class SlotClaims {
     return generation === undefined || !this.claims || generation === Atomics.load(this.claims.generation, 0);
   }
 
-  /** Takes a running slot of `row` if one is free. */
-  tryClaim(row: number): boolean {
+  /** The concurrency of `row` now. */
+  concurrency(row: number): number {
+    return Atomics.load(this.cells, row * FIELDS + CONCURRENCY);
+  }
+
+  /** Takes `count` running slots of `row` (a chunk's: one per job) if that many are free; none otherwise. */
+  tryClaim(row: number, count = 1): boolean {
     const cell = SlotClaims.runningCell(row);
     for (;;) {
       const running = Atomics.load(this.cells, cell);
-      if (running >= Atomics.load(this.cells, row * FIELDS + CONCURRENCY)) return false;
-      if (Atomics.compareExchange(this.cells, cell, running, running + 1) === running) break;
+      if (running + count > this.concurrency(row)) return false;
+      if (Atomics.compareExchange(this.cells, cell, running, running + count) === running) break;
     }
     // After the claim: a thread dying between the two leaves a slot taken, never one too many.
-    if (this.claims && this.index >= 0) Atomics.add(this.claims.held, this.index * MAX_QUEUES + row, 1);
+    if (this.claims && this.index >= 0) Atomics.add(this.claims.held, this.index * MAX_QUEUES + row, count);
     return true;
   }
 
@@ -68,12 +73,12 @@ export class SlotClaims {
     return starving !== 0 && starving !== this.threadId;
   }
 
-  /** Gives back a slot of `row` and wakes the threads waiting for one. */
-  release(row: number): void {
+  /** Gives back `count` slots of `row` and wakes the threads waiting for one. */
+  release(row: number, count = 1): void {
     // Before the give-back, for the same reason as in tryClaim.
-    if (this.claims && this.index >= 0) Atomics.sub(this.claims.held, this.index * MAX_QUEUES + row, 1);
+    if (this.claims && this.index >= 0) Atomics.sub(this.claims.held, this.index * MAX_QUEUES + row, count);
     const cell = SlotClaims.runningCell(row);
-    Atomics.sub(this.cells, cell, 1);
+    Atomics.sub(this.cells, cell, count);
     Atomics.notify(this.cells, cell);
   }
 }

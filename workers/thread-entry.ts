@@ -6,10 +6,13 @@
 // (workers/run-queue.ts) until it holds one of its queue's running slots in the shared work
 // table; when a job ends, its slot goes to the next job waiting here on the same tick. What
 // happened in a turn goes to the main thread in one TURN message, posted before the handlers it
-// names as started are called.
+// names as started are called. A chunk of a `performMany` handler's jobs (`runChunk`) waits there
+// as one entry until it holds a slot per job, then runs as one call (workers/perform-chunk.ts)
+// and answers one outcome per job.
 import { MessageChannel, MessagePort, parentPort, threadId, workerData } from 'node:worker_threads';
 import { describeLoadFailure, HandlerLoadError } from './handler-loader';
 import { PerformObserver, performTask, toThrownError } from './perform-task';
+import { performChunk } from './perform-chunk';
 import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
 import { importModule } from './typescript-loader';
 import type { PostToMain } from './job-batch';
@@ -84,6 +87,35 @@ function runQueued(task: JobTask & { id: number }, onEnd: (outcome: JobOutcome) 
   runQueue.admit(job);
 }
 
+/** A chunk of jobs of one performMany handler and queue: one call, once it holds one slot per job. */
+function runChunk(tasks: Array<JobTask & { id: number }>): void {
+  const row = tasks[0].slotsRow;
+  const ids = tasks.map((task) => task.id);
+  const answer = (outcomes: JobOutcome[]) => ids.forEach((id, i) => finished(id, outcomes[i]));
+  const job: LocalJob = {
+    id: ids[0],
+    ids,
+    row,
+    generation: tasks[0].generation,
+    run: () => {
+      const end = (outcomes: JobOutcome[]) => {
+        runQueue.ended(row, ids.length);
+        answer(outcomes);
+      };
+      performChunkOnce(tasks).then(end, (err: unknown) => end(tasks.map(() => unreadableFailure(err))));
+    },
+    withdraw: () => answer(tasks.map(() => WITHDRAWN)),
+  };
+  runQueue.admit(job);
+}
+
+/** Runs one chunk (after the setup module); never rejects. */
+async function performChunkOnce(tasks: JobTask[]): Promise<JobOutcome[]> {
+  const failed = setupFile && (await setUp(setupFile));
+  if (failed) return tasks.map(() => failed);
+  return performChunk(tasks, observer, slotsOf, post, retry);
+}
+
 /** A job with a timeout: a piscina task of its own (its thread is terminated when it runs over). */
 export default function runJob(task: JobTask): Promise<JobOutcome> {
   return new Promise((resolve) => runQueued({ ...task, id: task.id ?? 0 }, resolve));
@@ -142,7 +174,7 @@ function postTurn(port: MessagePort, starts: LocalJob[]): void {
   const message = {
     type: TURN,
     threadId,
-    started: starts.length > 0 ? starts.map((job) => job.id) : undefined,
+    started: starts.length > 0 ? starts.flatMap((job) => job.ids ?? [job.id]) : undefined,
     ids: finishedIds,
     outcomes: finishedOutcomes,
   };
@@ -184,11 +216,17 @@ function openControlPort(): void {
       runTasks(msg.tasks);
       return;
     }
+    if (msg.type === 'runChunk') {
+      runChunk(msg.tasks);
+      return;
+    }
     const ids = msg.ids ? new Set(msg.ids) : undefined;
     const rows = msg.rows ? new Set(msg.rows) : undefined;
     runQueue.withdraw(
       ids || rows
-        ? (job) => (ids?.has(job.id) ?? false) || (job.row !== undefined && (rows?.has(job.row) ?? false))
+        ? (job) =>
+            (job.ids ?? [job.id]).some((id) => ids?.has(id) ?? false) ||
+            (job.row !== undefined && (rows?.has(job.row) ?? false))
         : undefined,
     );
   });

@@ -9,8 +9,8 @@
 //     on a fresh connection.
 // A request lost while the connection was down is sent again by `Nexq#cancel` until it takes.
 import { Actor } from '../runtime';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 import { duplicateClient, RedisClient } from '../redis/client';
 import { watchEnd } from '../redis/ended';
 

@@ -11,8 +11,8 @@
 import { performance } from 'node:perf_hooks';
 import { TickingActor } from '../runtime';
 import { sampleRedisClock } from '../redis/redis-time';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 
 /** Between two samples of Redis' clock (the monotonic clock carries the Clock meanwhile). */
 export const CLOCK_SYNC_MS = 30_000;

@@ -12,8 +12,8 @@
 import { Actor } from '../runtime';
 import { EnqueueRequest, prepareJobs } from '../job/new-jobs';
 import { enqueueJobs, NewJob } from '../redis/enqueue-scripts';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 import { UnservedJobs } from '../handlers/unserved-jobs';
 
 export type { EnqueueRequest } from '../job/new-jobs';

@@ -12,7 +12,7 @@
 //     (one write for all the changes meanwhile), so `busy` and the running jobs are live, not up to
 //     a heartbeat late; and publish the node's supervision tree with each periodic beat.
 //  4. On stop, remove the entry at once instead of waiting for it to expire.
-//  5. Renew the node's lease (src/node/lease.ts) with each acknowledged beat; when Redis had no
+//  5. Renew the node's lease (src/run/lease.ts) with each acknowledged beat; when Redis had no
 //     beat of this node after it had acknowledged one (a reaper declared it dead, frozen or cut off
 //     for `nodeTimeout`), say so once, how long it was gone: its jobs fetched ahead are dropped (the
 //     manager hears of it through the lease) and it carries on as a new member.
@@ -20,8 +20,8 @@ import os from 'node:os';
 import { NEXQ_VERSION } from '../../config/version';
 import { Down, Tick, TickingActor } from '../runtime';
 import { writeBeat } from '../redis/redis-time';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 import type { RunningJob } from '../run/running-jobs';
 import { RunningJobsHash } from './running-jobs-hash';
 

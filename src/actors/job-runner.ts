@@ -21,7 +21,7 @@ import type { FetchedJob } from '../job/job';
 import { jobErrorOf } from '../job/run-errors';
 import { jobLogFields } from '../run/logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from '../run/middleware';
-import type { JobsContext } from '../node/context';
+import type { JobsContext } from '../run/node-context';
 import { JobSteps } from '../run/job-steps';
 import { okOutcome, type Outcome } from '../run/outcome';
 import { jobEventBase, settle, SettlingJob, untilItLands } from '../run/settle';
@@ -150,9 +150,13 @@ export class JobRunner extends Actor<never, Cast> {
       await pipeline.before(event);
       if (this.cancelWasRequested()) return { kind: 'cancelled' };
       const handler = (this.handler = ctx.jobs.handlers.resolve(job.class, job.wrapped));
-      const { file, activeJob } = handler;
+      const { file, activeJob, chunk } = handler;
       const slotsRow = ctx.jobs.running.slots.row(queue);
-      const task = { raw: opened, file, activeJob, slotsRow, generation: ctx.jobs.pool.claims.generation };
+      const generation = ctx.jobs.pool.claims.generation;
+      // A performMany handler's job waits for its chunk to form (src/pool/chunk-former.ts); under a
+      // rate limit not at all: the fetch counted its start, so a chunk holds what one fetch took.
+      const task = { raw: opened, file, activeJob, slotsRow, generation, ...(chunk ? { chunk } : {}) };
+      if (task.chunk && this.rateLimited(queue, job.class)) task.chunk = { ...task.chunk, waitMs: 0 };
       const result = await ctx.jobs.pool.run(task, ctx.config.jobTimeout, this.running);
       const durationMs = Date.now() - event.startedAt;
       if (result.ok) return okOutcome(result, durationMs);
@@ -201,6 +205,15 @@ export class JobRunner extends Actor<never, Cast> {
   }
 
   /** Read through a call: `cancel` flips it while `run` awaits, which type narrowing cannot see. */
+  /** Its queue or class has a rate limit across nodes (counted as the fetch took the job). */
+  private rateLimited(queue: string, className: string): boolean {
+    const { config } = this.options.ctx;
+    return (
+      config.queues.some((q) => q.name === queue && q.rateLimit !== undefined) ||
+      Object.hasOwn(config.classRateLimits, className)
+    );
+  }
+
   private cancelWasRequested(): boolean {
     return this.cancelRequested;
   }

@@ -10,15 +10,16 @@
 //     or the idle poll finds jobs in it (src/fetch/idle-poll.ts, every `idlePollInterval`), and poll
 //     the limited and paused ones every `pollTimeout` (src/fetch/poll-schedule.ts). A freed slot of
 //     a full queue, a wake and every fetch make it decide again, so no queue waits on another's state.
-//  3. Hand what each fetch took to the dispatcher (src/run/dispatcher.ts: one JobRunner per job),
-//     in the per-queue key layout each queue's call as it answers: a call still out after a moment
-//     (a cluster slot in migration) answers later as a message (src/fetch/late-fetches.ts).
+//  3. Have the fetcher (src/fetch/fetcher.ts) call the fetch script and hand what each call took
+//     to the dispatcher (src/actors/dispatcher.ts: one JobRunner per job); in the per-queue key
+//     layout each queue's call as it answers: a call still out after a moment (a cluster slot in
+//     migration) answers later as a message (src/fetch/late-fetches.ts).
 //  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
 //  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no runner holds.
 //  6. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
 //  7. Crash when ioredis ends its wake subscriber for good (src/redis/ended.ts): the restarted
 //     manager subscribes on a fresh connection.
-//  8. Start no job while the node's claim on its backup lists may have lapsed (src/node/lease.ts:
+//  8. Start no job while the node's claim on its backup lists may have lapsed (src/run/lease.ts:
 //     frozen or cut off from Redis for most of `nodeTimeout`): fetch nothing, keep what it holds
 //     fetched ahead, put back what a fetch answered late; go on when a beat renews the claim, and
 //     forget what it held fetched ahead when that beat says the node was declared dead meanwhile.
@@ -26,10 +27,9 @@ import { Actor } from '../runtime';
 import { resolveQueue, type ResolvedQueue } from '../../config/validate';
 import { commandTimeoutOf } from '../redis/connection';
 import type { RedisClient } from '../redis/client';
-import { ClassLimit, failedFetch, FetchCall, fetchCalls, fetchJobs } from '../redis/scripts';
 import { classLimits } from '../redis/limits';
-import type { JobsContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { JobsContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 import { IdlePoll } from '../fetch/idle-poll';
 import { WakeSignals } from '../fetch/wake-signals';
 import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
@@ -39,8 +39,9 @@ import { PollInfo, PollSchedule } from '../fetch/poll-schedule';
 import { fetchOrder } from '../fetch/queue-order';
 import { Reclaimer } from '../fetch/reclaimer';
 import { ServedQueues } from '../fetch/served-queues';
-import { Dispatcher } from '../run/dispatcher';
-import { handOver, HandOverParts } from '../fetch/hand-over';
+import { Dispatcher } from './dispatcher';
+import { Fetcher } from '../fetch/fetcher';
+import type { HandOverParts } from '../fetch/fetcher';
 
 /**
  * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
@@ -76,28 +77,22 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly queues: ServedQueues;
   private readonly wakes: WakeSignals;
   private readonly idlePoll: IdlePoll;
-  /** Queue key -> name, of the served queues: what a wake signal names. */
-  private readonly byKey = new Map<string, string>();
   private readonly late: LateFetches;
   private readonly schedule: PollSchedule;
   private readonly reclaimer: Reclaimer;
-  private readonly classes: ClassLimit[];
-  private readonly handOverParts: HandOverParts;
+  private readonly fetcher: Fetcher;
   private withdrawnForQuiet = false;
 
   constructor(private readonly ctx: JobsContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
     const { config, keys } = ctx;
-    this.classes = classLimits(config, keys);
+    const classes = classLimits(config, keys);
     // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused. (Under
     // a queue's rate limit the fetch takes jobs ahead only while the window has room to spare.)
     // Nor for a queue of concurrency 1: its jobs wait on whichever thread took them, and a slot goes
     // first to a job waiting on its own thread, so with one slot they could start out of order.
     const prefetchOf = (q: ResolvedQueue) =>
-      q.globalConcurrency === undefined &&
-      this.classes.length === 0 &&
-      config.totalConcurrency === 0 &&
-      q.concurrency > 1
+      q.globalConcurrency === undefined && classes.length === 0 && config.totalConcurrency === 0 && q.concurrency > 1
         ? Math.round(config.prefetch * q.concurrency)
         : 0;
     const table = ctx.jobs.running.slots;
@@ -126,7 +121,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     };
     const dispatcher = new Dispatcher(ctx, events, this.name);
     ctx.lease.onRegained = () => current()?.send({ type: 'lease_regained' });
-    this.handOverParts = {
+    const handOverParts: HandOverParts = {
       mayStart: () => ctx.lease.holds(),
       queues: this.queues,
       table: ctx.jobs.running.slots,
@@ -137,6 +132,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       logger: ctx.logger,
       actor: this.name,
     };
+    this.fetcher = new Fetcher(ctx, handOverParts, this.late, classes);
   }
 
   /** Free and busy slots per queue: the shared work table. */
@@ -148,7 +144,6 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     // A restarted manager serves the configured queues again: the table says so to its readers.
     for (const q of this.table.subscribed()) if (!this.queues.get(q.name)) this.table.remove(q.name);
     for (const q of this.queues.all()) this.table.add(q.name, q.concurrency);
-    this.indexKeys();
     this.wakes.open();
     // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
     if (this.ctx.lifecycle.rehydrated) this.reclaimer.everything();
@@ -219,7 +214,6 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const wasIdle = !this.ctx.jobs.running.holdsAny(spec.name) && !this.late.has(spec.name);
     this.queues.add(spec);
     this.table.add(spec.name, spec.concurrency);
-    this.indexKeys();
     // Its backup list holds jobs still running here unless the queue is idle on this node.
     if (wasIdle && lifecycle.rehydrated) await requeueOwnBackup(this.ctx, spec.name, this.name);
     this.schedule.now();
@@ -230,13 +224,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.withdraw(queue); // its jobs waiting on threads go back
     this.queues.remove(queue);
     this.table.remove(queue);
-    this.indexKeys();
     this.schedule.now();
-  }
-
-  private indexKeys(): void {
-    this.byKey.clear();
-    for (const name of this.queues.names()) this.byKey.set(this.ctx.keys.queue(name), name);
   }
 
   /**
@@ -298,43 +286,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const fetchQueues = decision.fetch.map((name) =>
       this.queues.fetchQueue(name, this.table.free(name), this.queues.reserveRoom(name)),
     );
-    if (this.ctx.keys.perQueue && capLeft === undefined) {
-      // One call per queue, each handed over as it answers (under a node-wide cap the queues are
-      // taken in order instead, each call with what is left of it).
-      await this.handOverEach(fetchCalls(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes));
-    } else {
-      const fetched = await fetchJobs(this.ctx.redis, this.ctx.keys, config.nodeId, fetchQueues, this.classes, capLeft);
-      await handOver(this.handOverParts, fetchQueues, fetched);
-    }
+    await this.fetcher.fetch(fetchQueues, capLeft);
     this.schedule.now(); // the states changed: decide again
   }
 
-  /**
-   * The fetch calls of the per-queue key layout: each answer is handed over, those that came within
-   * LATE_AFTER_MS now, the others as they come (`late_fetched`), so a queue whose cluster slot is
-   * moving holds back no other. When every call failed, the poll fails as one call would.
-   */
-  private async handOverEach(calls: FetchCall[]): Promise<void> {
-    const answers = await this.late.collect(calls);
-    const failed = answers.filter((a) => a.error);
-    if (failed.length === calls.length && failed[0].error) throw failed[0].error;
-    for (const answer of answers) await this.handOverAnswer(answer);
-  }
-
-  private async handOverAnswer({ call, fetched, error }: FetchAnswer): Promise<void> {
-    await handOver(this.handOverParts, call.queues, fetched ?? failedFetch(call.queues.length, error));
-  }
-
-  /** A late fetch call answered: as a wait's answer, unless the queue was left or the node is quiet meanwhile. */
+  /** A late fetch call answered: handed over, or its jobs back if its queues were left meanwhile. */
   private async lateFetched(answer: FetchAnswer): Promise<void> {
-    this.late.answered(answer.call);
-    const left = answer.call.queues.filter((q) => !this.queues.get(q.name) || !this.table.isActive(q.name));
-    if (this.ctx.lifecycle.quiet || left.length > 0) {
-      // What the call took goes back to its queue (and a failed call's reply may have been lost).
-      for (const q of answer.call.queues) this.reclaimer.queue(q.name);
-    } else {
-      await this.handOverAnswer(answer);
-    }
+    await this.fetcher.lateFetched(answer, (q) => this.queues.get(q) !== undefined && this.table.isActive(q));
     await this.reclaimIfDue();
     this.schedule.now();
   }
@@ -344,9 +302,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
    * decision (a busy one is fetched anyway; a signal for a queue not served here is ignored).
    */
   private woken(queueKey: string): void {
-    const name = this.byKey.get(queueKey);
-    if (name === undefined || this.queues.get(name)?.state !== 'empty') return;
-    this.queues.record(name, 'unknown');
+    const queue = this.queues.byQueueKey(queueKey);
+    if (queue?.state !== 'empty') return;
+    this.queues.record(queue.name, 'unknown');
     this.schedule.now();
   }
 

@@ -16,7 +16,10 @@
 //     (src/redis/index-sweep.ts), so a mixed fleet's index does not grow without bound. Only a
 //     fleet where another system's process was listed within FOREIGN_MEMORY_MS is swept after the
 //     first round: nexq's own moves rewrite their entries, and a sweep reads whole queues.
-//  5. Keep going through Redis errors: log, and try again next round.
+//  5. Every round, in the shared key layout, recover the Exq nodes whose beats in Exq's
+//     `<ns>:heartbeats` stopped `exqNodeTimeout` ago, when no Exq node beats any more (a live
+//     one's monitor does it): src/redis/exq-recovery.ts, one atomic script per node.
+//  6. Keep going through Redis errors: log, and try again next round.
 import { TickingActor } from '../runtime';
 import { allBackups, backupQueuesOf } from '../redis/backups';
 import { deadNodes } from '../redis/redis-time';
@@ -25,8 +28,9 @@ import { allRunningKeys, dropNodeSlots } from '../redis/limits';
 import { fairGroupOf } from '../redis/fair-queue';
 import { jsonObject } from '../job/json-object';
 import { IndexSweep } from '../redis/index-sweep';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import { recoverDeadExqNodes } from '../redis/exq-recovery';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 
 /** Dead nodes handled per round; the rest wait for the next round. */
 export const NODES_PER_ROUND = 20;
@@ -64,6 +68,7 @@ export class NodeReaper extends TickingActor {
 
   protected override async tick(): Promise<void> {
     await this.recoverDeadNodes();
+    await this.recoverDeadExqNodes();
     const now = performance.now();
     if (now - this.lastIndexSweep >= INDEX_SWEEP_MS) {
       const first = this.lastIndexSweep === -Infinity;
@@ -112,6 +117,21 @@ export class NodeReaper extends TickingActor {
     if (keys.perQueue && (claimed.size > 0 || ++this.roundsSinceSweep >= SWEEP_EVERY)) {
       this.roundsSinceSweep = 0;
       total += await this.sweepOrphans(claimed);
+    }
+    return total;
+  }
+
+  /** Recovers the Exq nodes dead by now when no Exq node is alive; returns how many jobs went back to their queues. */
+  async recoverDeadExqNodes(): Promise<number> {
+    const { keys, redis, config, logger } = this.ctx;
+    let total = 0;
+    for (const result of await recoverDeadExqNodes(redis, keys, config.exqNodeTimeout)) {
+      if (!('moved' in result)) continue;
+      total += result.moved;
+      logger.warn(
+        `Exq node ${result.nodeId} stopped beating and no Exq node is left; re-enqueued its ${result.moved} unfinished job(s)`,
+        { actor: this.name },
+      );
     }
     return total;
   }

@@ -22,8 +22,8 @@ import { cronIn } from '../../config/cron-zone';
 import { PeriodicEntry, periodicJid, resolvePeriodic } from '../periodic/schedule';
 import { enqueuePeriodic } from '../redis/enqueue-scripts';
 import { readSchedules, stateId, StoredSchedule } from '../redis/schedule-store';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 
 /** Longest single sleep: setTimeout cannot wait past 2^31-1 ms, and a long one drifts from the wall clock. */
 export const PERIODIC_MAX_SLEEP_MS = 60_000;

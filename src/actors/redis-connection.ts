@@ -8,8 +8,8 @@
 //     each goes to the fresh one; the ended one is closed.
 // It never closes the live client: the node closes it after the tree has stopped.
 import { Actor } from '../runtime';
-import type { NodeContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { NodeContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 import { watchEnd } from '../redis/ended';
 
 type Info = { type: 'ended'; error: Error };

@@ -14,9 +14,9 @@ import { rewriteMembers } from '../job/json-members';
 import { jsonTimestamp } from '../job/time';
 import { formatScore } from '../redis/scripts';
 import { buryDue, enqueueDue } from '../redis/move-scripts';
-import type { NodeContext } from '../node/context';
+import type { NodeContext } from '../run/node-context';
 import { knownQueues } from '../redis/known-queues';
-import { ActorNames } from '../node/context';
+import { ActorNames } from '../run/node-context';
 import { isQueueName } from '../../config/validate';
 
 /** Due jobs read per round trip; a full batch means more may be due, so the next is read at once. */

@@ -15,8 +15,8 @@ import { TickingActor } from '../runtime';
 import { statDay } from '../redis/keys';
 import { addClassMetrics, minuteOf } from '../redis/class-metrics';
 import { fromReply } from '../redis/errors';
-import type { JobsContext } from '../node/context';
-import { ActorNames } from '../node/context';
+import type { JobsContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
 
 export const STATS_FLUSH_MS = 1000;
 /** Per-day counters expire after five years, as Sidekiq's do. */

@@ -9,7 +9,7 @@ import { encodeNewJob, InvalidJobError, JobOptions } from '../job/job';
 import { isQueueName } from '../../config/validate';
 import { addToBatch, BATCH_TTL_SECONDS, BatchEvent, childMember } from '../redis/batch-scripts';
 import type { Enqueuer, EnqueueResult } from '../actors/enqueuer';
-import { ActorNames, NodeContext } from '../node/context';
+import { ActorNames, NodeContext } from '../run/node-context';
 import { BatchContext, settleInBatch } from '../run/batch-step';
 import { Encryption, KeyRing, wantsEncryption } from '../job/encryption';
 import { batchStatus, BatchStatus } from './batch-status';

@@ -1,7 +1,7 @@
 // What the admin reads and actions need of a node: its Redis, keys, config and actor registry.
 // Both the CLI's admin commands (through a producer-mode node) and the web dashboard (inside the
 // node that serves it) pass their node's context.
-import type { NodeContext } from '../node/context';
+import type { NodeContext } from '../run/node-context';
 import { jobSetKeys } from '../redis/known-queues';
 
 export type AdminContext = Pick<NodeContext, 'redis' | 'keys' | 'config' | 'registry'> &

@@ -3,7 +3,7 @@
 // refuses enqueues, 'out' stops every node fetching, 'all' both.
 import { resolveQueue } from '../../config/validate';
 import type { Manager } from '../actors/manager';
-import { ActorNames } from '../node/context';
+import { ActorNames } from '../run/node-context';
 import type { AdminContext } from './context';
 import { knownQueues } from '../redis/known-queues';
 

@@ -1,6 +1,6 @@
 // The latest progress of a running job (`this.progress(value)`): this node's own from its table of
 // running jobs, another node's from the workers hash its heartbeat last wrote (as of that beat).
-import type { NodeContext } from '../node/context';
+import type { NodeContext } from '../run/node-context';
 import { jsonObject } from '../job/json-object';
 
 export async function progressOf(

@@ -10,7 +10,7 @@
 //    shutdownTimeout, a generated id's backup goes back to its queues) and the process exits 1, so
 //    its supervisor (systemd, Kubernetes) starts it again. After one, Node cannot tell what state
 //    the program is in, and its docs say not to resume; stopping cleanly loses nothing.
-import { errorFields, Logger } from '../logger';
+import { errorFields, Logger } from '../runtime/logger';
 
 export interface FaultPolicy {
   logger: Logger;

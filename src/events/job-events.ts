@@ -4,7 +4,7 @@
 // never reaches the job or the actor. The JobRunner asks `has` before building a payload, so a node
 // nobody listens to pays nothing per job.
 import type { NexqErrorCode } from '../../config/nexq-error';
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 
 export interface JobEventBase {
   jid: string;

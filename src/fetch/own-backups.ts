@@ -1,7 +1,7 @@
 // The manager's recovery of its own backup lists: on boot every entry goes back to its queue (no
 // worker of this run holds any), later only the entries no live worker holds (a fetch whose reply
 // was lost, a wait cut off after its fetch ran, a worker killed with its job).
-import type { NodeContext, JobsContext } from '../node/context';
+import type { NodeContext, JobsContext } from '../run/node-context';
 import { jsonObject } from '../job/json-object';
 import { dropNodeSlots, heldSlots } from '../redis/limits';
 import { backupQueuesOf } from '../redis/backups';

@@ -4,7 +4,7 @@
 // cluster client re-sent after a lost reply ran twice and reported once). Never a queue whose
 // fetch call is still out (a late one, src/fetch/late-fetches.ts): it may have moved jobs not
 // dispatched yet; it stays due until that call has answered.
-import type { JobsContext } from '../node/context';
+import type { JobsContext } from '../run/node-context';
 import { queuesWithBackups, reclaimUnworked } from './own-backups';
 
 /** The longest a backup entry no worker holds waits before it goes back to its queue. */

@@ -5,7 +5,6 @@
 // and the count of jobs handed over, are in the work table.
 import type { ResolvedQueue } from '../../config/validate';
 import type { Keys } from '../redis/keys';
-import { gcra } from '../redis/limits';
 import type { FetchQueue } from '../redis/scripts';
 import type { QueueState } from './policy';
 
@@ -24,6 +23,8 @@ export class ServedQueues {
   private queues: ServedQueue[] = [];
   /** The same queues by name: a decision looks each one up, and a node may serve hundreds. */
   private byName = new Map<string, ServedQueue>();
+  /** Queue key -> name: what a wake signal names. */
+  private byKey = new Map<string, string>();
 
   /**
    * `prefetchOf` says how many jobs a queue may hand over ahead of its free slots; `ahead` how many
@@ -42,6 +43,7 @@ export class ServedQueues {
   private serve(queues: ServedQueue[]): void {
     this.queues = queues;
     this.byName = new Map(queues.map((q) => [q.name, q]));
+    this.byKey = new Map(queues.map((q) => [this.keys.queue(q.name), q.name]));
   }
 
   /** The queues served, with their concurrency (what `subscriptions` answers). */
@@ -59,6 +61,12 @@ export class ServedQueues {
 
   get(name: string): ServedQueue | undefined {
     return this.byName.get(name);
+  }
+
+  /** The served queue whose key is `queueKey` (a wake signal names keys), if any. */
+  byQueueKey(queueKey: string): ServedQueue | undefined {
+    const name = this.byKey.get(queueKey);
+    return name === undefined ? undefined : this.byName.get(name);
   }
 
   /** Serves `spec` (again, with its new settings, when it was served already). */
@@ -119,14 +127,8 @@ export class ServedQueues {
       count,
       ahead,
       globalLimit: q.globalConcurrency,
-      rate: q.rateLimit && gcra(q.rateLimit),
-      ...(q.fair
-        ? {
-            fair: this.keys.fair(name),
-            groupLimit: q.groupConcurrency,
-            groupRate: q.groupRateLimit && gcra(q.groupRateLimit),
-          }
-        : {}),
+      rate: q.rateLimit,
+      ...(q.fair ? { fair: this.keys.fair(name), groupLimit: q.groupConcurrency, groupRate: q.groupRateLimit } : {}),
     };
   }
 

@@ -3,9 +3,10 @@
 // A wrong path, a module without `perform` or a syntax error then stops the start, naming the
 // file, instead of failing every job of that class later. The registry learns each module's
 // retry policy here (its max and named backoff apply on the main thread too, when a thread timed
-// out or died), whether it has an `exhausted` hook and whether its jobs' args are encrypted
-// (`encrypt`). TypeScript modules load once more on a worker thread of their own
-// (workers/load-check.ts): a loader the main thread has may not reach the threads.
+// out or died), whether it has an `exhausted` hook, whether its jobs' args are encrypted
+// (`encrypt`) and, for a `performMany` module, its `chunk` settings. TypeScript modules load once
+// more on a worker thread of their own (workers/load-check.ts): a loader the main thread has may
+// not reach the threads.
 import { NexqError } from '../../config/nexq-error';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -40,6 +41,7 @@ export async function checkHandlers(registry: HandlerRegistry): Promise<string> 
       retry: outcome.value.retry,
       exhausted: outcome.value.exhausted !== undefined,
       encrypt: outcome.value.encrypt === true,
+      ...(outcome.value.chunk ? { chunk: outcome.value.chunk } : {}),
     });
   });
   const typescript = modules.filter(({ file }) => isTypeScriptFile(file));

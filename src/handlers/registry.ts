@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ConfigError } from '../../config/config-error';
 import type { RetryPolicy } from '../job/retry-policy';
 import { isTypeScriptFile } from '../../workers/typescript-loader';
+import type { ChunkSettings } from '../../workers/chunk-settings';
 
 /** JavaScript, and TypeScript (run through Node's type stripping or tsx: workers/typescript-loader.ts). */
 const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
@@ -36,6 +37,8 @@ export interface HandlerTraits {
   exhausted: boolean;
   /** Whether it exports `encrypt = true`: its jobs' args are stored encrypted. */
   encrypt?: boolean;
+  /** Its `chunk` settings, when it exports `performMany`: its jobs run in chunks. */
+  chunk?: ChunkSettings;
 }
 
 export interface Resolved extends Partial<HandlerTraits> {

@@ -3,7 +3,7 @@
 // handler for (a misspelt class), with "did you mean". Judged from the process entries
 // (src/redis/live-serving.ts), read at most every REFRESH_MS and only when an enqueue brings a
 // queue and class not judged before; the enqueue itself never waits for it.
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 import { readServing, Serving, unservedReasons } from '../redis/live-serving';
 import type { Keys } from '../redis/keys';
 import type { ScriptedRedis } from '../redis/scripts';

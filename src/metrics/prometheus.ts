@@ -10,8 +10,8 @@
 // `sum` count it once per node.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobEventMap } from '../events/job-events';
-import type { NodeContext } from '../node/context';
-import { errorFields } from '../logger';
+import type { NodeContext } from '../run/node-context';
+import { errorFields } from '../runtime/logger';
 import { ClusterGauges, MetricsHandler, registryHandler } from './cluster-gauges';
 
 /** Seconds; from 5 ms to 5 minutes. */

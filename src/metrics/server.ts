@@ -2,7 +2,7 @@
 // on Node's http server, nothing else. A web dashboard can serve the same handler instead.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 import type { MetricsHandler } from './prometheus';
 
 export const DEFAULT_METRICS_HOST = '127.0.0.1';

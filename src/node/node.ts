@@ -1,7 +1,5 @@
 // One running nexq node: the resources its actors share (Redis client, thread pool, work table,
 // handler registry) and its supervision tree. Opens them in order and closes them in reverse.
-import { RedisUnreachableError } from '../redis/ended';
-import { Cluster, ReplyError } from 'ioredis';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Actor, describeReason, isCleanExit, Registry } from '../runtime';
@@ -12,38 +10,23 @@ import { ConfigSources, namingSource, redisSource } from '../../config/load';
 import { JobEvents } from '../events/job-events';
 import { HandlerRegistry } from '../handlers/registry';
 import { checkHandlers } from '../handlers/check';
-import { createLogger, errorFields, Logger } from '../logger';
-import { loggingMiddleware } from '../run/logging-middleware';
+import { createLogger, errorFields, Logger } from '../runtime/logger';
 // Metrics (prom-client) and the web dashboard load on first use: a node without them never pays for them.
 import type { NodeMetrics } from '../metrics/prometheus';
 import type { MetricsServer } from '../metrics/server';
 import type { Middleware } from '../run/middleware';
-import { connectTarget, describeTarget } from '../redis/connection';
-import { replicationWarnings } from '../redis/replication-check';
-import { AckBatcher } from '../redis/ack-batcher';
-import { evictionPolicies, evictionWarnings } from '../redis/eviction-policy';
-import { backupQueuesOf } from '../redis/backups';
-import { describeElsewhere, queuesUnderOtherNamespaces } from '../redis/other-namespaces';
+import { describeTarget } from '../redis/connection';
 import { Keys } from '../redis/keys';
-import { checkSlotsOn, ScriptedRedis } from '../redis/scripts';
-import { requeueBackup } from '../redis/move-scripts';
-import { NodeClaim } from '../redis/node-claim';
-import { dropNodeSlots } from '../redis/limits';
-import type { NodeContext } from './context';
-import { ThreadPool } from '../pool/thread-pool';
-import { BatchJob, joinBatch } from '../admin/batch';
+import type { NodeContext } from '../run/node-context';
 import type { WebServer } from '../web/server';
-import { JobCounters, statsMiddleware } from '../run/job-counters';
-import { ClassTimings } from '../run/class-timings';
 import { Clock } from '../job/time';
-import { Encryption, KeyRing } from '../job/encryption';
-import { RunningJobs } from '../run/running-jobs';
-import { reportProgress } from '../run/progress';
-import { NodeLifecycle } from './lifecycle';
-import { leaseSpanMs, NodeLease } from './lease';
+import { NodeLifecycle } from '../run/lifecycle';
+import { leaseSpanMs, NodeLease } from '../run/lease';
 import { watchProcessFaults } from './process-faults';
+import { openMainClient, waitForRedis, warnOfEviction, warnOfJobsElsewhere } from './boot-redis';
+import { claimNodeId, leaveNodeList } from './node-list';
+import { encryptionOf, openJobParts } from './job-parts';
 import { nodeTree } from '../../supervisors/node-tree';
-import { replaceEndedClient } from '../actors/redis-connection';
 import type { Supervisor } from '../../supervisors/supervisor';
 
 export interface NodeStartOptions extends NexqConfig {
@@ -52,8 +35,6 @@ export interface NodeStartOptions extends NexqConfig {
   /** Use this winston logger instead of creating one from logLevel/logFormat. */
   logger?: Logger;
 }
-
-const REDIS_WAIT_LOG_MS = 2000;
 
 /** What the caller knows of the options: where each came from, and what to warn of (NEXQ_ variables none reads). */
 export interface StartProvenance {
@@ -126,37 +107,7 @@ export class NexqNode {
       await waitForRedis(ctx, redisFrom, resolved.redisStartTimeout || undefined);
       if (resolved.mode === 'default' && !resolved.fixedNodeId) await claimNodeId(ctx, !givenLogger);
       await warnOfEviction(ctx);
-      if (handlers) {
-        const running = new RunningJobs(() => ctx.clock.now());
-        const counters = new JobCounters();
-        const timings = new ClassTimings((name) => handlers.has(name));
-        // The configured queues are subscribed from the start, so every reader of the table sees them.
-        for (const q of resolved.queues) running.slots.add(q.name, q.concurrency);
-        ctx.jobs = {
-          running,
-          handlers,
-          pool: new ThreadPool({
-            threads: resolved.threads,
-            maxHeapMb: resolved.threadMaxHeapMb,
-            mainYoungGenerationMb: resolved.maxYoungGenerationMb,
-            threadYoungGenerationMb: resolved.threadYoungGenerationMb,
-            data: {
-              workTable: running.slots.buffer,
-              retry: { dialect: resolved.dialect, maxRetries: resolved.maxRetries },
-              setup: resolved.threadSetup,
-            },
-            onProgress: (jid, value) => reportProgress(ctx, running, jid, value),
-            enqueueInBatch: (bid, jobs) => joinBatch(ctx, bid).enqueueAll(jobs as BatchJob[]),
-          }),
-          middleware: [statsMiddleware(counters, timings), loggingMiddleware(logger), ...middleware],
-          counters,
-          timings,
-          acks: new AckBatcher(() => ctx.redis, ctx.keys),
-        };
-        const { claims } = ctx.jobs.pool;
-        ctx.lease.onRenewed = (until) => claims.leaseUntil(until);
-        ctx.lease.onForfeit = () => claims.newGeneration();
-      }
+      if (handlers) ctx.jobs = openJobParts(ctx, handlers, middleware);
       const tree = await Actor.start(nodeTree(ctx));
       ctx.supervisionTree = () => tree.snapshot();
       node = new NexqNode(ctx, tree);
@@ -284,169 +235,5 @@ function resolvedFrom(config: NexqConfig, sources: ConfigSources): ResolvedConfi
     return resolveConfig(config);
   } catch (err) {
     throw err instanceof ConfigError ? namingSource(err, sources) : err;
-  }
-}
-
-/**
- * The node's main client. ioredis reconnects by itself; the log says why the link dropped, once
- * per outage (its messages hold no credentials), and when it is back.
- */
-function openMainClient(config: ResolvedConfig, logger: Logger): ScriptedRedis {
-  const redis = connectTarget(config.redis);
-  // A cluster refuses CROSSSLOT itself; on one server the per-queue layout checks for it here.
-  if (config.keyLayout === 'per-queue' && !(redis instanceof Cluster)) checkSlotsOn(redis);
-  let outage: string | undefined;
-  redis.on('error', (err: Error) => {
-    if (err.message !== outage) logger.warn(`redis: ${(outage = err.message)}`, { actor: 'redis' });
-  });
-  redis.on('ready', () => {
-    if (outage !== undefined) logger.info('redis: connected again', { actor: 'redis' });
-    outage = undefined;
-  });
-  return redis;
-}
-
-/**
- * The default node id (src/redis/node-claim.ts): `<host>-<n>`, the lowest free on this host, or the
- * one of an earlier process here proven dead, whose backup lists this node then re-enqueues at boot.
- * `ownLogger`: the node made its logger, whose lines name the node: they name the claimed id now.
- */
-async function claimNodeId(ctx: NodeContext, ownLogger: boolean): Promise<void> {
-  const { config, logger } = ctx;
-  const { claim, tookOver } = await NodeClaim.take(ctx.redis, ctx.keys, config.nodeTimeout * 1000);
-  config.nodeId = claim.nodeId;
-  ctx.nodeClaim = claim;
-  if (ownLogger) logger.defaultMeta = { ...(logger.defaultMeta as object), node: claim.nodeId };
-  if (tookOver)
-    logger.info(
-      `took node id ${claim.nodeId} over from pid ${tookOver.pid}, which no longer runs: its unfinished jobs go back to their queues now`,
-      { actor: 'node' },
-    );
-}
-
-/**
- * After the jobs stopped: a node with a generated id will never boot again under it, so it puts
- * its unfinished jobs back in their queues now. It leaves the node list only once it has no backup
- * left; otherwise its beat ages out and a survivor (or its own next boot) re-enqueues them.
- */
-/**
- * What this node encrypts (queues and handler modules that ask) and with which keys. A queue or
- * module that asks with no keys configured stops the start: its jobs would otherwise be refused one
- * by one at enqueue.
- */
-function encryptionOf(config: ResolvedConfig, handlers: HandlerRegistry | undefined): Encryption {
-  const encryption = {
-    ring: KeyRing.parse(config.encryptionKeys),
-    queues: new Set(config.queues.filter((q) => q.encrypt).map((q) => q.name)),
-    classes: new Set(handlers?.encryptedClasses),
-  };
-  const asking = [...encryption.queues].map((q) => `queue ${q}`).concat([...encryption.classes]);
-  if (!encryption.ring && asking.length > 0)
-    throw new ConfigError('encryptionKeys', `set: ${asking.join(', ')} ask for encrypted args`, undefined);
-  return encryption;
-}
-
-async function leaveNodeList(ctx: NodeContext): Promise<void> {
-  const { redis, keys, config } = ctx;
-  if (config.mode !== 'default') return;
-  if (!config.fixedNodeId) {
-    for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
-      await requeueBackup(redis, keys, config.nodeId, queue);
-    }
-  }
-  // Every job has stopped: the node holds no slot of any limit (an at-most-once job cut off held
-  // one without a backup entry).
-  await dropNodeSlots(redis, config, keys);
-  if ((await backupQueuesOf(redis, keys, config.nodeId)).length === 0) {
-    await redis.multi().zrem(keys.nodes, config.nodeId).hdel(keys.nodeIdentities, config.nodeId).exec();
-  }
-}
-
-/**
- * Connects. When Redis has not answered after 2 s, says once which address (without credentials),
- * where it came from and why, and keeps trying; after `giveUpMs` (the `redisStartTimeout`), fails
- * with the same words.
- */
-async function waitForRedis(ctx: NodeContext, redisFrom: string, giveUpMs?: number): Promise<void> {
-  const { redis, logger, config } = ctx;
-  let reason: string | undefined;
-  const noteReason = (err: Error) => (reason = err.message);
-  redis.on('error', noteReason);
-  const unreachable = (within: string) =>
-    `cannot reach Redis at ${describeTarget(config.redis)} (${redisFrom})${within}${reason ? ` (${reason})` : ''}`;
-  const timers: NodeJS.Timeout[] = [];
-  const gaveUp = new Promise<never>((_, reject) => {
-    const forHowLong = giveUpMs === undefined ? '' : `, for up to ${giveUpMs / 1000} s (redisStartTimeout)`;
-    if (giveUpMs === undefined || giveUpMs > REDIS_WAIT_LOG_MS)
-      timers.push(
-        setTimeout(
-          () => logger.error(`${unreachable('')}; still trying${forHowLong}`, { actor: 'node' }),
-          REDIS_WAIT_LOG_MS,
-        ),
-      );
-    if (giveUpMs !== undefined)
-      timers.push(
-        setTimeout(() => reject(new RedisUnreachableError(unreachable(` within ${giveUpMs / 1000} s`))), giveUpMs),
-      );
-  });
-  const pinging = { stop: false };
-  try {
-    redis.connect().catch(() => {}); // ioredis keeps reconnecting by its retry strategy
-    await Promise.race([pingUntilAnswered(ctx, pinging), gaveUp]);
-  } finally {
-    pinging.stop = true;
-    for (const timer of timers) clearTimeout(timer);
-    redis.off('error', noteReason);
-  }
-  for (const warning of await replicationWarnings(ctx.redis, config.redis, ctx.keys.queues))
-    logger.warn(warning, { actor: 'node' });
-}
-
-/**
- * Says once, after the start, when a queue this node serves holds jobs under another namespace
- * (a Sidekiq producer's `queue:<q>`, Exq's `exq:queue:<q>`): they would wait unseen for ever.
- */
-async function warnOfJobsElsewhere(ctx: NodeContext): Promise<void> {
-  const { redis, keys, config, logger } = ctx;
-  try {
-    const served = config.queues.map((q) => q.name);
-    const found = await queuesUnderOtherNamespaces(redis, keys, served);
-    if (found.length > 0)
-      logger.warn(describeElsewhere(found, config.namespace, 'the namespace option (NEXQ_NAMESPACE, --namespace)'), {
-        actor: 'node',
-      });
-  } catch (err) {
-    // SCAN may be refused (an ACL) or the node stopping: the look is advice, not a condition to run.
-    logger.debug(`could not look for jobs under other namespaces: ${(err as Error).message}`, { actor: 'node' });
-  }
-}
-
-/** Says loudly, once at start, when Redis may evict jobs (its maxmemory-policy is not noeviction). */
-async function warnOfEviction({ redis, logger }: NodeContext): Promise<void> {
-  try {
-    for (const warning of evictionWarnings(await evictionPolicies(redis))) logger.warn(warning, { actor: 'node' });
-  } catch (err) {
-    // INFO may be refused (an ACL, a renamed command): the check is advice, not a condition to start.
-    logger.debug(`could not read Redis' maxmemory-policy: ${(err as Error).message}`, { actor: 'node' });
-  }
-}
-
-/**
- * PING until Redis answers. A ping that times out while ioredis reconnects is sent again (the
- * command timeout must not end a node's wait); an error reply (NOAUTH, ...) fails the start.
- */
-async function pingUntilAnswered(ctx: NodeContext, pinging: { stop: boolean }): Promise<void> {
-  for (;;) {
-    try {
-      await ctx.redis.ping();
-      return;
-    } catch (err) {
-      if (err instanceof ReplyError)
-        throw new Error(`Redis at ${describeTarget(ctx.config.redis)} refused: ${(err as Error).message}`);
-      if (pinging.stop) throw err;
-      // ioredis gave up on it (src/redis/ended.ts): the start goes on with a fresh one.
-      if (ctx.redis.status === 'end') replaceEndedClient(ctx);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }
 }

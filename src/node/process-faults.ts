@@ -10,7 +10,7 @@
 // (the lint rule no-floating-promises, and a test-wide hook that fails any test that leaves one).
 // `nexq start`, which owns its process, decides what to do (src/cli/process-faults.ts).
 import type { ResolvedConfig } from '../../config/validate';
-import { errorFields, Logger } from '../logger';
+import { errorFields, Logger } from '../runtime/logger';
 
 /** When the jobs a node left in its backup list run again. */
 export function whenBackupRunsAgain(config: Pick<ResolvedConfig, 'fixedNodeId' | 'nodeTimeout'>): string {

@@ -1,6 +1,6 @@
 // The main thread's side of the threads' claims buffer (workers/claims-layout.ts):
 //  - it publishes the lease: until when a job taken into this node's backup lists may start on a
-//    thread (src/node/lease.ts), on process.hrtime, the one monotonic clock every thread reads,
+//    thread (src/run/lease.ts), on process.hrtime, the one monotonic clock every thread reads,
 //    and the generation of that claim, raised when the node learns it was declared dead;
 //  - when a thread dies (a cancel, process.exit, out of memory), it gives back the running slots
 //    that thread held in the work table, and wakes the threads waiting for them.

@@ -21,6 +21,7 @@ import {
   TURN,
 } from '../../workers/protocol';
 import { ThreadClaims } from './thread-claims';
+import { readSlots } from '../../workers/work-table-layout';
 import { CANCELLED, ThreadChannels, threadFailure, WITHDRAWN } from './thread-channels';
 import { jobErrorOf, JobTimeoutError } from '../job/run-errors';
 import { capYoungGeneration, recheckYoungGeneration, sizeThreadYoungGeneration } from './young-generation-cap';
@@ -77,9 +78,13 @@ export class ThreadPool {
       atomics: 'disabled',
       resourceLimits: options.maxHeapMb > 0 ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
     });
-    this.channels = new ThreadChannels(async (threadId) => {
-      await this.pool.threads.find((w) => w.threadId === threadId)?.terminate();
-    });
+    const workTable = new Int32Array(options.data.workTable);
+    this.channels = new ThreadChannels(
+      async (threadId) => {
+        await this.pool.threads.find((w) => w.threadId === threadId)?.terminate();
+      },
+      (row) => (row === undefined ? Number.MAX_SAFE_INTEGER : readSlots(workTable, row).concurrency),
+    );
     // Setting up a thread's heap undoes the cap's V8 flag: apply it again once each first thread is
     // online, and once piscina reports a replacement (ready by then).
     this.uncapYoungGeneration = capYoungGeneration(options.mainYoungGenerationMb);
@@ -126,9 +131,10 @@ export class ThreadPool {
    */
   async run(task: JobTask, timeoutMs: number, handle?: CancelHandle): Promise<JobOutcome> {
     const id = this.nextId++;
-    if (timeoutMs <= 0) {
+    // A chunk's job goes over the ports even with a timeout: the whole call's, kept by the channels.
+    if (timeoutMs <= 0 || task.chunk) {
       if (handle) handle.cancel = () => this.channels.cancel(id);
-      return this.channels.run(task, id, handle?.started);
+      return this.channels.run(task, id, handle?.started, timeoutMs);
     }
     const controller = new AbortController();
     let cancelled = false as boolean; // set by handle.cancel while the pool runs the job

@@ -3,7 +3,7 @@
 // server, a Sentinel-managed master and every node of a Redis Cluster.
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { DEFAULT_WAIT_TIMEOUT_MS, HostPort, NexqRedisOptions, RedisTarget } from '../../config/redis-options';
-import { redactRedisUrl } from '../logger';
+import { redactRedisUrl } from '../runtime/logger';
 import { defineScripts, Scripted, ScriptedRedis } from './scripts';
 import { confirmWrites } from './wait-replicas';
 import { failUnansweredOnClose } from './unanswered';

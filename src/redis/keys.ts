@@ -11,6 +11,8 @@
 //   <ns>:<identity>:workers            hash: one field per running job (Sidekiq 6.4 and before)
 //   <ns>:<identity>:work               the same hash, as Sidekiq 6.5, 7 and 8 read it
 //   <ns>:nexq:nodes                    sorted set: node id -> last beat (nexq's own, for recovery)
+//   <ns>:heartbeats                    sorted set: Exq node id -> last beat, Exq's own (heartbeat_enable);
+//                                      nexq reads it to recover dead Exq nodes (src/redis/exq-recovery.ts)
 //   <ns>:nexq:node-identities          hash: node id -> process identity (nexq's own)
 //   <ns>:nexq:node-claim:<id>          string: the process holding default node id <id> (src/node/node-claim.ts)
 //   <ns>:nexq:tree:<identity>          string: the node's supervision tree, JSON (nexq's own)
@@ -21,15 +23,15 @@
 //   <ns>:nexq:unique:<key>             string: the jid holding a unique lock
 //   <ns>:nexq:running:<q>              hash: node id -> jobs of queue <q> running there (global limits)
 //   <ns>:nexq:running-class:<class>    hash: node id -> jobs of class <class> running there
-//   <ns>:nexq:rate:<q>                 string: queue <q>'s rate limit or pause, GCRA's theoretical
-//                                      arrival time in Redis ms (expires when idle)
-//   <ns>:nexq:rate-class:<class>       string: likewise for a class's rate limit
+//   <ns>:nexq:rate-starts:<q>          sorted set: queue <q>'s rate limit and pause, the starts in
+//                                      its window by Redis ms (src/redis/lua/_prelude.lua; expires when idle)
+//   <ns>:nexq:rate-starts-class:<class> sorted set: likewise for a class's rate limit
 //   <ns>:nexq:fair:<q>                 sorted set: a fair queue's jobs by group, members <group>\0<seq>\0<job>
 //   <ns>:nexq:fair-groups:<q>          hash: group -> its jobs waiting in nexq:fair:<q> ('' the default group)
 //   <ns>:nexq:fair-ring:<q>            list: the fair queue's groups with jobs, in their turn (lua/_fair.lua)
 //   <ns>:nexq:fair-seq:<q>             string: the last sequence number given to a job of the fair queue
 //   <ns>:nexq:group-running:<q>:<g>    hash: node id -> jobs of group <g> of fair queue <q> running there
-//   <ns>:nexq:rate-group:<q>:<g>       string: group <g>'s rate limit (groupRateLimit), as nexq:rate:<q>
+//   <ns>:nexq:rate-starts-group:<q>:<g> sorted set: group <g>'s rate limit (groupRateLimit), as a queue's
 //   <ns>:nexq:fair-paused:<q>          set: the fair queue's paused groups (lua/fair-pause.lua)
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
@@ -51,9 +53,9 @@
 // the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
-//   <ns>:nexq:processed:{q}   <ns>:nexq:rate:{q}   <ns>:nexq:fair:{q} (and fair-groups, fair-ring,
-//   fair-seq, group-running: a fair queue's keys stay in its slot)
-//   <ns>:nexq:rate-class:{q}:<class> (each queue counts a class's rate apart)
+//   <ns>:nexq:processed:{q}   <ns>:nexq:rate-starts:{q}   <ns>:nexq:fair:{q} (and fair-groups, fair-ring,
+//   fair-seq, fair-paused, group-running, rate-starts-group: a fair queue's keys stay in its slot)
+//   <ns>:nexq:rate-starts-class:{q}:<class> (each queue counts a class's rate apart)
 //   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
 // a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
 // and every other key is prefixed {<ns>}: (one slot for the node-wide keys: processes, stats, node
@@ -203,6 +205,14 @@ export class Keys {
     return this.key('nexq:nodes');
   }
 
+  /**
+   * Exq's: node id -> epoch seconds of its last beat (Exq.Redis.Heartbeat); nexq writes nothing
+   * there. Exq names it `"#{namespace}:heartbeats"` whatever the namespace: `:heartbeats` for ''.
+   */
+  get exqHeartbeats(): string {
+    return `${this.namespace}:heartbeats`;
+  }
+
   /** nexq's own: the process that holds the default node id `nodeId`, with a time to live. */
   nodeClaim(nodeId: string): string {
     return this.key(`nexq:node-claim:${nodeId}`);
@@ -232,9 +242,9 @@ export class Keys {
     return this.key(`nexq:running-class:${className}`);
   }
 
-  /** nexq's own: `queue`'s rate limit and pause (GCRA's theoretical arrival time, Redis ms). */
+  /** nexq's own: `queue`'s rate limit and pause (the starts in its window, src/redis/lua/_prelude.lua). */
   rate(queue: string): string {
-    return this.ofQueue('nexq:rate:', queue);
+    return this.ofQueue('nexq:rate-starts:', queue);
   }
 
   /**
@@ -248,7 +258,7 @@ export class Keys {
       ring: this.ofQueue('nexq:fair-ring:', queue),
       seq: this.ofQueue('nexq:fair-seq:', queue),
       running: this.ofQueue('nexq:group-running:', queue),
-      rate: this.ofQueue('nexq:rate-group:', queue),
+      rate: this.ofQueue('nexq:rate-starts-group:', queue),
       paused: this.ofQueue('nexq:fair-paused:', queue),
     };
   }
@@ -267,8 +277,8 @@ export class Keys {
    */
   classRate(className: string, queue: string): string {
     return this.perQueue
-      ? this.ofQueue('nexq:rate-class:', queue, `:${className}`)
-      : this.key(`nexq:rate-class:${className}`);
+      ? this.ofQueue('nexq:rate-starts-class:', queue, `:${className}`)
+      : this.key(`nexq:rate-starts-class:${className}`);
   }
 
   /**

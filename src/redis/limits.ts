@@ -2,11 +2,10 @@
 // when the queue has `globalConcurrency`, its class's when `classConcurrency` names it), so every
 // step that settles or puts back the job gives the same slots back; the rate limits as the fetch
 // counts them (`rateLimit`, `classRateLimits`), and which one a handler's `rateLimited` pauses.
-import type { RateLimit } from '../../config/rate-limit';
 import type { ResolvedConfig } from '../../config/validate';
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
-import type { ClassLimit, Gcra } from './scripts';
+import type { ClassLimit } from './scripts';
 import { fairGroupOf } from './fair-queue';
 
 /** The limited classes (running jobs, jobs per window, or both), as the fetch script takes them. */
@@ -14,38 +13,24 @@ export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
   const names = new Set([...Object.keys(config.classConcurrency), ...Object.keys(config.classRateLimits)]);
   return [...names].map((name) => {
     const limit = Object.hasOwn(config.classConcurrency, name) ? config.classConcurrency[name] : undefined;
-    const rate = Object.hasOwn(config.classRateLimits, name) ? gcra(config.classRateLimits[name]) : undefined;
+    const rate = Object.hasOwn(config.classRateLimits, name) ? config.classRateLimits[name] : undefined;
     return { name, ...(limit === undefined ? {} : { limit, runningKey: keys.classRunning(name) }), rate };
   });
 }
 
 /**
- * `limit` jobs per `per` seconds as GCRA counts it: one every per/limit, with a tolerance that lets
- * `limit` start at once after an idle window.
- */
-export function gcra(rate: RateLimit): Gcra {
-  const emissionMs = (rate.per * 1000) / rate.limit;
-  return { emissionMs, toleranceMs: rate.per * 1000 - emissionMs };
-}
-
-/**
  * What a handler's `rateLimited` pauses: its class's rate when `classRateLimits` names the class,
- * otherwise its queue's (with or without a `rateLimit`), with the tolerance of that limit.
+ * otherwise its queue's (with or without a `rateLimit`).
  */
 export function throttled(
   config: ResolvedConfig,
   keys: Keys,
   queue: string,
   className: unknown,
-): { rateKey: string; toleranceMs: number; what: string } {
+): { rateKey: string; what: string } {
   if (typeof className === 'string' && Object.hasOwn(config.classRateLimits, className))
-    return {
-      rateKey: keys.classRate(className, queue),
-      toleranceMs: gcra(config.classRateLimits[className]).toleranceMs,
-      what: `class ${className}`,
-    };
-  const rate = config.queues.find((q) => q.name === queue)?.rateLimit;
-  return { rateKey: keys.rate(queue), toleranceMs: rate ? gcra(rate).toleranceMs : 0, what: `queue ${queue}` };
+    return { rateKey: keys.classRate(className, queue), what: `class ${className}` };
+  return { rateKey: keys.rate(queue), what: `queue ${queue}` };
 }
 
 /**

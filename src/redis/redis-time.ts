@@ -17,14 +17,18 @@ export async function sampleRedisClock(client: RedisClient, keys: Keys, clock: C
   return clock.sample(Number(seconds) + Number(micros) / 1e6, sent, received, wall);
 }
 
-/** The nodes silent for `timeoutSeconds` by Redis' clock, at most `limit`. */
+/**
+ * The nodes silent for `timeoutSeconds` by Redis' clock, at most `limit`: nexq's (`<ns>:nexq:nodes`),
+ * or those of another set of beats scored in epoch seconds (Exq's `<ns>:heartbeats`).
+ */
 export async function deadNodes(
   client: RedisClient,
   keys: Keys,
   timeoutSeconds: number,
   limit: number,
+  beats: string = keys.nodes,
 ): Promise<string[]> {
-  return (await runScript(client, 'dead-nodes', [keys.nodes], [timeoutSeconds, limit])) as string[];
+  return (await runScript(client, 'dead-nodes', [beats], [timeoutSeconds, limit])) as string[];
 }
 
 /** One write of the running-jobs hashes (beat.lua's ARGV[10..]; src/actors/running-jobs-hash.ts). */

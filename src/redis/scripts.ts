@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keySlot, RedisClient } from './client';
 import type { FairKeys, Keys } from './keys';
+import type { RateLimit } from '../../config/rate-limit';
 
 export { CrossSlotError } from './errors';
 
@@ -15,6 +16,7 @@ const SCRIPTS = [
   'enqueue-due',
   'bury-due',
   'recover-node',
+  'recover-exq-node',
   'requeue-job',
   'enqueue',
   'ack',
@@ -140,14 +142,14 @@ export interface FetchQueue {
   queueKey: string;
   backupKey: string;
   runningKey: string;
-  /** Its rate limit and pause (GCRA's state), read by every fetch. */
+  /** Its rate limit's starts and its pause (src/redis/lua/_prelude.lua), read by every fetch. */
   rateKey: string;
   /** Free slots on this node. */
   count: number;
   /** Limit across all nodes, if any. */
   globalLimit?: number;
   /** Rate limit across all nodes, if any. */
-  rate?: Gcra;
+  rate?: RateLimit;
   /** Jobs to take ahead of the free slots (prefetch), only from a backlog; none by default. */
   ahead?: number;
   /** A fair queue's keys (`fair: true`): its groups take turns, jobs taken ahead too (without group limits). */
@@ -155,7 +157,7 @@ export interface FetchQueue {
   /** A fair queue's limit of running jobs per group across all nodes, if any. */
   groupLimit?: number;
   /** A fair queue's rate limit per group across all nodes, if any. */
-  groupRate?: Gcra;
+  groupRate?: RateLimit;
 }
 
 /** A class whose running jobs, or jobs started per window, are limited across all nodes. */
@@ -164,13 +166,17 @@ export interface ClassLimit {
   /** Its running hash (with `limit`; unused, and any key of the call's slot, without). */
   runningKey?: string;
   limit?: number;
-  rate?: Gcra;
+  rate?: RateLimit;
 }
 
-/** A rate limit as GCRA counts it: one job per `emissionMs`, a burst of `toleranceMs / emissionMs + 1`. */
-export interface Gcra {
-  emissionMs: number;
-  toleranceMs: number;
+/**
+ * A rate limit as the scripts take it (src/redis/lua/_prelude.lua): 'L:P' strict, 'L:P:B' with a
+ * burst of B, P in ms; '' for none (the key then holds pauses only).
+ */
+export function rateSpec(rate: RateLimit | undefined): string {
+  if (!rate) return '';
+  const spec = `${rate.limit}:${rate.per * 1000}`;
+  return typeof rate.burst === 'number' ? `${spec}:${rate.burst}` : spec;
 }
 
 /**
@@ -299,14 +305,13 @@ async function fetchCall(
     }),
     ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate, f.paused] : [])),
   ];
-  const rateArgs = (rate: Gcra | undefined) => (rate ? [rate.emissionMs, rate.toleranceMs] : ['', 0]);
   const argv = [
     nodeId,
     queues.length,
     cap ?? '',
-    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, ...rateArgs(q.rate)]),
-    ...classes.flatMap((c) => [c.name, c.limit ?? '', ...rateArgs(c.rate)]),
-    ...queues.flatMap((q) => [q.fair ? String(q.groupLimit ?? '-') : '', ...rateArgs(q.groupRate)]),
+    ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, rateSpec(q.rate)]),
+    ...classes.flatMap((c) => [c.name, c.limit ?? '', rateSpec(c.rate)]),
+    ...queues.flatMap((q) => [q.fair ? String(q.groupLimit ?? '-') : '', rateSpec(q.groupRate)]),
   ];
   const [jobs, errors, states, waits] = (await runScript(client, 'fetch', keys, argv)) as [
     string[][],
@@ -379,10 +384,6 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
 }
 
 /**
- * Pauses starting jobs of the queue or class whose rate key is `rateKey` on every node for `ms`
- * (throttle.lua; `toleranceMs` is its limit's, 0 without one); the ms until the pause ends.
- */
-/**
  * Pauses (`pause` true) or resumes one group of fair queue `queue` on every node (fair-pause.lua);
  * false when it already was so.
  */
@@ -398,8 +399,12 @@ export async function pauseFairGroup(
   return (await runScript(client, 'fair-pause', keysOf, [group, pause ? 'pause' : 'resume'])) === 1;
 }
 
-export async function throttle(client: RedisClient, rateKey: string, ms: number, toleranceMs: number): Promise<number> {
-  return (await runScript(client, 'throttle', [rateKey], [Math.ceil(ms), toleranceMs])) as number;
+/**
+ * Pauses starting jobs of the queue or class whose rate key is `rateKey` on every node for `ms`
+ * (throttle.lua); the ms until the pause ends.
+ */
+export async function throttle(client: RedisClient, rateKey: string, ms: number): Promise<number> {
+  return (await runScript(client, 'throttle', [rateKey], [Math.ceil(ms)])) as number;
 }
 
 /**

@@ -5,7 +5,7 @@
 // its settle re-delivers what the first run's may have left in the outbox, pushed once across nodes.
 // A child batch that completes is a member of its parent and is settled there the same way, so a
 // parent never completes before its children.
-import type { NodeContext } from '../node/context';
+import type { NodeContext } from './node-context';
 import { childMember, deliverCallback, MemberKind, settleMember } from '../redis/batch-scripts';
 import { jsonObject } from '../job/json-object';
 import { rewriteMembers } from '../job/json-members';

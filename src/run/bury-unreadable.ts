@@ -1,7 +1,7 @@
 // A fetched payload the manager cannot read (or will not run: above maxPayloadBytes) goes from its
 // backup list to the dead set, rewritten as a job that says why (never a crash loop, never lost).
 import { v4 as uuidv4 } from 'uuid';
-import type { NodeContext } from '../node/context';
+import type { NodeContext } from './node-context';
 import { malformedEntry } from '../job/failure';
 import { jidOf, jsonObject } from '../job/json-object';
 import { heldSlots } from '../redis/limits';

@@ -5,7 +5,7 @@
 import type { JobError } from '../job/failure';
 import type { FetchedJob } from '../job/job';
 import type { Resolved } from '../handlers/registry';
-import type { JobsContext } from '../node/context';
+import type { JobsContext } from './node-context';
 import { jobLogFields } from './logging-middleware';
 
 export async function runExhaustedHook(

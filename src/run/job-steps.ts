@@ -5,7 +5,7 @@
 // the job index in step (src/redis/job-index.ts).
 import type { FetchedJob } from '../job/job';
 import { heldSlots, throttled } from '../redis/limits';
-import type { JobsContext } from '../node/context';
+import type { JobsContext } from './node-context';
 import { ackJob, failJob, Held, releaseJob, requeueJob, throttle } from '../redis/scripts';
 import type { Fate } from './outcome';
 
@@ -145,8 +145,8 @@ export class JobSteps {
    */
   async throttle(seconds: number): Promise<string> {
     const { config, keys, redis } = this.ctx;
-    const { rateKey, toleranceMs, what } = throttled(config, keys, this.fetched.queue, this.fetched.job.class);
-    const ms = await throttle(redis, rateKey, seconds * 1000, toleranceMs);
+    const { rateKey, what } = throttled(config, keys, this.fetched.queue, this.fetched.job.class);
+    const ms = await throttle(redis, rateKey, seconds * 1000);
     return `${what} paused on every node for ${ms / 1000} s`;
   }
 

@@ -1,10 +1,10 @@
 // How a job's log lines look. Every line about a job (start and end here at debug level; failures,
 // expiry, cancel and cut-off by the JobRunner at info/warn) carries `jid`, `class`, `queue` and
 // `retryCount` as fields, and its end `durationMs` and `error` ({ class, message, stack }): JSON
-// lines hold them as fields; pretty lines show `[job:<jid>]` and the text (src/logger.ts).
+// lines hold them as fields; pretty lines show `[job:<jid>]` and the text (src/runtime/logger.ts).
 import type { JobPayload } from '../job/job';
 import { countOf } from '../job/json-object';
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 import type { Middleware } from './middleware';
 import type { ThrownError } from '../../workers/protocol';
 

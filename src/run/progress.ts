@@ -2,7 +2,7 @@
 // heartbeat writes it with the job into the process's workers hash, so `show(jid)` and the
 // dashboard's running jobs see it at the next beat: no write of its own) and emitted as job:progress.
 import type { JobPayload } from '../job/job';
-import type { NodeContext } from '../node/context';
+import type { NodeContext } from './node-context';
 import type { RunningJobs } from './running-jobs';
 import { jobEventBase } from './settle';
 

@@ -23,7 +23,7 @@ import type { JobErrorInfo, JobEventBase } from '../events/job-events';
 import type { FetchedJob } from '../job/job';
 import { errorLogFields, jobLogFields } from './logging-middleware';
 import type { JobEvent, MiddlewarePipeline } from './middleware';
-import type { NodeContext } from '../node/context';
+import type { NodeContext } from './node-context';
 import type { JobSteps } from './job-steps';
 import { batchOf, memberKindOf, settleInBatch } from './batch-step';
 import { EXPIRED, Fate, fateOf, Outcome } from './outcome';

@@ -2,7 +2,7 @@
 // flush, the node reaper and the periodic enqueuer. A round that throws (Redis away, say) is logged
 // and the next one comes anyway: these actors ride out an outage instead of crash-looping their
 // supervisor, and only a bug elsewhere in them can crash them.
-import type { Logger } from '../logger';
+import type { Logger } from './logger';
 import { Actor, ActorOptions, Down } from './actor';
 
 export type Tick = { type: 'tick' };

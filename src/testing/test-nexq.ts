@@ -17,6 +17,8 @@ import type { BulkJob, Nexq } from '../nexq';
 import { allMatching, assertEnqueued, JobMatch, refuteEnqueued } from './assertions';
 import { JobFailedError } from './errors';
 import { performJob, PerformJobOptions, PerformOutcome } from './perform-job';
+import { performMany } from './perform-many';
+import type { JobOutcome } from '../../workers/protocol';
 import { runPayload } from './run-job';
 import { scopeOwner } from './scope';
 import { JobStore, RecordedJob } from './store';
@@ -150,6 +152,19 @@ export class TestNexq implements NexqEnqueuer {
    */
   performJob(className: string, args: unknown[] = [], options?: PerformJobOptions): Promise<PerformOutcome> {
     return performJob(this, this.registry, this.timestamps, className, args, options);
+  }
+
+  /**
+   * Runs one chunk of a `performMany` handler now, with one job per entry of `argsList`, as a node
+   * would run that chunk; answers each job's outcome, in order. (`performJob` and `drain` run such a
+   * handler too, one job per call.)
+   */
+  performMany(
+    className: string,
+    argsList: unknown[][],
+    options?: Omit<PerformJobOptions, 'retryCount'>,
+  ): Promise<JobOutcome[]> {
+    return performMany(this, this.registry, this.timestamps, className, argsList, options);
   }
 
   /** Fake mode: throws an AssertionError listing what was enqueued unless a job matches; returns the matches. */

@@ -8,7 +8,7 @@
 // calls are relative URLs, so a request for `<prefix>` is redirected there.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminContext } from '../admin/context';
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 import { handleApi } from './api';
 import { dashboardAssets } from './assets';
 import { originAllowed } from './origin';

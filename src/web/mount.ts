@@ -10,7 +10,7 @@ import { resolveConfig } from '../../config/validate';
 import { resolveKeyLayout } from '../../config/key-layout';
 import { optionsOverEnv } from '../../config/load';
 import type { AdminContext } from '../admin/context';
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 import { duplicateClient, RedisClient } from '../redis/client';
 import { connectTarget } from '../redis/connection';
 import { Keys } from '../redis/keys';

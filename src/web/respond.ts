@@ -3,7 +3,7 @@
 // wrong with it, a 500 says nothing of nexq's insides (no stack, no Redis error, no script sha),
 // whose detail goes to the log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorFields, Logger } from '../logger';
+import { errorFields, Logger } from '../runtime/logger';
 import { ApiError } from './api-params';
 
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_WEB_HOST } from '../../config/validate';
 import type { AdminContext } from '../admin/context';
-import type { Logger } from '../logger';
+import type { Logger } from '../runtime/logger';
 import { BasicAuth } from './auth';
 import { createDashboard, MetricsHandler } from './dashboard';
 import { hostAllowed } from './origin';

@@ -16,7 +16,7 @@ import { expectAlive, kill9, NodeProcess, startNodeProcess, stopGracefully } fro
 import { everyConfirmedJobRan } from './confirmed-runs';
 
 const NODE_TIMEOUT = 3;
-/** How long a node's claim surely holds after its last acknowledged beat was sent (src/node/lease.ts). */
+/** How long a node's claim surely holds after its last acknowledged beat was sent (src/run/lease.ts). */
 const LEASE_MS = 2000;
 
 describe('chaos: a frozen node', function () {

@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import type Redis from 'ioredis';
 import type { Nexq } from '../../src/nexq';
-import { ActorNames } from '../../src/node/context';
+import { ActorNames } from '../../src/run/node-context';
 import { captureLogs } from '../support/capture-logs';
 import { everyConfirmedJobRan } from './confirmed-runs';
 import { sleep, useNodes, waitFor } from '../support/node';

@@ -62,6 +62,12 @@ describe('config validation', () => {
       expect((await startError({ maxPayloadBytes })).key).to.equal('maxPayloadBytes');
   });
 
+  it("takes exqNodeTimeout 360 (Exq's default threshold) by default and 0 for off, and rejects a negative one", async () => {
+    expect(resolveConfig({}).exqNodeTimeout).to.equal(360);
+    expect(resolveConfig({ exqNodeTimeout: 0 }).exqNodeTimeout).to.equal(0);
+    expect((await startError({ exqNodeTimeout: -1 })).key).to.equal('exqNodeTimeout');
+  });
+
   it('rejects a fractional threadYoungGenerationMb, naming it', async () => {
     const err = await startError({ threadYoungGenerationMb: 2.5 });
     expect(err.key).to.equal('threadYoungGenerationMb');
@@ -88,6 +94,26 @@ describe('config validation', () => {
     expect(resolveConfig({ namespace: '' }).dialect).to.equal('sidekiq');
     expect(resolveConfig({ namespace: 'exq' }).dialect).to.equal('exq');
     expect(resolveConfig({ namespace: '', dialect: 'exq' }).dialect).to.equal('exq');
+  });
+
+  it('takes a rate limit strict by default, a burst as a number or true (the limit), and rejects any other burst', () => {
+    const queues = [
+      { name: 'strict', rateLimit: { limit: 20, per: 1 } },
+      { name: 'off', rateLimit: { limit: 20, per: 1, burst: false } },
+      { name: 'bursty', rateLimit: { limit: 20, per: 1, burst: true } },
+      { name: 'smooth', rateLimit: { limit: 20, per: 1, burst: 1 } },
+    ];
+    expect(resolveConfig({ queues }).queues.map((q) => q.rateLimit)).to.deep.equal([
+      { limit: 20, per: 1 },
+      { limit: 20, per: 1 },
+      { limit: 20, per: 1, burst: 20 },
+      { limit: 20, per: 1, burst: 1 },
+    ]);
+    for (const burst of [0, 2.5, 'yes'])
+      expect(() => resolveConfig({ classRateLimits: { Mailer: { limit: 5, per: 1, burst } } } as never))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.contains('classRateLimits.Mailer.burst');
   });
 
   it('gives each queue the default concurrency unless it names its own', () => {

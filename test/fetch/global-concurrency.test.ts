@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { decodeJob } from '../../src/job/job';
 import { JobSteps } from '../../src/run/job-steps';
-import { runsJobs } from '../../src/node/context';
+import { runsJobs } from '../../src/run/node-context';
 import { fateOf } from '../../src/run/outcome';
 import { nowSeconds } from '../../src/job/time';
 import { useNodes, waitFor } from '../support/node';

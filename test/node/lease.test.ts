@@ -1,7 +1,7 @@
 // The lease rule: a job a node took into its backup list starts only while the node's last
 // acknowledged beat is young enough that no reaper can have declared the node dead.
 import { expect } from 'chai';
-import { leaseSpanMs, NodeLease } from '../../src/node/lease';
+import { leaseSpanMs, NodeLease } from '../../src/run/lease';
 
 describe('NodeLease', () => {
   let now = 0;

@@ -7,7 +7,7 @@ import winston from 'winston';
 import { ConfigError, resolveConfig } from '../../config/validate';
 import type { PeriodicSpec } from '../../config/defaults';
 import { Nexq } from '../../src/nexq';
-import { ActorNames } from '../../src/node/context';
+import { ActorNames } from '../../src/run/node-context';
 import { parseCron } from '../../config/cron';
 import { periodicId } from '../../config/periodic-id';
 import { periodicJid } from '../../src/periodic/schedule';

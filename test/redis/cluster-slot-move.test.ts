@@ -12,7 +12,15 @@ import { enqueueJobs } from '../../src/redis/enqueue-scripts';
 import { Keys } from '../../src/redis/keys';
 import { recoverNode } from '../../src/redis/move-scripts';
 import { writeBeat } from '../../src/redis/redis-time';
-import { ackBatch, defineScripts, fetchJobs, FetchQueue, runScript, ScriptedRedis } from '../../src/redis/scripts';
+import {
+  ackBatch,
+  defineScripts,
+  fetchJobs,
+  FetchQueue,
+  runScript,
+  ScriptedRedis,
+  throttle,
+} from '../../src/redis/scripts';
 import { sleep } from '../support/node';
 import { RedisClusterSetup } from '../support/redis-cluster';
 import { SlotMove } from '../support/slot-move';
@@ -103,7 +111,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     await cluster.hset(keys.jobIndex(q), 'another job', `0\tqueued\t${q}`);
     await cluster.lpush(queue.backupKey, job(q, 'running already'));
     await cluster.hset(queue.runningKey, 'another node', '1');
-    await cluster.set(queue.rateKey, '0');
+    await cluster.zadd(queue.rateKey, '-1', 'pause'); // a pause long over
     return queue;
   }
 
@@ -113,9 +121,9 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     const [held, free] = [job(q, 'held', { class: 'Full' }), job(q, 'free', { class: 'Free' })];
     await cluster.lpush(queue.queueKey, held, free); // held is the oldest
     const rateKey = keys.classRate('Full', q);
-    await cluster.set(rateKey, String(Date.now() + 600_000)); // no job of Full may start for 10 min
+    await throttle(cluster, rateKey, 600_000); // no job of Full may start for 10 min
     const fetched = await onSource(queue.queueKey, (source) =>
-      fetchJobs(source, keys, 'n1', [queue], [{ name: 'Full', rate: { emissionMs: 1000, toleranceMs: 0 } }]),
+      fetchJobs(source, keys, 'n1', [queue], [{ name: 'Full', rate: { limit: 1, per: 1 } }]),
     );
     expect(fetched.errors).to.deep.equal([]);
     expect(fetched.jobs).to.deep.equal([[free]]);

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type Redis from 'ioredis';
 import type { Nexq } from '../../src/nexq';
-import { ActorNames } from '../../src/node/context';
+import { ActorNames } from '../../src/run/node-context';
 import type { RedisClient } from '../../src/redis/client';
 import { captureLogs } from '../support/capture-logs';
 import { useNodes, waitFor } from '../support/node';

@@ -17,6 +17,10 @@ describe('Keys', () => {
     expect(keys.processes).to.equal('exq:processes');
     expect(keys.process('host:1:abc')).to.equal('exq:host:1:abc');
     expect(keys.processWorkers('host:1:abc')).to.equal('exq:host:1:abc:workers');
+    expect(keys.exqHeartbeats).to.equal('exq:heartbeats');
+    // Exq.Redis.Heartbeat builds it with the colon even for the empty namespace.
+    expect(new Keys('').exqHeartbeats).to.equal(':heartbeats');
+    expect(new Keys('{exq}').exqHeartbeats).to.equal('{exq}:heartbeats');
   });
 
   it("builds Sidekiq's exact key names with the empty namespace", () => {

@@ -8,7 +8,7 @@ import { keySlot } from '../../src/redis/client';
 import { checkSlotsOn, CrossSlotError, defineScripts } from '../../src/redis/scripts';
 import { enqueueJobs } from '../../src/redis/enqueue-scripts';
 import type { NodeReaper } from '../../src/actors/node-reaper';
-import { ActorNames } from '../../src/node/context';
+import { ActorNames } from '../../src/run/node-context';
 import { readStats } from '../../src/admin/stats';
 import { setJobs } from '../../src/admin/listing';
 import { retryAll } from '../../src/admin/actions';

@@ -7,7 +7,7 @@ import { checkSlotsOn, defineScripts } from '../../src/redis/scripts';
 import { enqueueJobs, PartialEnqueueError } from '../../src/redis/enqueue-scripts';
 import { resolveConfig } from '../../config/validate';
 import type { NodeReaper } from '../../src/actors/node-reaper';
-import { ActorNames } from '../../src/node/context';
+import { ActorNames } from '../../src/run/node-context';
 import type { Manager } from '../../src/actors/manager';
 import { useNodes, waitFor, sleep } from '../support/node';
 

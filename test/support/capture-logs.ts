@@ -1,9 +1,9 @@
 // A winston logger at debug level whose every line a test can read, to check what reaches logs:
-// JSON lines by default, or a node's own format (src/logger.ts) with its node field.
+// JSON lines by default, or a node's own format (src/runtime/logger.ts) with its node field.
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import type { LogFormat } from '../../config/defaults';
-import { logFormat } from '../../src/logger';
+import { logFormat } from '../../src/runtime/logger';
 
 export function captureLogs(format?: LogFormat): { logger: winston.Logger; text: () => string } {
   const lines: string[] = [];

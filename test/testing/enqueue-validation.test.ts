@@ -1,7 +1,7 @@
 // Fake mode rejects bad input exactly as the real Enqueuer does: same error class, same message.
 import { expect } from 'chai';
 import { Enqueuer } from '../../src/actors/enqueuer';
-import type { NodeContext } from '../../src/node/context';
+import type { NodeContext } from '../../src/run/node-context';
 import { Clock } from '../../src/job/time';
 import { createTestNexq, InvalidJobError, TestNexq } from '../../src/testing';
 import { jobsDir, rejection } from './support';

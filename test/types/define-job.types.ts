@@ -70,6 +70,14 @@ export async function typeTests(nexq: Nexq): Promise<unknown[]> {
   Total.handler((values) => values.reduce((a, b) => a + b, 0));
   // @ts-expect-error: returns a string where the definition says number
   Total.handler(() => 'ten');
+  // performMany: each job's args typed by the definition, one result (or Error) per job.
+  Total.handlerMany(function (argsList) {
+    const jids: string[] = this.jobs.map((job) => job.jid);
+    seen.push(...jids);
+    return argsList.map(([values]) => (values.length > 0 ? values[0] : new Error('no values')));
+  });
+  // @ts-expect-error: a result of the wrong type for one job
+  Total.handlerMany((argsList) => argsList.map(() => 'ten'));
   const total: number = await Total.waitFor(nexq, jid, { timeout: 1000 });
   const kept: number | undefined = await Total.result(nexq, jid);
   seen.push(total, kept);

@@ -13,9 +13,9 @@
 -- as far as it needs: its cost grows with the jobs it takes and the groups it passes over, never
 -- with the number of groups. Every write comes after every check (types, counts), a removal first.
 
--- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last 3n values, 3 per queue, say
+-- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last 2n values, 2 per queue, say
 -- which are ('' not; '-' fair; a number: fair, with that groupConcurrency) and their groupRateLimit
--- (ms per job and tolerance, as a queue's; '' none), and their keys follow KEYS[after], 7 each.
+-- (its spec, as a queue's: _prelude.lua; '' none), and their keys follow KEYS[after], 7 each.
 -- Returns queue index -> f (`inbox(i)`: the queue's list). f.running and f.rate are the prefixes of
 -- its groups' running hashes (<running>:<group>, node -> jobs of the group running there) and rate
 -- keys (<rate>:<group>, held by the nexq_rate* functions), in the queue's slot by its hash tag. A
@@ -25,12 +25,12 @@
 local function nexq_fair_queues(n, after, inbox)
   local fairs = {}
   for i = 1, n do
-    local at = #ARGV - 3 * n + 3 * i - 2
+    local at = #ARGV - 2 * n + 2 * i - 1
     if ARGV[at] ~= '' then
       local function k(o) return KEYS[after + o] end
       local f = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5), rate = k(6),
         paused = k(7) }
-      f.limit, f.T, f.tau = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+      f.limit, f.spec = tonumber(ARGV[at]), ARGV[at + 1] ~= '' and ARGV[at + 1] or nil
       fairs[i] = f
       after = after + 7
     end
@@ -42,10 +42,10 @@ end
 local function nexq_group_state(f, node, group, now)
   local g = { used = 0, taken = 0 }
   if f.limit then g.used = nexq_running_total(f.running .. ':' .. group, node) or f.limit end
-  if f.T then
-    local stored = redis.pcall('GET', f.rate .. ':' .. group)
-    if type(stored) == 'table' then g.used = f.limit or math.huge end
-    g.rate = nexq_rate(type(stored) == 'string' and stored or nil, f.T, f.tau, now)
+  if f.spec then
+    -- nexq_rate reads the key under pcall (a refused read sets err: no room); guarded once more.
+    local ok, rate = pcall(nexq_rate, f.rate .. ':' .. group, f.spec, now)
+    if ok then g.rate = rate else g.used = f.limit or math.huge end
   end
   return g
 end
@@ -54,7 +54,7 @@ end
 -- on all nodes, or no room left in its rate, is passed over. Returns the wrapper and a function
 -- that counts, once they moved, the jobs taken in each group's running hash (for this node) and rate.
 local function nexq_group_admit(f, node, admit)
-  if not f.limit and not f.T then return admit, function() end end
+  if not f.limit and not f.spec then return admit, function() end end
   local groups, now = {}, nexq_now_ms()
   local function wrapped(raw, group)
     local g = groups[group] or nexq_group_state(f, node, group, now)
@@ -257,7 +257,7 @@ local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead)
   local sizes, broken = nexq_fair_sizes(f, backup)
   if not sizes then return {}, broken end
   nexq_fair_feed(f, sizes)
-  if ahead > 0 and not f.limit and not f.T and sizes.inbox + sizes.grouped >= wanted + ahead + FAIR_BACKLOG then
+  if ahead > 0 and not f.limit and not f.spec and sizes.inbox + sizes.grouped >= wanted + ahead + FAIR_BACKLOG then
     wanted = wanted + ahead
   end
   local group_admit, count = nexq_group_admit(f, node, admit)

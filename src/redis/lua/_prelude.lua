@@ -191,46 +191,114 @@ local function nexq_replace_tail(key, count, kept, all)
   return false
 end
 
--- Rate limits and pauses (fetch.lua, throttle.lua; docs/rate-limits.md), by GCRA: a limit of L jobs
--- per P ms lets one start every T = P/L ms, with a tolerance tau = P - T that allows a burst of L.
--- Its whole state is one number in a string key, the theoretical arrival time (TAT, Redis ms). A
--- pause of S ms sets the TAT to now + S + tau, so the next job starts at now + S; a queue without a
--- limit (T nil, tau 0) is paused the same way. Redis' TIME: the scripts replicate their effects.
+-- Rate limits and pauses (fetch.lua, throttle.lua; docs/rate-limits.md), by Redis' TIME (the
+-- scripts replicate their effects). A rate key is a sorted set scored in Redis ms:
+--   <start>:<n>  one member per job started at <start> (the n-th counted in the window then),
+--                scored when it leaves the window (start + P). A strict limit of L per P (the
+--                default) lets a job start while fewer than L members score ahead of now, so no
+--                window of P ever holds more than L starts. Members are added as jobs start and
+--                those gone out of the window removed then: at most L stay, whatever the traffic.
+--   tat          under a burst of B (GCRA), scored minus the theoretical arrival time: one job per
+--                T = P/L, with a tolerance (B - 1) * T that lets B start at once after a pause.
+--   pause        scored minus when a handler's pause ends (throttle.lua): nothing starts before.
+-- The two marks score below zero, so the window's counts and trims, over scores >= 0, never see
+-- them. A limit's spec, as its callers pass it: '' (none: pauses only), 'L:P' (strict) or
+-- 'L:P:B' (a burst of B), P in ms. Reads cost two commands and a save O(jobs counted), never O(L).
 local function nexq_now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- A rate as read from its key: { tat, T (nil: no limit, only pauses), tau, taken (jobs counted) }.
-local function nexq_rate(stored, T, tau, now)
-  local tat = tonumber(stored) or 0
-  if tat < now then tat = now end
-  return { tat = tat, T = T, tau = tau or 0, taken = 0, now = now }
+-- A score (Redis ms, maybe fractional) as text, exact to the microsecond.
+local function nexq_score(ms)
+  return string.format('%.3f', ms)
 end
 
--- The TAT once the jobs counted so far started.
+-- A rate as read from `key` under `spec` at `now`: { key, now, limit, per, burst, count (jobs in
+-- the window), pause (ms when it ends, 0 none), taken (jobs counted since), err (the key is not a
+-- rate's: no job may start, the caller reports err) }.
+local function nexq_rate(key, spec, now)
+  local limit, per, burst = string.match(spec or '', '^(%d+):([%d.]+):?(%d*)$')
+  local r = { key = key, now = now, limit = tonumber(limit), per = tonumber(per), burst = tonumber(burst) }
+  r.count, r.pause, r.taken = 0, 0, 0
+  local marks = redis.pcall('ZMSCORE', key, 'pause', 'tat')
+  if marks.err then
+    r.err = marks.err
+    return r
+  end
+  r.pause = -(tonumber(marks[1]) or 0)
+  if r.limit and r.burst then
+    r.T = r.per / r.limit
+    r.tau = (r.burst - 1) * r.T
+    r.tat = math.max(-(tonumber(marks[2]) or 0), now)
+  elseif r.limit then
+    r.count = redis.call('ZCOUNT', key, '(' .. nexq_score(now), '+inf')
+  end
+  return r
+end
+
+-- Under a burst: the theoretical arrival time once the jobs counted so far started.
 local function nexq_rate_tat(r)
-  return r.tat + r.taken * (r.T or 0)
+  return r.tat + r.taken * r.T
 end
 
 -- How many more jobs may start now (math.huge: no limit and no pause).
 local function nexq_rate_room(r)
-  local tat = nexq_rate_tat(r)
-  if r.T == nil then return tat > r.now and 0 or math.huge end
-  local room = math.floor((r.now + r.tau - tat) / r.T + 1e-9) + 1
+  if r.err or r.pause > r.now then return 0 end
+  if not r.limit then return math.huge end
+  local room
+  if r.burst then
+    room = math.floor((r.now + r.tau - nexq_rate_tat(r)) / r.T + 1e-9) + 1
+  else
+    room = r.limit - r.count - r.taken
+  end
   return room > 0 and room or 0
 end
 
--- Ms until one more job may start (0: now).
+-- Ms until one more job may start (0: now, or never known: a broken key). Strict: when the
+-- member `over` places into the window leaves it, `over` being how many must leave before one
+-- more fits, less one (the jobs counted now leave last, at now + P).
 local function nexq_rate_opens_in(r)
-  return math.max(0, math.ceil(nexq_rate_tat(r) - r.tau - r.now))
+  if r.err then return 0 end
+  local at = r.now
+  if r.limit and r.burst then
+    at = nexq_rate_tat(r) - r.tau
+  elseif r.limit then
+    local over = r.count + r.taken - r.limit
+    if over >= r.count then
+      at = r.now + r.per
+    elseif over >= 0 then
+      local first = redis.call('ZRANGEBYSCORE', r.key, '(' .. nexq_score(r.now), '+inf', 'WITHSCORES', 'LIMIT', over, 1)
+      at = tonumber(first[2]) or r.now
+    end
+  end
+  return math.max(0, math.ceil(math.max(at, r.pause) - r.now))
 end
 
--- Stores the TAT after the jobs counted, expiring when it no longer holds anything back.
+-- Records the jobs counted (r.taken) in `key` (r.key by default): strict, one member each, added
+-- before the members gone out of the window are trimmed (so the trim never empties the key: the
+-- cluster rule); under a burst, the new TAT. The key then expires when it holds nothing back.
 local function nexq_rate_save(r, key)
-  if r.taken == 0 or r.T == nil then return end
-  local tat = nexq_rate_tat(r)
-  redis.call('SET', key, string.format('%.3f', tat), 'PX', math.ceil(tat - r.now) + 1)
+  if r.taken == 0 or not r.limit or r.err then return end
+  key = key or r.key
+  local last
+  if r.burst then
+    last = nexq_rate_tat(r)
+    redis.call('ZADD', key, nexq_score(-last), 'tat')
+  else
+    last = r.now + r.per
+    local score, start, members = nexq_score(last), string.format('%d', r.now), {}
+    for k = 1, r.taken do
+      members[#members + 1] = score
+      members[#members + 1] = start .. ':' .. (r.count + k)
+      if #members == 2000 or k == r.taken then
+        redis.call('ZADD', key, unpack(members))
+        members = {}
+      end
+    end
+    redis.call('ZREMRANGEBYSCORE', key, 0, nexq_score(r.now))
+  end
+  redis.call('PEXPIRE', key, math.ceil(math.max(last, r.pause) - r.now) + 1)
 end
 
 -- Wakes the nodes idle on the queue `queueKey` just received jobs in (src/fetch/wake-signals.ts):
@@ -241,4 +309,21 @@ end
 local function nexq_wake(queueKey)
   local at = string.find(queueKey, 'queue:', 1, true)
   if at then redis.call('PUBLISH', string.sub(queueKey, 1, at - 1) .. 'nexq:wake', queueKey) end
+end
+
+-- Puts every job of the backup list `backup` back at the consumer end of `queue`, head (newest)
+-- first, so the oldest is next in line as it was; records each in `index` as queued in `name`, and
+-- when any moved adds `name` to `queuesSet` (when given) and wakes the queue. The length is read
+-- first and that many jobs moved: no LMOVE names the list once it is empty (rule 2). Returns how many.
+local function nexq_requeue_all(backup, queue, index, queuesSet, name)
+  local where = 'queued\t' .. name
+  local n = redis.call('LLEN', backup)
+  for _ = 1, n do
+    nexq_index(index, nexq_jid_of(redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT')), where)
+  end
+  if n > 0 then
+    if queuesSet then redis.call('SADD', queuesSet, name) end
+    nexq_wake(queue)
+  end
+  return n
 end

@@ -4,19 +4,19 @@
 -- KEYS[4i-1]       queue list              <ns>:queue:<q>         (queue i = 1..n)
 -- KEYS[4i]         this node's backup list <ns>:queue:backup::<node>::<q>
 -- KEYS[4i+1]       jobs running per node,  hash <ns>:nexq:running:<q> (node -> count), for global limits
--- KEYS[4i+2]       its rate limit and pause, string <ns>:nexq:rate:<q> (GCRA's TAT, see _prelude.lua)
+-- KEYS[4i+2]       its rate limit and pause, sorted set <ns>:nexq:rate-starts:<q> (see _prelude.lua)
 -- KEYS[4n+1+2j]    jobs of class j running per node, hash <ns>:nexq:running-class:<c>   (class j = 1..m)
--- KEYS[4n+2+2j]    its rate limit, string <ns>:nexq:rate-class:<c>
+-- KEYS[4n+2+2j]    its rate limit, sorted set <ns>:nexq:rate-starts-class:<c>
 -- ARGV[1]          this node's id
 -- ARGV[2]          n, the number of queues
 -- ARGV[3]          most jobs to take in all, from the queues in order (this node's cap; '' none)
--- ARGV[6i-2..6i+3] queue i: jobs wanted (its free slots here), name, limit across nodes ('' none),
---                  jobs to take ahead of free slots (prefetch; 0 none), rate limit's ms per job
---                  ('' none) and tolerance in ms
--- ARGV[6n+4j..6n+4j+3] class j: name, limit across nodes ('' none), rate's ms per job ('' none), tolerance
--- ARGV[#ARGV-3n+3i-2..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
---                  and its groupRateLimit's ms per job ('' none) and tolerance; a fair queue's keys follow the
---                  classes' in KEYS, 7 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused
+-- ARGV[5i-1..5i+3] queue i: jobs wanted (its free slots here), name, limit across nodes ('' none),
+--                  jobs to take ahead of free slots (prefetch; 0 none), rate limit's spec ('' none;
+--                  'L:P[:B]', _prelude.lua)
+-- ARGV[5n+3j+1..5n+3j+3] class j: name, limit across nodes ('' none), rate limit's spec ('' none)
+-- ARGV[#ARGV-2n+2i-1..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
+--                  and its groupRateLimit's spec ('' none); a fair queue's keys follow the classes' in KEYS,
+--                  7 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
@@ -36,21 +36,21 @@
 -- popped with LMPOP on Redis >= 7.0 and read then trimmed on 6.2 (same result, one command more).
 -- A queue paused for output is skipped; a global limit counts every node's running jobs. A job
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first. Rate
--- limits count every job as it is taken (GCRA: _prelude.lua), a queue's in its own rate key, which
--- also holds a handler's pause (throttle.lua); a job whose class is over its rate keeps its place.
+-- limits count every job as it is taken (_prelude.lua), a queue's in its own rate key, which also
+-- holds a handler's pause (throttle.lua); a job whose class is over its rate keeps its place.
 -- Jobs ahead of free slots are taken only from a queue without limits on running jobs that still holds BACKLOG
 -- jobs more after them, so a node never holds back the last jobs of a short queue from the others.
 -- Every job moved is indexed as running here with its delivery count raised, and every queue's
--- pause state and every rate key is read: five commands per call (TIME and MGET the two more),
--- whatever the number of jobs, plus one TYPE of the backup key per queue taken from and one SET per
--- rate limit that counted jobs.
+-- pause state and every rate key is read: three commands per call (TIME the one more), whatever
+-- the number of jobs, plus one TYPE of the backup key per queue taken from, and per rate key one
+-- read (two under a strict limit), and where it counted jobs one write per thousand and two more.
 local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local jobs, errors, states, waits = {}, {}, {}, {}
-local function qarg(i, k) return ARGV[6 * i - 3 + k] end
+local function qarg(i, k) return ARGV[5 * i - 2 + k] end
 local function qkey(i, k) return KEYS[4 * i - 2 + k] end
-local function carg(j, k) return ARGV[6 * n + 4 * j - 1 + k] end
+local function carg(j, k) return ARGV[5 * n + 3 * j + k] end
 local function ckey(j, k) return KEYS[4 * n + 2 * j + k] end
-local m = (#ARGV - 3 - 9 * n) / 4
+local m = (#ARGV - 3 - 7 * n) / 3
 local fairs = nexq_fair_queues(n, 4 * n + 2 * m + 2, function(i) return qkey(i, 1) end)
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
@@ -59,23 +59,20 @@ local BACKLOG = 100
 
 local function used(hash) return nexq_running_total(hash, node) end
 
--- Every rate key at once (queues', then classes'), and Redis' time.
+-- Redis' time, for every rate limit of the call.
 local now = nexq_now_ms()
-local rate_keys = {}
-for i = 1, n do rate_keys[i] = qkey(i, 4) end
-for j = 1, m do rate_keys[n + j] = ckey(j, 2) end
-local stored = redis.call('MGET', unpack(rate_keys))
 
 local classes, limitedClasses = {}, false
 for j = 1, m do
-  local name, limit, T = carg(j, 1), tonumber(carg(j, 2)), tonumber(carg(j, 3))
+  local name, limit, spec = carg(j, 1), tonumber(carg(j, 2)), carg(j, 3)
   local class = { key = ckey(j, 1), rate_key = ckey(j, 2), limit = limit, free = math.huge, taken = 0 }
   if limit then
     local total, err = used(class.key)
     if err then errors[#errors + 1] = { 0, err } end
     class.free = total and (limit - total) or 0
   end
-  if T then class.rate = nexq_rate(stored[n + j], T, tonumber(carg(j, 4)), now) end
+  if spec ~= '' then class.rate = nexq_rate(class.rate_key, spec, now) end
+  if class.rate and class.rate.err then errors[#errors + 1] = { 0, class.rate.err } end
   classes[name] = class
   limitedClasses = true
 end
@@ -206,7 +203,7 @@ for i = 1, n do
   local queue, backup, running = qkey(i, 1), qkey(i, 2), qkey(i, 3)
   local asked, name, limit = math.min(tonumber(qarg(i, 1)), MOST, cap or MOST), qarg(i, 2), qarg(i, 3)
   local ahead = math.min(tonumber(qarg(i, 4)) or 0, MOST)
-  local rate = nexq_rate(stored[i], tonumber(qarg(i, 5)), tonumber(qarg(i, 6)), now)
+  local rate = nexq_rate(qkey(i, 4), qarg(i, 5), now)
   local wanted, state = asked, 'm'
   local moved = {}
   local paused = pauses.err and pauses or pauses[i]
@@ -215,8 +212,8 @@ for i = 1, n do
   if type(paused) == 'table' and paused.err then
     errors[#errors + 1] = { i, paused.err }
     wanted, state = 0, 'x'
-  elseif err then
-    errors[#errors + 1] = { i, err }
+  elseif err or rate.err then
+    errors[#errors + 1] = { i, err or rate.err }
     wanted, state = 0, 'x'
   elseif paused == 'out' or paused == 'all' then
     wanted, state = 0, 'p'
@@ -240,7 +237,7 @@ for i = 1, n do
   if wanted > 0 then
     local why
     if fair then
-      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.T and ahead or 0)
+      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else

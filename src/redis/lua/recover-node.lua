@@ -47,18 +47,8 @@ if ARGV[3] ~= '' then
 end
 local moved = 0
 for i = 1, b do
-  local backup, queue, index = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[6 + 4 * i]
-  local where = 'queued\t' .. ARGV[4 + i]
   redis.call('HDEL', KEYS[5 + 4 * i], ARGV[1])
-  local n = redis.call('LLEN', backup)
-  for _ = 1, n do
-    nexq_index(index, nexq_jid_of(redis.call('LMOVE', backup, queue, 'LEFT', 'RIGHT')), where)
-  end
-  if n > 0 then
-    redis.call('SADD', KEYS[4], ARGV[4 + i])
-    nexq_wake(queue)
-    moved = moved + n
-  end
+  moved = moved + nexq_requeue_all(KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[6 + 4 * i], KEYS[4], ARGV[4 + i])
 end
 for k = 7 + 4 * b, #KEYS do
   redis.call('HDEL', KEYS[k], ARGV[1])

@@ -14,15 +14,6 @@ nexq_expect_type(KEYS[1], 'list')
 nexq_expect_type(KEYS[2], 'list')
 if KEYS[5] then nexq_expect_type(KEYS[5], 'set') end
 nexq_expect_type(KEYS[4], 'hash')
-local moved = redis.call('LLEN', KEYS[1])
-local where = 'queued\t' .. ARGV[1]
-for _ = 1, moved do
-  local job = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
-  nexq_index(KEYS[3], nexq_jid_of(job), where)
-end
-if moved > 0 and KEYS[5] then
-  redis.call('SADD', KEYS[5], ARGV[1])
-end
-if moved > 0 then nexq_wake(KEYS[2]) end
+local moved = nexq_requeue_all(KEYS[1], KEYS[2], KEYS[3], KEYS[5], ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[2])
 return moved

@@ -4,15 +4,15 @@ import type { ResolvedConfig } from '../../config/validate';
 import type { ActorSnapshot, Registry } from '../runtime';
 import type { JobEvents } from '../events/job-events';
 import type { HandlerRegistry } from '../handlers/registry';
-import type { Logger } from '../logger';
-import type { Middleware } from '../run/middleware';
+import type { Logger } from '../runtime/logger';
+import type { Middleware } from './middleware';
 import type { AckBatcher } from '../redis/ack-batcher';
 import type { Keys } from '../redis/keys';
 import type { ScriptedRedis } from '../redis/scripts';
 import type { ThreadPool } from '../pool/thread-pool';
-import type { JobCounters } from '../run/job-counters';
-import type { ClassTimings } from '../run/class-timings';
-import type { RunningJobs } from '../run/running-jobs';
+import type { JobCounters } from './job-counters';
+import type { ClassTimings } from './class-timings';
+import type { RunningJobs } from './running-jobs';
 import type { Clock } from '../job/time';
 import type { Encryption } from '../job/encryption';
 import type { NodeLifecycle } from './lifecycle';
@@ -38,7 +38,7 @@ export interface NodeContext {
   jobs?: NodeJobs;
   /** Rehydrated (backup lists back in their queues) and quiet (Sidekiq's TSTP): one-way steps. */
   readonly lifecycle: NodeLifecycle;
-  /** Whether this node's claim on its backup lists surely holds (src/node/lease.ts): renewed by each beat. */
+  /** Whether this node's claim on its backup lists surely holds (src/run/lease.ts): renewed by each beat. */
   readonly lease: NodeLease;
   /** Typed job events for users' hooks and the metrics. */
   events: JobEvents;

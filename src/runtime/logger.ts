@@ -1,6 +1,6 @@
 // The one logger factory. Every actor takes a child of the node's logger, tagged with its name.
 import winston from 'winston';
-import type { LogFormat, LogLevel } from '../config/defaults';
+import type { LogFormat, LogLevel } from '../../config/defaults';
 
 export type Logger = winston.Logger;
 

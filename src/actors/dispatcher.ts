@@ -5,14 +5,14 @@
 // comes back and the manager hears of it when its queue (or the node, under a cap) was full; a
 // killed worker leaves its job in the backup list, and the manager is asked to reclaim that queue.
 import { Actor, AnyActor } from '../runtime';
-import { JobRunner } from '../actors/job-runner';
+import { JobRunner } from './job-runner';
 import { decodeJob, payloadTooLarge } from '../job/job';
-import { MiddlewarePipeline } from './middleware';
-import type { JobsContext } from '../node/context';
-import { ActorNames } from '../node/context';
-import { buryUnreadable } from './bury-unreadable';
-import { errorFields } from '../logger';
-import type { RunningJob } from './running-jobs';
+import { MiddlewarePipeline } from '../run/middleware';
+import type { JobsContext } from '../run/node-context';
+import { ActorNames } from '../run/node-context';
+import { buryUnreadable } from '../run/bury-unreadable';
+import { errorFields } from '../runtime/logger';
+import type { RunningJob } from '../run/running-jobs';
 
 /** What the dispatcher tells the manager (through its mailbox: the manager may have restarted). */
 export interface DispatchEvents {
