@@ -1,7 +1,7 @@
 // Command line of `npm run bench -- [--quick] [--only W2[,W3]] [--json] [--profile] [--peers[=...]] [--w6-jobs N]`.
 import { PEER_IDS, PeerId } from './peer-setup';
 
-export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W9'] as const;
+export const WORKLOADS = ['ceiling', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface Options {
@@ -14,11 +14,13 @@ export interface Options {
   peers?: PeerId[];
   /** --rate-limit LIMIT/PER: W2's queue gets this `rateLimit` (set it generous to measure its cost). */
   rateLimit?: { limit: number; per: number };
+  /** --fair: W2's queue is `fair: true` (its jobs all in the default group): the fair fetch's cost. */
+  fair?: boolean;
   /** --w6-jobs N: W6's job count instead of the run's size (20,000; --quick 2,000). */
   w6Jobs?: number;
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile] [--peers[=${PEER_IDS.join(',')}]] [--rate-limit LIMIT/PER] [--w6-jobs N]
+export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join('|')}[,...]] [--json] [--profile] [--peers[=${PEER_IDS.join(',')}]] [--rate-limit LIMIT/PER] [--fair] [--w6-jobs N]
   --quick    small sizes for a smoke run (2,000 jobs; W4 10,000)
   --only     run only these workloads (comma separated; the redis-benchmark ceiling is "ceiling")
   --json     print the results as JSON instead of a table (progress still goes to stderr)
@@ -28,6 +30,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only ${WORKLOADS.join
              (and not in W6)
   --rate-limit W2's queue limited to LIMIT jobs per PER seconds across nodes (e.g. 1000000/1): the
              limiter's cost, against a run without it
+  --fair     W2's queue configured fair: true (every job in the default group): the fair fetch's
+             cost, against a run without it
   --w6-jobs  W6's CPU-bound jobs (~2 ms each) instead of 20,000 (--quick: 2,000), for a short trial`;
 
 export class UsageError extends Error {}
@@ -63,6 +67,9 @@ export function parseOptions(argv: string[]): Options {
         options.rateLimit = { limit, per };
         break;
       }
+      case '--fair':
+        options.fair = true;
+        break;
       case '--w6-jobs': {
         const value = inline ?? argv.at(++i) ?? '';
         const jobs = Number(value);

@@ -19,6 +19,8 @@ export interface BenchQueue {
   name: string;
   concurrency: number;
   weight?: number;
+  /** Its groups take turns (W8). */
+  fair?: boolean;
   /** A rate limit across nodes (`--rate-limit`, to measure what the limiter costs). */
   rateLimit?: { limit: number; per: number };
 }

@@ -11,6 +11,7 @@ import type { W4Result } from './workloads/w4-backlog';
 import type { W5Result } from './workloads/w5-several-queues';
 import type { W6Result } from './workloads/w6-cpu-bound';
 import type { W7Result } from './workloads/w7-many-queues';
+import type { W8Result } from './workloads/w8-fairness';
 import type { W9Result } from './workloads/w9-perform-many';
 import type { PeerResult } from './workloads/peers';
 
@@ -27,6 +28,7 @@ export interface BenchResults {
   /** W6 CPU-bound jobs: nexq, and with --peers the peers, in its own table (w6-report.ts). */
   w6?: W6Result;
   w7?: W7Result;
+  w8?: W8Result;
   /** W9 many jobs per call: one at a time against performMany, in its own table. */
   w9?: W9Result;
   profile?: ProfileResult;
@@ -177,6 +179,29 @@ function w7Rows(w7: W7Result, w2: W2Result[]): Row[] {
   ];
 }
 
+/** W8: the fair queue beside the plain one, same jobs (issue 34). */
+function w8Rows(w8: W8Result): Row[] {
+  const w = `W8 ${int(w8.jobs)} jobs: 1 group of 10,000, then 50 of 10, c${w8.concurrency}`;
+  const wait = (d: W8Result['smallWait']['fair']) => `${fix(d.p50, 2)} / ${fix(d.p99, 2)} s`;
+  return [
+    [
+      w,
+      'jobs/s, fair / plain queue',
+      `${int(w8.fair.jobsPerSec)} / ${int(w8.plain.jobsPerSec)} (${fix(w8.fair.jobsPerSec / w8.plain.jobsPerSec, 2)}×)`,
+      '≥ 0.9×',
+    ],
+    [w, "small groups' wait p50 / p99, fair queue", wait(w8.smallWait.fair), ''],
+    [w, "small groups' wait p50 / p99, plain queue", wait(w8.smallWait.plain), ''],
+    [w, "big group's jobs started before the small groups' last", int(w8.bigBeforeLastSmall), '< 1,000'],
+    [
+      w,
+      'Redis commands per job, fair / plain',
+      `${fix(w8.fair.commands.total, 2)} / ${fix(w8.plain.commands.total, 2)}`,
+      '',
+    ],
+  ];
+}
+
 function w4Rows(w4: W4Result): Row[] {
   const w = `W4 backlog of ${int(w4.jobs)}, c${w4.concurrency}`;
   return [
@@ -204,6 +229,7 @@ export function table(results: BenchResults): string {
     ...(results.w4 ? w4Rows(results.w4) : []),
     ...(results.w5 ?? []).flatMap((run) => w5Rows(run, results.w2 ?? [])),
     ...(results.w7 ? w7Rows(results.w7, results.w2 ?? []) : []),
+    ...(results.w8 ? w8Rows(results.w8) : []),
     ...(results.profile
       ? w2Rows(results.profile.run).map((r): Row => [`${r[0]} under --cpu-prof`, r[1], r[2], ''])
       : []),

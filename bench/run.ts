@@ -22,6 +22,7 @@ import { runW5 } from './workloads/w5-several-queues';
 import { runW6 } from './workloads/w6-cpu-bound';
 import { w6Report } from './w6-report';
 import { runW7 } from './workloads/w7-many-queues';
+import { runW8 } from './workloads/w8-fairness';
 import { runW9, w9Report } from './workloads/w9-perform-many';
 
 /** This machine's CPUs are shared with other work: figures move by ±10–20% between runs. */
@@ -58,9 +59,9 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   if (wants(options, 'W2')) {
     // c30: the reference for W5's three busy queues of 10.
     const runs = [
-      await step('W2 c10', () => runW2(ctx, 10, [], options.rateLimit)),
-      await step('W2 c30', () => runW2(ctx, 30, [], options.rateLimit)),
-      await step('W2 c50', () => runW2(ctx, 50, [], options.rateLimit)),
+      await step('W2 c10', () => runW2(ctx, 10, [], options.rateLimit, options.fair)),
+      await step('W2 c30', () => runW2(ctx, 30, [], options.rateLimit, options.fair)),
+      await step('W2 c50', () => runW2(ctx, 50, [], options.rateLimit, options.fair)),
     ];
     results.w2 = runs.filter((r) => r !== undefined);
   }
@@ -70,6 +71,7 @@ async function runAll(ctx: BenchContext, options: Options): Promise<BenchResults
   }
   if (wants(options, 'W5')) results.w5 = await step('W5', () => runW5(ctx));
   if (wants(options, 'W7')) results.w7 = await step('W7', () => runW7(ctx, true));
+  if (wants(options, 'W8')) results.w8 = await step('W8', () => runW8(ctx));
   if (wants(options, 'W4')) results.w4 = await step('W4', () => runW4(ctx));
   if (wants(options, 'W9')) results.w9 = await step('W9', () => runW9(ctx));
   const peers = options.peers

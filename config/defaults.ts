@@ -27,6 +27,22 @@ export interface QueueSpec {
    * AES-256-GCM envelope under `encryptionKeys` (docs/encryption.md).
    */
   encrypt?: boolean;
+  /**
+   * Serve the jobs' groups in turn (each job's `group` option; none: the default group): each
+   * fetch takes the next job of the next group with work, so one tenant's backlog never holds up
+   * the others (docs/fair-queues.md). Give every node the same value. Jobs prefetched are taken in turn too.
+   */
+  fair?: boolean;
+  /**
+   * With `fair`: jobs of one group that may run at once across all nodes (give every node the same
+   * value). A group at its limit is passed over; the other groups' jobs run (docs/fair-queues.md).
+   */
+  groupConcurrency?: number;
+  /**
+   * With `fair`: jobs of one group that may start per window across all nodes, `{ limit, per }`
+   * with the same meaning as `rateLimit`. A group out of room is passed over; the others run.
+   */
+  groupRateLimit?: RateLimit;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

@@ -21,6 +21,9 @@ export interface ResolvedQueue {
   weight?: number;
   rateLimit?: RateLimit;
   encrypt?: boolean;
+  fair?: boolean;
+  groupConcurrency?: number;
+  groupRateLimit?: RateLimit;
 }
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
@@ -93,6 +96,22 @@ export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: num
   if (spec.encrypt !== undefined) {
     if (typeof spec.encrypt !== 'boolean') throw new ConfigError(`${key}.encrypt`, 'true or false', spec.encrypt);
     if (spec.encrypt) resolved.encrypt = true;
+  }
+  if (spec.fair !== undefined) {
+    if (typeof spec.fair !== 'boolean') throw new ConfigError(`${key}.fair`, 'true or false', spec.fair);
+    if (spec.fair) resolved.fair = true;
+  }
+  if (spec.groupConcurrency !== undefined) {
+    if (!Number.isInteger(spec.groupConcurrency) || spec.groupConcurrency < 1)
+      throw new ConfigError(`${key}.groupConcurrency`, 'an integer >= 1', spec.groupConcurrency);
+    if (!resolved.fair)
+      throw new ConfigError(`${key}.groupConcurrency`, 'set only on a queue with fair: true', spec.groupConcurrency);
+    resolved.groupConcurrency = spec.groupConcurrency;
+  }
+  if (spec.groupRateLimit !== undefined) {
+    if (!resolved.fair)
+      throw new ConfigError(`${key}.groupRateLimit`, 'set only on a queue with fair: true', spec.groupRateLimit);
+    resolved.groupRateLimit = checkRateLimit(spec.groupRateLimit, `${key}.groupRateLimit`);
   }
   return resolved;
 }

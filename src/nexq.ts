@@ -20,6 +20,8 @@ import { deleteJobByJid, locateJob } from './redis/job-index';
 import { readResult, ResultWaiter } from './redis/results';
 import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
+import { waitingJobs } from './redis/fair-queue';
+import { GroupInfo, groupsOf, pauseGroup } from './admin/groups';
 
 export interface NexqStartOptions extends NodeStartOptions {
   /**
@@ -160,6 +162,30 @@ export class Nexq {
     return (await killJob(this.node.ctx, jid)).killed;
   }
 
+  /**
+   * A fair queue's groups with jobs waiting in them or running, most waiting first
+   * (docs/fair-queues.md); `nexq groups <queue>` prints the same.
+   */
+  groups(queue: string): Promise<GroupInfo[]> {
+    resolveQueue(queue, 1, 'queue');
+    return groupsOf(this.node.ctx, queue);
+  }
+
+  /**
+   * Pauses one group of a fair queue on every node: its jobs keep their place, none starts until
+   * `resumeGroup` (jobs running go on). '' is the default group. False when it was paused already.
+   */
+  pauseGroup(queue: string, group: string): Promise<boolean> {
+    resolveQueue(queue, 1, 'queue');
+    return pauseGroup(this.node.ctx, queue, group);
+  }
+
+  /** Resumes a paused group of a fair queue; false when it was not paused. */
+  resumeGroup(queue: string, group: string): Promise<boolean> {
+    resolveQueue(queue, 1, 'queue');
+    return pauseGroup(this.node.ctx, queue, group, false);
+  }
+
   /** Deletes every job waiting in `queue` (with their unique locks) in one step; resolves to how many. */
   clearQueue(queue: string): Promise<number> {
     resolveQueue(queue, 1, 'queue');
@@ -230,9 +256,10 @@ export class Nexq {
     const { keys, redis, config } = ctx;
     for (;;) {
       const queues = (await this.subscriptions()).map((q) => q.name);
-      // A job is queued, or in this node's backup list from its fetch until it is settled.
+      // A job is queued (in a fair queue's groups too), or in this node's backup list from its
+      // fetch until it is settled.
       const lengths = await Promise.all(
-        queues.flatMap((q) => [redis.llen(keys.queue(q)), redis.llen(keys.backup(config.nodeId, q))]),
+        queues.flatMap((q) => [waitingJobs(redis, keys, q), redis.llen(keys.backup(config.nodeId, q))]),
       );
       if (lengths.every((n) => n === 0) && ctx.jobs.running.size === 0) return;
       await new Promise((resolve) => setTimeout(resolve, pollMs));

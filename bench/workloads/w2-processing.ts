@@ -15,6 +15,7 @@ export async function runW2(
   concurrency: number,
   execArgv: string[] = [],
   rateLimit?: { limit: number; per: number },
+  fair?: boolean,
 ): Promise<W2Result> {
   const jobs = ctx.sizes.processing;
   const what = `W2 c${concurrency}`;
@@ -22,7 +23,7 @@ export async function runW2(
   ctx.log(`${what}: enqueueing ${jobs} jobs`);
   await fillQueue(ctx.enqueuer, QUEUE, jobs);
   ctx.log(`${what}: draining`);
-  const queues = [{ name: QUEUE, concurrency, ...(rateLimit ? { rateLimit } : {}) }];
+  const queues = [{ name: QUEUE, concurrency, ...(rateLimit ? { rateLimit } : {}), ...(fair ? { fair } : {}) }];
   const run = await runNode(ctx, { what, concurrency, queues, expect: jobs, execArgv });
   await ctx.admin.flushall();
   return { concurrency, jobs, ...run };

@@ -84,7 +84,9 @@ export async function deleteJob(ctx: AdminContext, jid: string, sets: JobSet[]):
   for (const f of found) {
     const queue = f.queue ?? '';
     const entry = f.indexEntry ?? (await redis.hget(keys.jobIndex(queue), jid)) ?? '';
-    if (await deleteIndexedJob(redis, keys, queue, f.key, f.raw, jid, entry)) deletedFrom.push(f.where as JobSet);
+    const fairQueue = f.member === undefined ? undefined : f.queue;
+    if (await deleteIndexedJob(redis, keys, queue, f.key, f.member ?? f.raw, jid, entry, fairQueue))
+      deletedFrom.push(f.where as JobSet);
   }
   return { jid, deletedFrom };
 }
@@ -95,7 +97,17 @@ export async function deleteFromQueue(ctx: AdminContext, queue: string, jid: str
   if (!found) return { jid, deletedFrom: [], error: `no job ${jid} waits in queue ${queue} (it may have run)` };
   const { redis, keys } = ctx;
   const entry = found.indexEntry ?? (await redis.hget(keys.jobIndex(queue), jid)) ?? '';
-  const deleted = await deleteIndexedJob(redis, keys, queue, found.key, found.raw, jid, entry);
+  const fairQueue = found.member === undefined ? undefined : queue;
+  const deleted = await deleteIndexedJob(
+    redis,
+    keys,
+    queue,
+    found.key,
+    found.member ?? found.raw,
+    jid,
+    entry,
+    fairQueue,
+  );
   return deleted
     ? { jid, deletedFrom: [], queue }
     : { jid, deletedFrom: [], error: `job ${jid} left queue ${queue} before it could be deleted` };

@@ -6,6 +6,7 @@
 import { allBackups } from '../redis/backups';
 import { LocatedJob, locateJob } from '../redis/job-index';
 import { knownQueues } from '../redis/known-queues';
+import { findInGroups, rawOfFairMember } from '../redis/fair-queue';
 import { AdminContext, JobSet, setKeys } from './context';
 import { jsonObject } from '../job/json-object';
 
@@ -15,8 +16,10 @@ export interface Found {
   where: Place;
   /** The Redis key holding it. */
   key: string;
-  /** The exact member / list element. */
+  /** The job as stored (a fair queue's job without the prefix of its member: see `member`). */
   raw: string;
+  /** The exact sorted-set member of a job waiting in a fair queue's groups (`key`), to remove it by. */
+  member?: string;
   /** The queue it waits in (queue and running), or whose set holds it (per-queue key layout). */
   queue?: string;
   /** The node whose backup list holds it (running). */
@@ -30,9 +33,10 @@ export interface Found {
 }
 
 function fromIndex(job: LocatedJob): Found {
-  const { key, raw, node, score, indexEntry, deliveries } = job;
+  const { key, raw, member, node, score, indexEntry, deliveries } = job;
   const queue = job.queue ?? (job.home || undefined);
-  return { where: job.state === 'queued' ? 'queue' : job.state, key, raw, queue, node, score, indexEntry, deliveries };
+  const where = job.state === 'queued' ? 'queue' : job.state;
+  return { where, key, raw, ...(member === undefined ? {} : { member }), queue, node, score, indexEntry, deliveries };
 }
 
 /** The job as the index places it, or undefined when the index does not know it (or is stale). */
@@ -103,7 +107,15 @@ export async function findInSets(
 export async function findInQueue(session: AdminContext, queue: string, jid: string): Promise<Found[]> {
   const known = await indexed(session, jid);
   if (known) return known.where === 'queue' && known.queue === queue ? [known] : [];
-  return inList(session, session.keys.queue(queue), jid, { where: 'queue', queue });
+  const found = await inList(session, session.keys.queue(queue), jid, { where: 'queue', queue });
+  return found.length > 0 ? found : inGroups(session, queue, jid);
+}
+
+/** `jid` waiting in fair queue `queue`'s groups, not yet indexed (a foreign producer pushed it). */
+async function inGroups({ redis, keys }: AdminContext, queue: string, jid: string): Promise<Found[]> {
+  const member = await findInGroups(redis, keys, queue, jid);
+  if (member === undefined) return [];
+  return [{ where: 'queue', queue, key: keys.fair(queue).jobs, raw: rawOfFairMember(member), member }];
 }
 
 /**
@@ -115,8 +127,7 @@ export async function findJob(session: AdminContext, jid: string): Promise<Found
   if (known) return [known];
   const { redis, keys } = session;
   const found: Found[] = [];
-  for (const queue of await knownQueues(redis, keys))
-    found.push(...(await inList(session, keys.queue(queue), jid, { where: 'queue', queue })));
+  for (const queue of await knownQueues(redis, keys)) found.push(...(await findInQueue(session, queue, jid)));
   found.push(...(await findInSets(session, jid)));
   for (const { nodeId, queue } of await allBackups(redis, keys)) {
     found.push(...(await inList(session, keys.backup(nodeId, queue), jid, { where: 'running', node: nodeId, queue })));

@@ -14,6 +14,7 @@ import { deadCommand, jobsCommand, retriesCommand, scheduledCommand } from './co
 import { clearCommand } from './commands/clear';
 import { deleteCommand, killCommand, retryCommand, showCommand } from './commands/manage';
 import { pauseCommand, resumeCommand } from './commands/pause';
+import { groupsCommand } from './commands/groups';
 import { processesCommand, quietCommand, stopCommand } from './commands/processes';
 import { schedulesCommand } from './commands/schedules';
 import { queuesCommand, statsCommand } from './commands/stats';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, Command> = {
   enqueue: enqueueCommand,
   stats: statsCommand,
   queues: queuesCommand,
+  groups: groupsCommand,
   jobs: jobsCommand,
   scheduled: scheduledCommand,
   retries: retriesCommand,

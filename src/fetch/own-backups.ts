@@ -59,7 +59,7 @@ export async function reclaimUnworked(ctx: JobsContext, queues: Iterable<string>
     for (const raw of unclaimed) {
       // As the fetch read it: the class whose slot it took and the jid it indexed, if any.
       const job = jsonObject(raw) ?? {};
-      const held = { slots: heldSlots(config, keys, queue, job.class), nodeId: config.nodeId };
+      const held = { slots: heldSlots(config, keys, queue, job), nodeId: config.nodeId };
       const jid = typeof job.jid === 'string' ? job.jid : '';
       await requeueJob(
         redis,

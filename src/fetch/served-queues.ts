@@ -128,6 +128,7 @@ export class ServedQueues {
       ahead,
       globalLimit: q.globalConcurrency,
       rate: q.rateLimit,
+      ...(q.fair ? { fair: this.keys.fair(name), groupLimit: q.groupConcurrency, groupRate: q.groupRateLimit } : {}),
     };
   }
 

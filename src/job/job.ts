@@ -38,6 +38,8 @@ export interface JobPayload {
   keep_result?: number;
   /** The batch it belongs to (Sidekiq Pro's field). */
   bid?: string;
+  /** nexq: the group (tenant) it belongs to; a fair queue serves its groups in turn (docs/fair-queues.md). */
+  group?: string;
   [field: string]: unknown;
 }
 
@@ -114,6 +116,27 @@ export interface JobOptions {
    * A handler module's `encrypt` export or its queue's `encrypt` does the same for every job of it.
    */
   encrypt?: boolean;
+  /**
+   * The group (tenant) the job belongs to, written as its top-level `group` field: a queue
+   * configured `fair: true` serves its groups in turn (docs/fair-queues.md). None: the default group.
+   */
+  group?: string;
+}
+
+/** Longest group name, in UTF-16 units: a group name is a key's suffix and a dashboard label, not data. */
+export const MAX_GROUP_LENGTH = 200;
+
+/**
+ * Why `group` cannot name a job's group (undefined when it can): a non-empty string of at most
+ * MAX_GROUP_LENGTH characters without control characters (a fair queue's keys hold it after a NUL).
+ */
+export function groupProblem(group: unknown): string | undefined {
+  if (typeof group !== 'string' || group === '') return 'group must be a non-empty string';
+  if (group.length > MAX_GROUP_LENGTH)
+    return `group must be at most ${MAX_GROUP_LENGTH} characters (got ${group.length})`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(group)) return 'group must not hold control characters';
+  return undefined;
 }
 
 export interface UniqueOptions {
@@ -155,6 +178,10 @@ function checkDisqueOptions(options: JobOptions): void {
     throw new InvalidJobError('encrypt must be true or false');
   if (options.keepResult !== undefined && !positive(options.keepResult))
     throw new InvalidJobError('keepResult must be a number of seconds > 0 (how long the result is kept)');
+  if (options.group !== undefined) {
+    const problem = groupProblem(options.group);
+    if (problem) throw new InvalidJobError(problem);
+  }
   const u = options.unique;
   if (u !== undefined) {
     const givenUnique: unknown = u;
@@ -260,6 +287,7 @@ export function encodeNewJob(
     }
   if (options.keepResult !== undefined) extra += `,"keep_result":${Math.ceil(options.keepResult)}`;
   if (encoding.bid !== undefined) extra += `,"bid":${JSON.stringify(encoding.bid)}`;
+  if (options.group !== undefined) extra += `,"group":${JSON.stringify(options.group)}`;
   const { seal } = encoding;
   if (options.unique) {
     extra += `,"unique_key":${JSON.stringify(uniqueKeyOf(queue, className, seal ? seal.digest(argsJson) : argsJson, options.unique))},"unique_until":${JSON.stringify(options.unique.until ?? 'success')}`;

@@ -15,6 +15,7 @@ export const JOB_OPTION_NAMES: readonly string[] = [
   'backtrace',
   'keepResult',
   'encrypt',
+  'group',
 ];
 export const UNIQUE_OPTION_NAMES: readonly string[] = ['for', 'until', 'key'];
 

@@ -15,6 +15,7 @@ import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
 import { knownQueues } from './known-queues';
 import { deleteJob, findInList } from './move-scripts';
+import { findInGroups, rawOfFairMember } from './fair-queue';
 
 export type JobState = 'queued' | 'running' | 'schedule' | 'retry' | 'dead';
 
@@ -42,6 +43,8 @@ export interface LocatedJob extends JobLocation {
   key: string;
   /** The job exactly as stored. */
   raw: string;
+  /** The member that holds it in a fair queue's groups (`key` is their sorted set then), to remove it by. */
+  member?: string;
   /** Times it was handed to a handler (re-runs after a crash included). */
   deliveries: number;
   /** The index entry it was found under (for a later atomic step that checks it). */
@@ -136,6 +139,13 @@ async function locateIn(
     const key = keyOf(keys, at, home);
     const raw = await fetchAt(redis, key, at, jid);
     if (raw !== null) return { ...at, jid, home, key, raw, indexEntry: entry };
+    // A fair queue's job waits in its groups once a fetch moved it there from the list.
+    if (at.state === 'queued') {
+      const member = await findInGroups(redis, keys, at.queue, jid);
+      const fairKey = keys.fair(at.queue).jobs;
+      if (member !== undefined)
+        return { ...at, jid, home, key: fairKey, raw: rawOfFairMember(member), member, indexEntry: entry };
+    }
     const now = await redis.hget(index, jid);
     // Unchanged but not there: another system took the job without telling the index (stale).
     if (now === entry) return undefined;
@@ -154,7 +164,11 @@ export async function deleteJobByJid(redis: RedisClient, keys: Keys, jid: string
     if (!found) return false;
     if (found.state === 'running')
       throw new JobRunningError(`job ${jid} is running on node ${found.node}: cancel it instead`);
-    if (await deleteJob(redis, keys, found.home, found.key, found.raw, jid, found.indexEntry)) return true;
+    const fairQueue = found.member === undefined ? undefined : found.queue;
+    if (
+      await deleteJob(redis, keys, found.home, found.key, found.member ?? found.raw, jid, found.indexEntry, fairQueue)
+    )
+      return true;
   }
   return false;
 }

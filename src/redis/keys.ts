@@ -26,6 +26,13 @@
 //   <ns>:nexq:rate-starts:<q>          sorted set: queue <q>'s rate limit and pause, the starts in
 //                                      its window by Redis ms (src/redis/lua/_prelude.lua; expires when idle)
 //   <ns>:nexq:rate-starts-class:<class> sorted set: likewise for a class's rate limit
+//   <ns>:nexq:fair:<q>                 sorted set: a fair queue's jobs by group, members <group>\0<seq>\0<job>
+//   <ns>:nexq:fair-groups:<q>          hash: group -> its jobs waiting in nexq:fair:<q> ('' the default group)
+//   <ns>:nexq:fair-ring:<q>            list: the fair queue's groups with jobs, in their turn (lua/_fair.lua)
+//   <ns>:nexq:fair-seq:<q>             string: the last sequence number given to a job of the fair queue
+//   <ns>:nexq:group-running:<q>:<g>    hash: node id -> jobs of group <g> of fair queue <q> running there
+//   <ns>:nexq:rate-starts-group:<q>:<g> sorted set: group <g>'s rate limit (groupRateLimit), as a queue's
+//   <ns>:nexq:fair-paused:<q>          set: the fair queue's paused groups (lua/fair-pause.lua)
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -46,7 +53,8 @@
 // the queue's hash tag, so each queue lives in one slot and the queues spread over the masters:
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
-//   <ns>:nexq:processed:{q}   <ns>:nexq:rate-starts:{q}
+//   <ns>:nexq:processed:{q}   <ns>:nexq:rate-starts:{q}   <ns>:nexq:fair:{q} (and fair-groups, fair-ring,
+//   fair-seq, fair-paused, group-running, rate-starts-group: a fair queue's keys stay in its slot)
 //   <ns>:nexq:rate-starts-class:{q}:<class> (each queue counts a class's rate apart)
 //   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
 // a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
@@ -240,6 +248,30 @@ export class Keys {
   }
 
   /**
+   * nexq's own: the keys a fair queue (`fair: true`) keeps its waiting jobs in by group, all in the
+   * queue's slot; its list (`queue`) stays the inbox producers push into (lua/_fair.lua).
+   */
+  fair(queue: string): FairKeys {
+    return {
+      jobs: this.ofQueue('nexq:fair:', queue),
+      groups: this.ofQueue('nexq:fair-groups:', queue),
+      ring: this.ofQueue('nexq:fair-ring:', queue),
+      seq: this.ofQueue('nexq:fair-seq:', queue),
+      running: this.ofQueue('nexq:group-running:', queue),
+      rate: this.ofQueue('nexq:rate-starts-group:', queue),
+      paused: this.ofQueue('nexq:fair-paused:', queue),
+    };
+  }
+
+  /**
+   * nexq's own: jobs of `group` of fair queue `queue` running per node (node id -> count), for its
+   * `groupConcurrency`: `<fair(queue).running>:<group>`, in the queue's slot ('' the default group).
+   */
+  groupRunning(queue: string, group: string): string {
+    return this.ofQueue('nexq:group-running:', queue, `:${group}`);
+  }
+
+  /**
    * nexq's own: class `className`'s rate limit and pause as the fetch from `queue` checks it: one
    * for every queue in the shared layout; in the per-queue layout each queue's own (its slot).
    */
@@ -350,6 +382,24 @@ export class Keys {
   processSignals(identity: string): string {
     return this.key(`${identity}-signals`);
   }
+}
+
+/** A fair queue's keys besides its list (Keys#fair). */
+export interface FairKeys {
+  /** Sorted set, every score 0: `<group>\0<seq>\0<job>`, so a group's oldest job comes first by lex range. */
+  jobs: string;
+  /** Hash: group -> jobs of it in `jobs`. */
+  groups: string;
+  /** List: the groups with jobs, in their turn. */
+  ring: string;
+  /** String: the last sequence number given. */
+  seq: string;
+  /** The prefix of its groups' running hashes (groupConcurrency): `<running>:<group>`, node -> count. */
+  running: string;
+  /** The prefix of its groups' rate keys (groupRateLimit): `<rate>:<group>`, as a queue's rate key. */
+  rate: string;
+  /** Set: its paused groups, whose jobs stay out of the ring. */
+  paused: string;
 }
 
 /** A queue name that can be a hash tag: non-empty, no braces (a brace would end or move the tag). */

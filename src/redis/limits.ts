@@ -6,6 +6,7 @@ import type { ResolvedConfig } from '../../config/validate';
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
 import type { ClassLimit } from './scripts';
+import { fairGroupOf } from './fair-queue';
 
 /** The limited classes (running jobs, jobs per window, or both), as the fetch script takes them. */
 export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
@@ -42,12 +43,23 @@ export function allRunningKeys(config: ResolvedConfig, keys: Keys): string[] {
   return [...queues, ...Object.keys(config.classConcurrency).map((name) => keys.classRunning(name))];
 }
 
-/** The running hashes a job of `className` fetched from `queue` holds a slot in. */
-export function heldSlots(config: ResolvedConfig, keys: Keys, queue: string, className: unknown): string[] {
+/**
+ * The running hashes a job (its class and group as read from its JSON) fetched from `queue` holds
+ * a slot in: its queue's, its class's, its group's (a fair queue with `groupConcurrency`).
+ */
+export function heldSlots(
+  config: ResolvedConfig,
+  keys: Keys,
+  queue: string,
+  job: { class?: unknown; group?: unknown },
+): string[] {
   const slots: string[] = [];
-  if (config.queues.find((q) => q.name === queue)?.globalConcurrency !== undefined) slots.push(keys.running(queue));
+  const spec = config.queues.find((q) => q.name === queue);
+  if (spec?.globalConcurrency !== undefined) slots.push(keys.running(queue));
+  const className = job.class;
   if (typeof className === 'string' && Object.hasOwn(config.classConcurrency, className))
     slots.push(keys.classRunning(className));
+  if (spec?.fair && spec.groupConcurrency !== undefined) slots.push(keys.groupRunning(queue, fairGroupOf(job.group)));
   return slots;
 }
 

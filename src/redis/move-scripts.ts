@@ -6,6 +6,7 @@ import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
 import { formatScore, queueSet, releaseJob, runScript } from './scripts';
+import { groupOfFairMember, rawOfFairMember } from './fair-queue';
 import { DueMove, moveAcrossQueues } from './cross-queue-move';
 
 export type { DueMove };
@@ -92,10 +93,12 @@ async function releaseCleared(client: RedisClient, keys: Keys, queue: string, [c
  * locks; how many jobs it held. Jobs nodes have fetched already are not touched.
  */
 export async function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
+  // A fair queue's jobs wait in its groups too: they go in the same step (none for another queue).
+  const fair = keys.fair(queue);
   const reply = (await runScript(
     client,
     'clear-jobs',
-    [keys.queue(queue), keys.jobIndex(queue)],
+    [keys.queue(queue), keys.jobIndex(queue), fair.jobs, fair.groups, fair.ring],
     ['queued'],
   )) as ClearReply;
   return releaseCleared(client, keys, queue, reply);
@@ -140,10 +143,23 @@ export async function deleteJob(
   raw: string,
   jid: string,
   location: string,
+  fairQueue?: string,
 ): Promise<boolean> {
-  const uniqueKey = jsonObject(raw)?.unique_key;
+  // A job waiting in a fair queue's groups (`fairQueue`) is removed by its member there (`raw`),
+  // its group's count with it.
+  const uniqueKey = jsonObject(fairQueue === undefined ? raw : rawOfFairMember(raw))?.unique_key;
   const lockKey = typeof uniqueKey === 'string' ? keys.uniqueLock(uniqueKey, queue) : keys.jobIndex(queue);
-  return (await runScript(client, 'delete-job', [where, keys.jobIndex(queue), lockKey], [raw, jid, location])) === 1;
+  const fair =
+    fairQueue === undefined
+      ? { keys: [], args: [] }
+      : { keys: [keys.fair(fairQueue).groups], args: [groupOfFairMember(raw)] };
+  const reply = await runScript(
+    client,
+    'delete-job',
+    [where, keys.jobIndex(queue), lockKey, ...fair.keys],
+    [raw, jid, location, ...fair.args],
+  );
+  return reply === 1;
 }
 
 export interface DeadNode {

@@ -4,7 +4,7 @@ import { CrossSlotError, fromReply } from './errors';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { keySlot, RedisClient } from './client';
-import type { Keys } from './keys';
+import type { FairKeys, Keys } from './keys';
 import type { RateLimit } from '../../config/rate-limit';
 
 export { CrossSlotError } from './errors';
@@ -37,6 +37,7 @@ const SCRIPTS = [
   'batch-deliver',
   'sweep-index',
   'claim-node',
+  'fair-pause',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
@@ -44,12 +45,15 @@ function commandName(script: ScriptName): string {
   return `nexq_${script.replace(/-/g, '_')}`;
 }
 
+/** The scripts that read fair queues' keys: lua/_fair.lua is prepended to them after the prelude. */
+const FAIR_SCRIPTS: ReadonlySet<ScriptName> = new Set(['fetch']);
+
 const sources = new Map<ScriptName, string>();
 function source(script: ScriptName): string {
   let lua = sources.get(script);
   if (!lua) {
     const read = (name: string) => readFileSync(path.join(__dirname, 'lua', `${name}.lua`), 'utf8');
-    lua = `${read('_prelude')}\n${read(script)}`;
+    lua = `${read('_prelude')}\n${FAIR_SCRIPTS.has(script) ? `${read('_fair')}\n` : ''}${read(script)}`;
     sources.set(script, lua);
   }
   return lua;
@@ -148,6 +152,12 @@ export interface FetchQueue {
   rate?: RateLimit;
   /** Jobs to take ahead of the free slots (prefetch), only from a backlog; none by default. */
   ahead?: number;
+  /** A fair queue's keys (`fair: true`): its groups take turns, jobs taken ahead too (without group limits). */
+  fair?: FairKeys;
+  /** A fair queue's limit of running jobs per group across all nodes, if any. */
+  groupLimit?: number;
+  /** A fair queue's rate limit per group across all nodes, if any. */
+  groupRate?: RateLimit;
 }
 
 /** A class whose running jobs, or jobs started per window, are limited across all nodes. */
@@ -303,6 +313,7 @@ async function fetchCall(
       const rateKey = k.classRate(c.name, first);
       return [c.runningKey ?? rateKey, rateKey];
     }),
+    ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate, f.paused] : [])),
   ];
   const argv = [
     nodeId,
@@ -310,6 +321,7 @@ async function fetchCall(
     cap ?? '',
     ...queues.flatMap((q) => [q.count, q.name, q.globalLimit ?? '', q.ahead ?? 0, rateSpec(q.rate)]),
     ...classes.flatMap((c) => [c.name, c.limit ?? '', rateSpec(c.rate)]),
+    ...queues.flatMap((q) => [q.fair ? String(q.groupLimit ?? '-') : '', rateSpec(q.groupRate)]),
   ];
   const [jobs, errors, states, waits] = (await runScript(client, 'fetch', keys, argv)) as [
     string[][],
@@ -379,6 +391,22 @@ export async function ackBatch(client: RedisClient, keys: Keys, acks: PlainAck[]
     }),
   );
   return results;
+}
+
+/**
+ * Pauses (`pause` true) or resumes one group of fair queue `queue` on every node (fair-pause.lua);
+ * false when it already was so.
+ */
+export async function pauseFairGroup(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  group: string,
+  pause: boolean,
+): Promise<boolean> {
+  const fair = keys.fair(queue);
+  const keysOf = [fair.ring, fair.paused, fair.groups];
+  return (await runScript(client, 'fair-pause', keysOf, [group, pause ? 'pause' : 'resume'])) === 1;
 }
 
 /**

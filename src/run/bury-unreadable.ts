@@ -33,6 +33,6 @@ export async function buryUnreadable(
     score: now,
     trimBelow: now - config.deadTimeoutSeconds,
     maxEntries: config.deadMaxJobs,
-    held: { slots: heldSlots(config, keys, queue, loose.class), nodeId: config.nodeId },
+    held: { slots: heldSlots(config, keys, queue, loose), nodeId: config.nodeId },
   });
 }

@@ -23,7 +23,7 @@ export class JobSteps {
     const { config, keys } = ctx;
     this.index = keys.jobIndex(queue);
     this.held = {
-      slots: heldSlots(config, keys, queue, job.class),
+      slots: heldSlots(config, keys, queue, job),
       nodeId: config.nodeId,
       lock:
         job.unique_key && job.unique_until === 'success'

@@ -4,6 +4,7 @@ import type { AdminContext } from '../admin/context';
 import { readProcesses, readProcessTree, readRunningJobs } from '../admin/processes';
 import { JobFilter, searchQueue, searchSet } from '../admin/search';
 import { jobSetSize } from '../redis/known-queues';
+import { waitingJobs } from '../redis/fair-queue';
 import { readServing, unservedReasons } from '../redis/live-serving';
 import { ApiError, count, queueParam, Route, setParam } from './api-params';
 
@@ -42,7 +43,7 @@ export const LIST_ROUTES: Route[] = [
     handler: async (ctx, [q], query) => {
       const queue = queueParam(ctx, q);
       const [size, page, serving] = await Promise.all([
-        ctx.redis.llen(ctx.keys.queue(queue)),
+        waitingJobs(ctx.redis, ctx.keys, queue),
         searchQueue(ctx, queue, filterOf(query), count(query, 'limit', 50, 1000), cursorOf(query)),
         readServing(ctx.redis, ctx.keys),
       ]);

@@ -40,6 +40,19 @@ describe('pausing queues across nodes', () => {
     await a.resume('default');
     await t.waitForRecords(t.out('p'));
   });
+
+  it("holds a paused queue that is not the first of a node's queues, while the others run", async () => {
+    // One fetch call reads every queue's pause state: each must be read under its own name.
+    const node = await t.start({ queues: ['first', 'second', 'third'] });
+    await node.pause('third', 'out');
+    await node.enqueue('third', 'Record', [t.url, t.out('held'), 3]);
+    await node.enqueue('second', 'Record', [t.url, t.out('ran'), 2]);
+    await t.waitForRecords(t.out('ran'));
+    await sleep(300); // many poll intervals
+    expect(await t.redis.llen(t.keys.queue('third'))).to.equal(1);
+    await node.resume('third');
+    await t.waitForRecords(t.out('held'));
+  });
 });
 
 describe("Disque's job options", () => {

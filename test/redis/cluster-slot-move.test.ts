@@ -158,6 +158,50 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     expect(await cluster.lrange(queue.queueKey, 0, -1)).to.deep.equal([only]);
   });
 
+  /** A fair queue with one job in its inbox (group a) and one in its groups (group b), every key existing. */
+  async function fairFetchable(q: string, groupLimit?: number) {
+    const fair = keys.fair(q);
+    const queue = { ...(await fetchable(q)), count: 5, fair, groupLimit };
+    const [inbox, grouped] = [job(q, 'inbox', { group: 'a' }), job(q, 'grouped', { group: 'b' })];
+    await cluster.lpush(queue.queueKey, inbox);
+    await cluster.zadd(fair.jobs, 0, `b\0${'1'.padStart(15, '0')}\0${grouped}`);
+    await cluster.hset(fair.groups, 'b', '1');
+    await cluster.rpush(fair.ring, 'b');
+    await cluster.set(fair.seq, '1');
+    // Every key of the call exists on the source, so Redis runs it there (the prefixes stand in).
+    await cluster.hset(fair.running, 'unused', '0');
+    await cluster.set(fair.rate, '0');
+    await cluster.sadd(fair.paused, 'another group');
+    return { queue, fair, inbox, grouped };
+  }
+
+  it("fetch of a fair queue: feeds the inbox's last job into its groups and takes every group empty, whole", async () => {
+    const { queue, fair, inbox, grouped } = await fairFetchable(freshQueue());
+    const fetched = await onSource(queue.queueKey, (source) => fetchJobs(source, keys, 'n1', [queue]));
+    expect(fetched.errors).to.deep.equal([]);
+    expect(fetched.jobs).to.deep.equal([[grouped, inbox]]);
+    expect(fetched.states).to.deep.equal(['empty']);
+    expect(await cluster.exists(queue.queueKey, fair.jobs, fair.groups, fair.ring)).to.equal(0);
+    expect(await cluster.lrange(queue.backupKey, 0, 1)).to.deep.equal([inbox, grouped]);
+    expect(await cluster.get(fair.seq)).to.equal('2');
+  });
+
+  it('fetch of a fair queue with groupConcurrency: a group hash the slot move hides counts as full; nothing lost', async () => {
+    const q = freshQueue();
+    const { queue, fair, inbox, grouped } = await fairFetchable(q, 2);
+    const fetched = await onSource(queue.queueKey, (source) => fetchJobs(source, keys, 'n1', [queue]));
+    expect(fetched.errors).to.deep.equal([]);
+    expect(fetched.jobs).to.deep.equal([[]]);
+    expect(fetched.states).to.deep.equal(['limited']);
+    // The feed ran whole: both jobs wait in the groups, in turn.
+    expect(await cluster.zcard(fair.jobs)).to.equal(2);
+    expect(await cluster.lrange(fair.ring, 0, -1)).to.deep.equal(['b', 'a']);
+    // With the move done, the groups' hashes are there to read: both jobs go, each group's slot held.
+    const after = await fetchJobs(cluster, keys, 'n1', [queue]);
+    expect(after.jobs).to.deep.equal([[grouped, inbox]]);
+    expect(await cluster.hget(keys.groupRunning(q, 'a'), 'n1')).to.equal('1');
+  });
+
   /** A backup list of two jobs, its queue, index and running hash, all existing. */
   async function backupToRequeue(q: string): Promise<{ keys: string[]; jobs: string[] }> {
     const [a, b] = [job(q, 'a'), job(q, 'b')];

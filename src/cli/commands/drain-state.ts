@@ -76,11 +76,12 @@ async function queueCounts(
   queue: string,
   ids: string[],
 ): Promise<{ waiting: number; inBackup: number; processed: number }> {
-  const tx = redis.multi().llen(keys.queue(queue)).get(keys.processed(queue));
+  // A fair queue's jobs wait in its groups too (src/redis/fair-queue.ts).
+  const tx = redis.multi().llen(keys.queue(queue)).get(keys.processed(queue)).zcard(keys.fair(queue).jobs);
   for (const id of ids) tx.llen(keys.backup(id, queue));
-  const [waiting, processed, ...backups] = valuesOf(await tx.exec());
+  const [waiting, processed, inGroups, ...backups] = valuesOf(await tx.exec());
   return {
-    waiting: waiting as number,
+    waiting: (waiting as number) + (inGroups as number),
     processed: Number(processed ?? 0),
     inBackup: (backups as number[]).reduce((sum, n) => sum + n, 0),
   };

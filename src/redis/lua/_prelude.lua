@@ -119,6 +119,22 @@ local function nexq_forget_all(index, jids, state)
   nexq_hdel_all(index, forget)
 end
 
+-- The jobs a running hash (node -> count) counts on every node, or nil and why it cannot be used.
+-- `node`'s own count must be an integer: an HINCRBY after a move would fail half way otherwise.
+local function nexq_running_total(hash, node)
+  local fields = redis.pcall('HGETALL', hash)
+  if fields.err then return nil, fields.err end
+  local total = 0
+  for k = 1, #fields, 2 do
+    local count = tonumber(fields[k + 1])
+    if fields[k] == node and not (count and count == math.floor(count)) then
+      return nil, 'NEXQ_BADCOUNT ' .. hash .. ' holds ' .. fields[k + 1] .. ' for this node, not an integer'
+    end
+    total = total + (count or 0)
+  end
+  return total
+end
+
 -- Checks, before anything moves, that every running hash KEYS[first..] is a hash (or absent), so
 -- giving the slots back cannot fail half way.
 local function nexq_expect_slots(first)

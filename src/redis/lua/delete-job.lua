@@ -6,6 +6,9 @@
 -- ARGV[1]  the job exactly as stored
 -- ARGV[2]  its jid
 -- ARGV[3]  its index entry when it was found ('' when it was not indexed)
+-- KEYS[4], ARGV[4]  for a job waiting in a fair queue's groups (KEYS[1] their sorted set): the
+--          groups' counts (hash) and its group, whose count goes down with it (the ring keeps the
+--          group: the next fetch that finds it empty lets it go)
 -- Returns 1 when deleted, 0 when it had moved or gone meanwhile.
 -- The cluster rule (_prelude.lua): the LREM or ZREM, the lock's DEL and the index's HDEL are their
 -- keys' last commands.
@@ -14,6 +17,7 @@ if (type(entry) == 'string' and entry or '') ~= ARGV[3] then
   return 0
 end
 if KEYS[3] ~= KEYS[2] then nexq_expect_type(KEYS[3], 'string') end
+if KEYS[4] then nexq_expect_type(KEYS[4], 'hash') end
 local kind = redis.call('TYPE', KEYS[1]).ok
 local removed = 0
 if kind == 'list' then
@@ -24,6 +28,7 @@ end
 if removed == 0 then
   return 0
 end
+if KEYS[4] and redis.call('HINCRBY', KEYS[4], ARGV[4], -1) <= 0 then redis.call('HDEL', KEYS[4], ARGV[4]) end
 if KEYS[3] ~= KEYS[2] and redis.call('GET', KEYS[3]) == ARGV[2] then
   redis.call('DEL', KEYS[3])
 end

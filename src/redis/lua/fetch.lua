@@ -14,6 +14,9 @@
 --                  jobs to take ahead of free slots (prefetch; 0 none), rate limit's spec ('' none;
 --                  'L:P[:B]', _prelude.lua)
 -- ARGV[5n+3j+1..5n+3j+3] class j: name, limit across nodes ('' none), rate limit's spec ('' none)
+-- ARGV[#ARGV-2n+2i-1..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
+--                  and its groupRateLimit's spec ('' none); a fair queue's keys follow the classes' in KEYS,
+--                  7 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
@@ -47,27 +50,14 @@ local function qarg(i, k) return ARGV[5 * i - 2 + k] end
 local function qkey(i, k) return KEYS[4 * i - 2 + k] end
 local function carg(j, k) return ARGV[5 * n + 3 * j + k] end
 local function ckey(j, k) return KEYS[4 * n + 2 * j + k] end
-local m = (#KEYS - 2 - 4 * n) / 2
+local m = (#ARGV - 3 - 7 * n) / 3
+local fairs = nexq_fair_queues(n, 4 * n + 2 * m + 2, function(i) return qkey(i, 1) end)
 -- Lua's unpack takes some thousands of values: one call moves at most this many jobs per queue
 -- and reads at most WINDOW of them (the manager fetches again at once for the rest).
 local MOST, WINDOW = 1000, 2000
 local BACKLOG = 100
 
--- The jobs a running hash counts on every node, or nil and why it cannot be used. This node's own
--- count must be an integer: the HINCRBY after the move would fail half way otherwise.
-local function used(hash)
-  local fields = redis.pcall('HGETALL', hash)
-  if fields.err then return nil, fields.err end
-  local total = 0
-  for k = 1, #fields, 2 do
-    local count = tonumber(fields[k + 1])
-    if fields[k] == node and not (count and count == math.floor(count)) then
-      return nil, 'NEXQ_BADCOUNT ' .. hash .. ' holds ' .. fields[k + 1] .. ' for this node, not an integer'
-    end
-    total = total + (count or 0)
-  end
-  return total
-end
+local function used(hash) return nexq_running_total(hash, node) end
 
 -- Redis' time, for every rate limit of the call.
 local now = nexq_now_ms()
@@ -87,6 +77,18 @@ for j = 1, m do
   limitedClasses = true
 end
 
+-- Whether a raw job's class has room (limit and rate) for it to start now; counts it when it has.
+local function admit(raw)
+  if not limitedClasses then return true end
+  local _, job = nexq_jid_of(raw)
+  local class = job and type(job.class) == 'string' and classes[job.class]
+  if not class then return true end
+  if class.free <= 0 or (class.rate and nexq_rate_room(class.rate) <= 0) then return false end
+  class.free, class.taken = class.free - 1, class.taken + 1
+  if class.rate then class.rate.taken = class.rate.taken + 1 end
+  return true
+end
+
 -- Picks up to `wanted` of a queue's oldest jobs whose classes have room among window[from..];
 -- returns them oldest first and the window's other jobs in list order (to go back where they were).
 local function pick(window, from, wanted)
@@ -94,17 +96,8 @@ local function pick(window, from, wanted)
   local take = {}
   for k = #window, from, -1 do
     if #chosen < wanted then
-      local _, job = nexq_jid_of(window[k])
-      local class = job and type(job.class) == 'string' and classes[job.class]
-      if class and (class.free <= 0 or (class.rate and nexq_rate_room(class.rate) <= 0)) then
-        take[k] = false
-      else
-        if class then
-          class.free, class.taken = class.free - 1, class.taken + 1
-          if class.rate then class.rate.taken = class.rate.taken + 1 end
-        end
-        chosen[#chosen + 1], take[k] = window[k], true
-      end
+      take[k] = admit(window[k])
+      if take[k] then chosen[#chosen + 1] = window[k] end
     end
   end
   for k = from, #window do
@@ -230,9 +223,10 @@ for i = 1, n do
   end
   -- Where what is left after the take matters (a limit lets fewer than asked go, or jobs may be
   -- taken ahead), the queue's length is read before it: after it the queue may be gone (rule 2).
+  local fair = fairs[i]
   local ahead_ok = ahead > 0 and limit == '' and not limitedClasses and not cap
   local before
-  if wanted > 0 and not limitedClasses and (wanted < asked or ahead_ok) then
+  if wanted > 0 and not limitedClasses and not fair and (wanted < asked or ahead_ok) then
     before = redis.pcall('LLEN', queue)
     if type(before) == 'table' then
       errors[#errors + 1] = { i, before.err }
@@ -242,7 +236,9 @@ for i = 1, n do
   local left
   if wanted > 0 then
     local why
-    if limitedClasses then
+    if fair then
+      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0)
+    elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else
       moved, why = take_oldest(queue, backup, wanted)
@@ -256,13 +252,13 @@ for i = 1, n do
   if state == 'm' and #moved < asked then
     -- Fewer than asked: without class limits a take short of `wanted` ran the list dry; otherwise
     -- a limit held jobs back if any are left.
-    if #moved < wanted and not limitedClasses then
+    if #moved < wanted and not limitedClasses and not fair then
       state = 'e'
     elseif left then
       state = left > 0 and 'l' or 'e'
     else
       -- Nothing was taken (a limit reached): the queue's key is read here first.
-      left = redis.pcall('LLEN', queue)
+      left = fair and nexq_fair_waiting(fair) or redis.pcall('LLEN', queue)
       if type(left) == 'table' then
         errors[#errors + 1] = { i, left.err }
         state = 'x'
@@ -276,7 +272,7 @@ for i = 1, n do
   -- (or a pause) takes none ahead, so no node holds counted jobs back from the others.
   rate.taken = #moved
   if nexq_rate_room(rate) < 2 * ahead then ahead = 0 end
-  if state == 'm' and ahead > 0 and ahead_ok then
+  if state == 'm' and ahead > 0 and ahead_ok and not fair then
     -- Read before the take; nothing was taken when none was wanted.
     left = left or redis.pcall('LLEN', queue)
     if type(left) ~= 'number' then

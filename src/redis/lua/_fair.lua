@@ -1,0 +1,267 @@
+-- Fair queues (docs/fair-queues.md), prepended to the scripts that read them after _prelude.lua.
+-- A queue configured `fair: true` serves its jobs' groups in turn. Its list stays the inbox every
+-- producer pushes into (nexq, Sidekiq, Exq alike); a fetch first moves a bounded number of the
+-- inbox's oldest jobs into the waiting groups, then takes jobs group by group. Keys (keys.ts, all in
+-- the queue's slot), given as f = { inbox, jobs, groups, ring, seq }:
+--   jobs    sorted set, every score 0, members <group>\0<seq, 15 digits>\0<raw job>: ZRANGEBYLEX
+--           reads a group's oldest jobs first ('' is the default group)
+--   groups  hash group -> its jobs in `jobs`
+--   ring    list of the groups with jobs, each once, the next to serve at the left
+--   seq     string, the last sequence number given
+-- A job is in the inbox, in `jobs`, or (taken) in a backup list: each move is one atomic script.
+-- A group is in the ring exactly while it has jobs in `jobs`. A fetch reads the ring from the left
+-- as far as it needs: its cost grows with the jobs it takes and the groups it passes over, never
+-- with the number of groups. Every write comes after every check (types, counts), a removal first.
+
+-- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last 2n values, 2 per queue, say
+-- which are ('' not; '-' fair; a number: fair, with that groupConcurrency) and their groupRateLimit
+-- (its spec, as a queue's: _prelude.lua; '' none), and their keys follow KEYS[after], 7 each.
+-- Returns queue index -> f (`inbox(i)`: the queue's list). f.running and f.rate are the prefixes of
+-- its groups' running hashes (<running>:<group>, node -> jobs of the group running there) and rate
+-- keys (<rate>:<group>, held by the nexq_rate* functions), in the queue's slot by its hash tag. A
+-- fetch names only the keys of the groups it visits: they are not in KEYS (no script could list
+-- them all), so every command on them is a pcall, and a group whose keys cannot be read counts as
+-- full: the call never stops half way for one of them.
+local function nexq_fair_queues(n, after, inbox)
+  local fairs = {}
+  for i = 1, n do
+    local at = #ARGV - 2 * n + 2 * i - 1
+    if ARGV[at] ~= '' then
+      local function k(o) return KEYS[after + o] end
+      local f = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5), rate = k(6),
+        paused = k(7) }
+      f.limit, f.spec = tonumber(ARGV[at]), ARGV[at + 1] ~= '' and ARGV[at + 1] or nil
+      fairs[i] = f
+      after = after + 7
+    end
+  end
+  return fairs
+end
+
+-- A group's state in this fetch: jobs running on all nodes (f.limit) and its rate (f.T), as read.
+local function nexq_group_state(f, node, group, now)
+  local g = { used = 0, taken = 0 }
+  if f.limit then g.used = nexq_running_total(f.running .. ':' .. group, node) or f.limit end
+  if f.spec then
+    -- nexq_rate reads the key under pcall (a refused read sets err: no room); guarded once more.
+    local ok, rate = pcall(nexq_rate, f.rate .. ':' .. group, f.spec, now)
+    if ok then g.rate = rate else g.used = f.limit or math.huge end
+  end
+  return g
+end
+
+-- Wraps a fetch's `admit` with the groups' limits across nodes: a group with f.limit jobs running
+-- on all nodes, or no room left in its rate, is passed over. Returns the wrapper and a function
+-- that counts, once they moved, the jobs taken in each group's running hash (for this node) and rate.
+local function nexq_group_admit(f, node, admit)
+  if not f.limit and not f.spec then return admit, function() end end
+  local groups, now = {}, nexq_now_ms()
+  local function wrapped(raw, group)
+    local g = groups[group] or nexq_group_state(f, node, group, now)
+    groups[group] = g
+    if (f.limit and g.used + g.taken >= f.limit) or g.used == math.huge then return false end
+    if g.rate and nexq_rate_room(g.rate) <= 0 then return false end
+    if not admit(raw) then return false end
+    g.taken = g.taken + 1
+    if g.rate then g.rate.taken = g.rate.taken + 1 end
+    return true
+  end
+  local function count()
+    for group, g in pairs(groups) do
+      if g.taken > 0 and f.limit then redis.pcall('HINCRBY', f.running .. ':' .. group, node, g.taken) end
+      if g.rate then pcall(nexq_rate_save, g.rate, f.rate .. ':' .. group) end
+    end
+  end
+  return wrapped, count
+end
+
+-- Inbox jobs moved into their groups per fetch: enough that groups enqueued behind a long run of
+-- one group's jobs get their turn soon, few enough that one fetch stays short.
+local FAIR_FEED = 1000
+-- Groups a fetch passes over in a row at most (their limits full) before it ends.
+local FAIR_SKIP = 200
+
+-- The group of a raw job: its top-level "group" when a valid name (what enqueue checks: a string
+-- of 1 to 200 characters, so up to 800 bytes, no control character), else the default group ''.
+local function nexq_group_of(raw)
+  local ok, job = pcall(cjson.decode, raw)
+  local group = ok and type(job) == 'table' and job.group
+  if type(group) ~= 'string' or group == '' or #group > 800 or string.find(group, '%c') then return '' end
+  return group
+end
+
+-- The member of `jobs` that holds `raw`, the `seq`th job moved into the queue's groups.
+local function nexq_fair_member(group, seq, raw)
+  return group .. '\0' .. string.format('%015d', seq) .. '\0' .. raw
+end
+
+-- The fair queue's sizes as the fetch needs them, read so that a key of the wrong type is told
+-- before anything moves (a read of it fails): { inbox, grouped (jobs in groups), ring (its
+-- length), seq (the last given, read only when the inbox has jobs) }, or nil and why not.
+local function nexq_fair_sizes(f, backup)
+  local sizes, reads = {}, { inbox = { 'LLEN', f.inbox }, grouped = { 'ZCARD', f.jobs }, ring = { 'LLEN', f.ring },
+    counts = { 'HLEN', f.groups }, paused = { 'SCARD', f.paused } }
+  for name, read in pairs(reads) do
+    local answer = redis.pcall(read[1], read[2])
+    if type(answer) == 'table' then return nil, answer.err end
+    sizes[name] = answer
+  end
+  if sizes.inbox > 0 then
+    local last = redis.pcall('GET', f.seq)
+    if type(last) == 'table' then return nil, last.err end
+    sizes.seq = tonumber(last or '0')
+    if not sizes.seq then return nil, 'NEXQ_BADSEQ ' .. f.seq .. ' holds ' .. last .. ', not a number' end
+  end
+  local kind = redis.call('TYPE', backup).ok
+  if kind ~= 'none' and kind ~= 'list' then
+    return nil, 'WRONGTYPE nexq: ' .. backup .. ' holds a ' .. kind .. ', not a list'
+  end
+  return sizes
+end
+
+-- Moves up to FAIR_FEED of the inbox's oldest jobs into their groups (`sizes`: nexq_fair_sizes');
+-- the groups that had no job join the ring at its end, in the order their first job came. Counts
+-- them into `sizes` (the inbox's length is read before: the trim may empty it, and then it is not
+-- named again).
+local function nexq_fair_feed(f, sizes)
+  local inbox = sizes.inbox
+  if inbox == 0 then return end
+  local window = redis.call('LRANGE', f.inbox, -FAIR_FEED, -1)
+  local seq = sizes.seq
+  local members, added, order = {}, {}, {}
+  for k = #window, 1, -1 do
+    local group = nexq_group_of(window[k])
+    seq = seq + 1
+    members[#members + 1] = 0
+    members[#members + 1] = nexq_fair_member(group, seq, window[k])
+    if not added[group] then order[#order + 1] = group end
+    added[group] = (added[group] or 0) + 1
+  end
+  local had = redis.call('HMGET', f.groups, unpack(order))
+  -- A paused group (fair-pause.lua) keeps its jobs out of the ring until it is resumed.
+  local paused = sizes.paused > 0 and redis.call('SMISMEMBER', f.paused, unpack(order)) or {}
+  -- The removal first (rule 3); the adds after it cannot be refused.
+  redis.call('LTRIM', f.inbox, 0, -(#window + 1))
+  for first = 1, #members, 1000 do
+    redis.call('ZADD', f.jobs, unpack(members, first, math.min(first + 999, #members)))
+  end
+  local counts, joining = {}, {}
+  for k, group in ipairs(order) do
+    local before = tonumber(had[k]) or 0
+    if before <= 0 and paused[k] ~= 1 then joining[#joining + 1] = group end
+    counts[#counts + 1] = group
+    counts[#counts + 1] = math.max(before, 0) + added[group]
+  end
+  redis.call('HSET', f.groups, unpack(counts))
+  nexq_rpush_all(f.ring, joining)
+  redis.call('SET', f.seq, string.format('%d', seq))
+  sizes.inbox, sizes.grouped, sizes.ring = inbox - #window, sizes.grouped + #window, sizes.ring + #joining
+end
+
+-- Jobs waiting in a fair queue: in its inbox and in its groups (or Redis' error reply).
+local function nexq_fair_waiting(f)
+  local inbox, jobs = redis.pcall('LLEN', f.inbox), redis.pcall('ZCARD', f.jobs)
+  if type(inbox) == 'table' then return inbox end
+  if type(jobs) == 'table' then return jobs end
+  return inbox + jobs
+end
+
+-- Takes up to `wanted` jobs into `backup`, one from each group in turn (the ring's order), pushed as
+-- take_oldest pushes (fetch.lua). `admit(raw, group)` says whether a job may start now (and counts
+-- it): a group whose next job may not is passed over, its job keeps its place. Returns the jobs
+-- taken, oldest first, and how many are left waiting (inbox and groups). `sizes`: as the feed left them.
+local function nexq_fair_take(f, backup, wanted, admit, sizes)
+  local len = sizes.ring
+  local ring, took, gone = {}, {}, {}
+  local moved, members = {}, {}
+  -- The ring's entry at `pos` (1..len), read in chunks as far as the fetch goes.
+  local function entry(pos)
+    if pos > #ring then
+      local chunk = redis.call('LRANGE', f.ring, #ring, math.min(#ring + wanted + 31, len - 1))
+      for _, group in ipairs(chunk) do ring[#ring + 1] = group end
+    end
+    return ring[pos]
+  end
+  -- Groups passed over in a row (at their limits) end the fetch at FAIR_SKIP: the ring turns past
+  -- them, so the next fetch goes on from there, and no fetch reads thousands of full groups.
+  local visits, idle, alive = 0, 0, len
+  while #moved < wanted and alive > 0 and idle < math.min(alive, FAIR_SKIP) do
+    visits = visits + 1
+    local group = entry((visits - 1) % len + 1)
+    if not gone[group] then
+      -- Its share of what is still wanted (one job, unless fewer groups than jobs wanted are left),
+      -- read in one range with one job more, which tells whether the group has jobs left; the
+      -- first job that may not start ends the group's turn.
+      local t = took[group] or 0
+      local share = math.max(1, math.floor((wanted - #moved) / alive))
+      local heads = redis.call('ZRANGEBYLEX', f.jobs, '[' .. group .. '\0', '(' .. group .. '\1', 'LIMIT', t, share + 1)
+      local before, blocked = #moved, false
+      for k = 1, math.min(#heads, share) do
+        local raw = string.sub(heads[k], #group + 18)
+        if not admit(raw, group) then
+          blocked = true
+          break
+        end
+        moved[#moved + 1], members[#members + 1] = raw, heads[k]
+      end
+      took[group] = t + #moved - before
+      if not blocked and #heads <= share then
+        gone[group], alive = true, alive - 1
+      elseif #moved == before then
+        idle = idle + 1
+      else
+        idle = 0
+      end
+    end
+  end
+  local left = sizes.inbox + sizes.grouped - #moved
+  if visits == 0 then return moved, left end
+  -- Writes: the jobs out of their groups (a removal first), then the ring turned past the groups
+  -- served (those emptied leave it), the counts, and the jobs into the backup list.
+  for first = 1, #members, 1000 do
+    redis.call('ZREM', f.jobs, unpack(members, first, math.min(first + 999, #members)))
+  end
+  local served, kept = math.min(visits, len), {}
+  local from = visits >= len and visits % len or 0
+  for k = 1, served do
+    local group = ring[(from + k - 1) % len + 1]
+    if not gone[group] then kept[#kept + 1] = group end
+  end
+  if served < len then
+    redis.call('LTRIM', f.ring, served, -1)
+    nexq_rpush_all(f.ring, kept)
+  else
+    nexq_replace_tail(f.ring, len, kept, true)
+  end
+  local emptied = {}
+  for group, t in pairs(took) do
+    if t > 0 and not gone[group] then redis.call('HINCRBY', f.groups, group, -t) end
+  end
+  for group in pairs(gone) do emptied[#emptied + 1] = group end
+  if #emptied > 0 then redis.call('HDEL', f.groups, unpack(emptied)) end
+  if #moved > 0 then
+    for first = 1, #moved, 1000 do
+      redis.call('LPUSH', backup, unpack(moved, first, math.min(first + 999, #moved)))
+    end
+  end
+  return moved, left
+end
+
+-- A fetch from a fair queue for `node`: checks its keys, feeds its groups from the inbox, and takes
+-- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes, and
+-- `ahead` more (prefetch, fetch.lua's rule) only without group limits and while a backlog of
+-- FAIR_BACKLOG jobs more waits: taken in turn too, they delay a group that comes later by at most
+-- one fetch. Returns the jobs, nil or why nothing moved, and the jobs left.
+local FAIR_BACKLOG = 100
+local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead)
+  local sizes, broken = nexq_fair_sizes(f, backup)
+  if not sizes then return {}, broken end
+  nexq_fair_feed(f, sizes)
+  if ahead > 0 and not f.limit and not f.spec and sizes.inbox + sizes.grouped >= wanted + ahead + FAIR_BACKLOG then
+    wanted = wanted + ahead
+  end
+  local group_admit, count = nexq_group_admit(f, node, admit)
+  local moved, left = nexq_fair_take(f, backup, wanted, group_admit, sizes)
+  count()
+  return moved, nil, left
+end

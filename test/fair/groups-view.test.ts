@@ -1,0 +1,84 @@
+// `nexq groups <queue>` and Nexq#groups: a fair queue's groups, waiting and running.
+import { expect } from 'chai';
+import { sleep, useNodes, waitFor } from '../support/node';
+import { cliAgainst } from '../support/cli';
+
+describe("a fair queue's groups, as nexq groups shows them", () => {
+  const t = useNodes();
+  const { json, ok } = cliAgainst(() => t);
+
+  it('lists each group with its jobs waiting and running on all nodes, most waiting first', async () => {
+    const enqueuer = await t.start({ mode: 'enqueuer' });
+    const job = (group: string | undefined) => ({
+      queue: 'default',
+      class: 'Sleep',
+      args: [10_000],
+      options: group === undefined ? {} : { group },
+    });
+    await enqueuer.enqueueAll([...Array.from({ length: 5 }, () => job('acme')), job('globex'), job(undefined)]);
+    const node = await t.start({
+      queues: [{ name: 'default', concurrency: 2, fair: true, groupConcurrency: 1 }],
+      shutdownTimeout: 50,
+    });
+    // Two slots, one job per group at a time: acme and globex run, the default group waits behind them.
+    await waitFor(
+      async () => (await node.groups('default')).reduce((n, g) => n + g.running, 0) === 2,
+      5000,
+      'two running',
+    );
+    expect(await node.groups('default')).to.deep.equal([
+      { group: 'acme', waiting: 4, running: 1, paused: false },
+      { group: '', waiting: 1, running: 0, paused: false },
+      { group: 'globex', waiting: 0, running: 1, paused: false },
+    ]);
+    expect(await json(['groups', 'default'])).to.deep.equal(await node.groups('default'));
+    expect(await ok(['groups', 'default'])).to.match(
+      /^GROUP\s+WAITING\s+RUNNING\s+PAUSED\nacme\s+4\s+1\s+-\n\(default\)\s+1\s+0\s+-\n/,
+    );
+  });
+
+  it('pauses one group on every node: its jobs keep their place while the others run, and run once resumed', async () => {
+    const out = t.out('paused');
+    const enqueuer = await t.start({ mode: 'enqueuer' });
+    const job = (group: string, n: number) => ({
+      queue: 'default',
+      class: 'Record',
+      args: [t.url, out, `${group}-${n}`],
+      options: { group },
+    });
+    expect(await enqueuer.pauseGroup('default', 'held')).to.equal(true);
+    expect(await enqueuer.pauseGroup('default', 'held')).to.equal(false);
+    await enqueuer.enqueueAll([job('held', 1), job('free', 1), job('held', 2), job('free', 2)]);
+    await t.start({ queues: [{ name: 'default', concurrency: 2, fair: true }] });
+    await t.waitForRecords(out, 2);
+    await sleep(300); // many poll intervals
+    expect((await t.records(out)).map((r: { value: string }) => r.value).sort()).to.deep.equal(['free-1', 'free-2']);
+    const [held] = await enqueuer.groups('default');
+    expect(held).to.deep.equal({ group: 'held', waiting: 2, running: 0, paused: true });
+    expect(await ok(['groups', 'resume', 'default', 'held'])).to.equal('group held of queue default resumed\n');
+    const values = (await t.waitForRecords(out, 4)).map((r: { value: string }) => r.value);
+    expect(values.slice(2)).to.deep.equal(['held-1', 'held-2']);
+  });
+
+  it('pauses a group whose jobs already wait in turn: it leaves the round until resumed', async () => {
+    const out = t.out('midway');
+    const node = await t.start({ queues: [{ name: 'default', concurrency: 1, fair: true }], threads: 1 });
+    const job = (group: string, n: number) => ({
+      queue: 'default',
+      class: 'Record',
+      args: [t.url, out, `${group}-${n}`, 300],
+      options: { group },
+    });
+    // One slot: the first fetch moves all four into the groups (a, b in turn) and starts a-1.
+    await node.enqueueAll([job('a', 1), job('b', 1), job('a', 2), job('b', 2)]);
+    await waitFor(async () => (await t.redis.zcard(t.keys.fair('default').jobs)) === 3, 5000, 'three in the groups');
+    expect(await node.pauseGroup('default', 'b')).to.equal(true);
+    await t.waitForRecords(out, 2, 10_000);
+    await sleep(500);
+    expect((await t.records(out)).map((r: { value: string }) => r.value)).to.deep.equal(['a-1', 'a-2']);
+    expect(await t.redis.lrange(t.keys.fair('default').ring, 0, -1)).to.deep.equal([]);
+    expect(await node.resumeGroup('default', 'b')).to.equal(true);
+    const values = (await t.waitForRecords(out, 4, 10_000)).map((r: { value: string }) => r.value);
+    expect(values.slice(2)).to.deep.equal(['b-1', 'b-2']);
+  });
+});
