@@ -4,7 +4,7 @@
 // loop's: every master in a cluster), so a group whose jobs all run is listed too.
 import { allMasters, type RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
-import { pauseFairGroup } from '../redis/scripts';
+import { pauseFairGroup } from '../redis/fair-queue';
 
 export interface GroupInfo {
   /** The group's name ('' the default group). */

@@ -11,8 +11,8 @@
 // go back to their queue. A fetch answered after the node's claim on its backup lists may have
 // lapsed (src/run/lease.ts) starts nothing: its jobs go back from the backup list, if a reaper has
 // not taken them already.
-import type { ClassLimit, FetchCall, Fetched, FetchQueue } from '../redis/scripts';
-import { failedFetch, fetchCalls, fetchJobs } from '../redis/scripts';
+import type { ClassLimit, FetchCall, Fetched, FetchQueue } from '../redis/fetch-script';
+import { failedFetch, fetchCalls, fetchJobs } from '../redis/fetch-script';
 import type { JobsContext } from '../run/node-context';
 import type { FetchAnswer, LateFetches } from './late-fetches';
 import type { Logger } from '../runtime/logger';

@@ -4,7 +4,7 @@
 // most, hands over what answered, and lets each late call answer as a message; until it is
 // handled its queues' free slots are spoken for and its backup list may hold jobs not dispatched
 // yet, so the queue is left out of fetches and reclaims. One moving queue holds back no other.
-import type { Fetched, FetchCall } from '../redis/scripts';
+import type { Fetched, FetchCall } from '../redis/fetch-script';
 
 /** How long a poll waits for its fetch calls before it hands over the answers it has. */
 export const LATE_AFTER_MS = 250;

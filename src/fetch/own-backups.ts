@@ -6,7 +6,7 @@ import { jsonObject } from '../job/json-object';
 import { dropNodeSlots, heldSlots } from '../redis/limits';
 import { backupQueuesOf } from '../redis/backups';
 import { requeueBackup } from '../redis/move-scripts';
-import { requeueJob } from '../redis/scripts';
+import { requeueJob } from '../redis/settle-scripts';
 
 /** `served` and every queue this node has a backup list of (SCAN), once each. */
 export async function queuesWithBackups(ctx: NodeContext, served: string[]): Promise<Set<string>> {

@@ -24,7 +24,7 @@
 // its own rate limit or pause: when it lets a job start), at the next idle check when empty. No
 // queue's state ever holds back another's.
 
-import type { QueueState } from '../redis/scripts';
+import type { QueueState } from '../redis/fetch-script';
 
 export type { QueueState };
 

@@ -5,7 +5,7 @@
 // and the count of jobs handed over, are in the work table.
 import type { ResolvedQueue } from '../../config/validate';
 import type { Keys } from '../redis/keys';
-import type { FetchQueue } from '../redis/scripts';
+import type { FetchQueue } from '../redis/fetch-script';
 import type { QueueState } from './policy';
 
 /** A served queue with what the last fetch from it said. */

@@ -5,7 +5,8 @@
 // whose cluster slot is moving (its call waits for the move to end) holds back no other's.
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
-import { ackBatch, groupIndexes } from './scripts';
+import { ackBatch } from './settle-scripts';
+import { groupIndexes } from './scripts';
 
 /** Most acks in one script call (bounds the call's size and how long it holds Redis). */
 const MAX_BATCH = 500;

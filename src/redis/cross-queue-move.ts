@@ -11,7 +11,8 @@
 import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
-import { formatScore, queueSet, releaseJob, runScript } from './scripts';
+import { formatScore, queueSet, runScript } from './scripts';
+import { releaseJob } from './settle-scripts';
 
 export interface DueMove {
   /** The sorted set it is in: schedule, retry, or (on request) dead. */

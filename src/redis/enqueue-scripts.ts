@@ -2,7 +2,8 @@
 import { fromReply, PartialEnqueueError, QueuePausedError } from './errors';
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
-import { formatScore, groupIndexes, queueSet, runScript } from './scripts';
+import { formatScore, queueSet, runScript } from './scripts';
+import { groupIndexes } from './scripts';
 
 // Their home is ./errors.ts; still exported here for the modules that import them from here.
 export { PartialEnqueueError, QueueFullError, QueuePausedError } from './errors';

@@ -3,6 +3,7 @@
 // both; a queue that is not fair has no sorted set, so adding it costs one ZCARD of nothing.
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
+import { runScript } from './scripts';
 import { jsonObject } from '../job/json-object';
 
 /** The raw job a member of a fair queue's sorted set holds: `<group>\0<seq>\0<raw job>`. */
@@ -64,4 +65,20 @@ export async function findInGroups(
     cursor = next;
   } while (cursor !== '0');
   return undefined;
+}
+
+/**
+ * Pauses (`pause` true) or resumes one group of fair queue `queue` on every node (fair-pause.lua);
+ * false when it already was so.
+ */
+export async function pauseFairGroup(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  group: string,
+  pause: boolean,
+): Promise<boolean> {
+  const fair = keys.fair(queue);
+  const keysOf = [fair.ring, fair.paused, fair.groups];
+  return (await runScript(client, 'fair-pause', keysOf, [group, pause ? 'pause' : 'resume'])) === 1;
 }

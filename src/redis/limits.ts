@@ -5,7 +5,7 @@
 import type { ResolvedConfig } from '../../config/validate';
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
-import type { ClassLimit } from './scripts';
+import type { ClassLimit } from './fetch-script';
 import { fairGroupOf } from './fair-queue';
 
 /** The limited classes (running jobs, jobs per window, or both), as the fetch script takes them. */

@@ -5,7 +5,8 @@
 import type { RedisClient } from './client';
 import { jsonObject } from '../job/json-object';
 import type { JobSet, Keys } from './keys';
-import { formatScore, queueSet, releaseJob, runScript } from './scripts';
+import { formatScore, queueSet, runScript } from './scripts';
+import { releaseJob } from './settle-scripts';
 import { groupOfFairMember, rawOfFairMember } from './fair-queue';
 import { DueMove, moveAcrossQueues } from './cross-queue-move';
 

@@ -5,7 +5,7 @@ import type { NodeContext } from './node-context';
 import { malformedEntry } from '../job/failure';
 import { jidOf, jsonObject } from '../job/json-object';
 import { heldSlots } from '../redis/limits';
-import { failJob } from '../redis/scripts';
+import { failJob } from '../redis/settle-scripts';
 
 export async function buryUnreadable(
   ctx: NodeContext,

@@ -6,7 +6,7 @@
 import type { FetchedJob } from '../job/job';
 import { heldSlots, throttled } from '../redis/limits';
 import type { JobsContext } from './node-context';
-import { ackJob, failJob, Held, releaseJob, requeueJob, throttle } from '../redis/scripts';
+import { ackJob, failJob, Held, releaseJob, requeueJob, throttle } from '../redis/settle-scripts';
 import type { Fate } from './outcome';
 
 export class JobSteps {

@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { Keys } from '../../src/redis/keys';
-import { defineScripts, fetchJobs, FetchQueue } from '../../src/redis/scripts';
+import { defineScripts } from '../../src/redis/scripts';
+import { fetchJobs, FetchQueue } from '../../src/redis/fetch-script';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';
 
 describe('a fetch of a fair queue with many groups at their limit', () => {

@@ -3,7 +3,7 @@
 // marked out until its answer is handled.
 import { expect } from 'chai';
 import { FetchAnswer, LateFetches } from '../../src/fetch/late-fetches';
-import type { Fetched, FetchCall, FetchQueue } from '../../src/redis/scripts';
+import type { Fetched, FetchCall, FetchQueue } from '../../src/redis/fetch-script';
 
 const queue = (name: string) => ({ name }) as FetchQueue;
 const fetched = (job: string): Fetched => ({

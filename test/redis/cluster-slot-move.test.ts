@@ -12,15 +12,9 @@ import { enqueueJobs } from '../../src/redis/enqueue-scripts';
 import { Keys } from '../../src/redis/keys';
 import { recoverNode } from '../../src/redis/move-scripts';
 import { writeBeat } from '../../src/redis/redis-time';
-import {
-  ackBatch,
-  defineScripts,
-  fetchJobs,
-  FetchQueue,
-  runScript,
-  ScriptedRedis,
-  throttle,
-} from '../../src/redis/scripts';
+import { defineScripts, runScript, ScriptedRedis } from '../../src/redis/scripts';
+import { ackBatch, throttle } from '../../src/redis/settle-scripts';
+import { fetchJobs, FetchQueue } from '../../src/redis/fetch-script';
 import { sleep } from '../support/node';
 import { RedisClusterSetup } from '../support/redis-cluster';
 import { SlotMove } from '../support/slot-move';

@@ -5,7 +5,9 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { ServedQueues } from '../../src/fetch/served-queues';
 import { Keys } from '../../src/redis/keys';
-import { defineScripts, fetchJobs, FetchQueue, strictMarginMs, throttle } from '../../src/redis/scripts';
+import { defineScripts } from '../../src/redis/scripts';
+import { throttle } from '../../src/redis/settle-scripts';
+import { fetchJobs, FetchQueue, strictMarginMs } from '../../src/redis/fetch-script';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';
 import { sleep, TEST_KEY_LAYOUT } from '../support/node';
 
