@@ -42,6 +42,7 @@ export type NexqErrorCode =
   | 'THREAD_EXITED'
   | 'JOB_FAILED'
   | 'RESULT_TOO_LARGE'
+  | 'PERFORM_MANY_RESULT'
   | 'PROGRESS_INVALID'
   // The actor runtime and the supervision tree
   | 'CALL_TIMEOUT'

@@ -14,6 +14,7 @@ export { HandlerCheckError } from './handlers/check';
 export { UnknownJobClassError } from './handlers/registry';
 export { HandlerLoadError } from '../workers/handler-loader';
 export { InvalidProgressError, ResultTooLargeError } from '../workers/job-result';
+export { PerformManyResultError } from '../workers/perform-chunk';
 
 // Redis: refusals, faults, and what the key layout cannot hold
 export {

@@ -18,9 +18,11 @@ import { ALONE, argsOf, Asked, jobContextOf, successOf } from './job-context';
 import { toThrownError } from './thrown-error';
 import type { PerformObserver } from './perform-observer';
 import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
+import { NexqError } from '../config/nexq-error';
 
 /** `performMany` answered something other than one entry per job. */
-export class PerformManyResultError extends Error {
+export class PerformManyResultError extends NexqError {
+  static override readonly code = 'PERFORM_MANY_RESULT';
   override readonly name = 'PerformManyResultError';
 }
 
