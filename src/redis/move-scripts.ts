@@ -153,7 +153,7 @@ export async function deleteJob(
   const fair =
     fairQueue === undefined
       ? { keys: [], args: [] }
-      : { keys: [keys.fair(fairQueue).groups], args: [groupOfFairMember(raw)] };
+      : { keys: [keys.fair(fairQueue).groups, keys.fair(fairQueue).ring], args: [groupOfFairMember(raw)] };
   const reply = await runScript(
     client,
     'delete-job',

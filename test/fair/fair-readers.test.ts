@@ -39,6 +39,25 @@ describe('a fair queue, as its readers see it', () => {
     expect(await t.redis.exists(jobs, groups, ring)).to.equal(0);
   });
 
+  it('lets a group whose last waiting job is deleted leave the ring, and never spins on a group in it twice', async () => {
+    const enqueuer = await t.start({ mode: 'enqueuer' });
+    const jids: string[] = [];
+    for (const group of ['a', 'b', 'c']) jids.push(await enqueuer.enqueue('default', 'Sleep', [10_000], { group }));
+    await t.start(fair); // takes a's job, which runs for the test's length
+    const { jobs, ring } = t.keys.fair('default');
+    await waitFor(async () => (await t.redis.zcard(jobs)) === 2, 5000, 'b and c waiting in their groups');
+    expect(await deleteJobByJid(defineScripts(t.redis), t.keys, jids[2])).to.equal(true);
+    // Left in the ring, c would be pushed again with its next job: a group twice in the ring.
+    expect(await t.redis.lrange(ring, 0, -1)).to.deep.equal(['b']);
+    // Were it there twice anyway, a fetch that empties the group stops after one turn of the ring.
+    await t.redis.rpush(ring, 'b');
+    const out = t.out('ran');
+    await enqueuer.enqueue('default', 'Record', [t.url, out, 'next'], { group: 'd' });
+    await t.start({ queues: [{ name: 'default', concurrency: 5, fair: true }], shutdownTimeout: 50 });
+    expect((await t.waitForRecords(out, 1, 10_000)).map((r: { value: string }) => r.value)).to.deep.equal(['next']);
+    await waitFor(async () => (await t.redis.zcard(jobs)) === 0, 5000, 'b taken too');
+  });
+
   it("requeues a dead node's grouped jobs, which then run by group", async () => {
     const out = t.out('recovered');
     const job = (n: number, group: string) =>

@@ -184,11 +184,17 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
   end
   -- Groups passed over in a row (at their limits) end the fetch at FAIR_SKIP: the ring turns past
   -- them, so the next fetch goes on from there, and no fetch reads thousands of full groups.
-  local visits, idle, alive = 0, 0, len
-  while #moved < wanted and alive > 0 and idle < math.min(alive, FAIR_SKIP) do
+  -- `quiet`: entries visited in a row whose group is gone already. A whole turn of them ends the
+  -- fetch whatever `alive` says: a group in the ring twice counts twice there (nothing should put
+  -- it twice, but a fetch must never spin in Redis if something did).
+  local visits, idle, alive, quiet = 0, 0, len, 0
+  while #moved < wanted and alive > 0 and idle < math.min(alive, FAIR_SKIP) and quiet < len do
     visits = visits + 1
     local group = entry((visits - 1) % len + 1)
-    if not gone[group] then
+    if gone[group] then
+      quiet = quiet + 1
+    else
+      quiet = 0
       -- Its share of what is still wanted (one job, unless fewer groups than jobs wanted are left),
       -- read in one range with one job more, which tells whether the group has jobs left; the
       -- first job that may not start ends the group's turn.
