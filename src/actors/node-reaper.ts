@@ -24,9 +24,7 @@ import { TickingActor } from '../runtime';
 import { allBackups, backupQueuesOf } from '../redis/backups';
 import { deadNodes } from '../redis/redis-time';
 import { recoverNode, requeueBackup } from '../redis/move-scripts';
-import { allRunningKeys, dropNodeSlots } from '../redis/limits';
-import { fairGroupOf } from '../redis/fair-queue';
-import { jsonObject } from '../job/json-object';
+import { allRunningKeys, dropGroupSlots, dropNodeSlots, groupSlotsHeld } from '../redis/limits';
 import { IndexSweep } from '../redis/index-sweep';
 import { recoverDeadExqNodes } from '../redis/exq-recovery';
 import type { NodeContext } from '../run/node-context';
@@ -165,22 +163,10 @@ export class NodeReaper extends TickingActor {
         name,
       })),
       // Per-queue layout: the running hashes are in other slots; the sweep drops the slots.
-      runningKeys: perQueue ? [] : [...allRunningKeys(config, keys), ...(await this.groupSlots(nodeId, queues))],
+      runningKeys: perQueue
+        ? []
+        : [...allRunningKeys(config, keys), ...(await groupSlotsHeld(redis, config, keys, nodeId, queues))],
     });
-  }
-
-  /**
-   * The running hashes of the groups whose jobs node `nodeId` holds in its backup lists of `queues`
-   * (fair queues with groupConcurrency): no list names every group, so they are read from its jobs.
-   */
-  private async groupSlots(nodeId: string, queues: string[]): Promise<string[]> {
-    const { keys, redis, config } = this.ctx;
-    const limited = queues.filter((q) => config.queues.some((s) => s.name === q && s.groupConcurrency !== undefined));
-    const slots = new Set<string>();
-    for (const queue of limited)
-      for (const raw of await redis.lrange(keys.backup(nodeId, queue), 0, -1))
-        slots.add(keys.groupRunning(queue, fairGroupOf(jsonObject(raw)?.group)));
-    return [...slots];
   }
 
   /**
@@ -204,7 +190,7 @@ export class NodeReaper extends TickingActor {
       if (!orphaned(nodeId)) continue;
       if ((await redis.type(keys.backup(nodeId, queue))) !== 'list') continue;
       // Its group slots first, read from the jobs about to leave its backup list (each hash in the queue's slot).
-      for (const slot of await this.groupSlots(nodeId, [queue])) await redis.hdel(slot, nodeId);
+      await dropGroupSlots(redis, config, keys, nodeId, queue);
       const moved = await requeueBackup(redis, keys, nodeId, queue);
       total += moved;
       swept.add(nodeId);

@@ -3,7 +3,7 @@
 // was lost, a wait cut off after its fetch ran, a worker killed with its job).
 import type { NodeContext, JobsContext } from '../run/node-context';
 import { jsonObject } from '../job/json-object';
-import { dropNodeSlots, heldSlots } from '../redis/limits';
+import { dropGroupSlots, dropNodeSlots, heldSlots } from '../redis/limits';
 import { backupQueuesOf } from '../redis/backups';
 import { requeueBackup } from '../redis/move-scripts';
 import { requeueJob } from '../redis/settle-scripts';
@@ -37,6 +37,7 @@ export async function rehydrateBackups(
   await dropNodeSlots(ctx.redis, ctx.config, ctx.keys);
   for (const queue of queues) {
     try {
+      await dropGroupSlots(ctx.redis, ctx.config, ctx.keys, ctx.config.nodeId, queue);
       await requeueOwnBackup(ctx, queue, actor);
     } catch (err) {
       if (!/WRONGTYPE/.test((err as Error).message)) throw err;

@@ -5,7 +5,7 @@ import type { NodeContext } from '../run/node-context';
 import { NodeClaim } from '../redis/node-claim';
 import { backupQueuesOf } from '../redis/backups';
 import { requeueBackup } from '../redis/move-scripts';
-import { dropNodeSlots } from '../redis/limits';
+import { dropGroupSlots, dropNodeSlots } from '../redis/limits';
 
 /**
  * The default node id (src/redis/node-claim.ts): `<host>-<n>`, the lowest free on this host, or the
@@ -35,6 +35,7 @@ export async function leaveNodeList(ctx: NodeContext): Promise<void> {
   if (config.mode !== 'default') return;
   if (!config.fixedNodeId) {
     for (const queue of await backupQueuesOf(redis, keys, config.nodeId)) {
+      await dropGroupSlots(redis, config, keys, config.nodeId, queue);
       await requeueBackup(redis, keys, config.nodeId, queue);
     }
   }

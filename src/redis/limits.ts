@@ -7,6 +7,7 @@ import type { RedisClient } from './client';
 import type { Keys } from './keys';
 import type { ClassLimit } from './fetch-script';
 import { fairGroupOf } from './fair-queue';
+import { jsonObject } from '../job/json-object';
 
 /** The limited classes (running jobs, jobs per window, or both), as the fetch script takes them. */
 export function classLimits(config: ResolvedConfig, keys: Keys): ClassLimit[] {
@@ -75,4 +76,40 @@ export async function dropNodeSlots(
 ): Promise<void> {
   // One HDEL per hash: in the per-queue key layout they live in different slots.
   await Promise.all(allRunningKeys(config, keys).map((key) => redis.hdel(key, nodeId)));
+}
+
+/**
+ * The running hashes of the groups whose jobs node `nodeId` holds in its backup lists of `queues`
+ * (fair queues with `groupConcurrency`): no key names every group, so they are read from its jobs.
+ */
+export async function groupSlotsHeld(
+  redis: RedisClient,
+  config: ResolvedConfig,
+  keys: Keys,
+  nodeId: string,
+  queues: Iterable<string>,
+): Promise<string[]> {
+  const slots = new Set<string>();
+  for (const queue of queues) {
+    if (!config.queues.some((q) => q.name === queue && q.fair && q.groupConcurrency !== undefined)) continue;
+    for (const raw of await redis.lrange(keys.backup(nodeId, queue), 0, -1))
+      slots.add(keys.groupRunning(queue, fairGroupOf(jsonObject(raw)?.group)));
+  }
+  return [...slots];
+}
+
+/**
+ * Gives back the group slots node `nodeId` holds for the jobs of its backup list of `queue`, before
+ * that list goes back to the queue (requeue-backup.lua gives back the queue's slot only): at boot,
+ * at a stop that puts its jobs back, and when a survivor sweeps a gone node's lists.
+ */
+export async function dropGroupSlots(
+  redis: RedisClient,
+  config: ResolvedConfig,
+  keys: Keys,
+  nodeId: string,
+  queue: string,
+): Promise<void> {
+  // One HDEL per hash: each is in the queue's slot, but the groups are many.
+  for (const slot of await groupSlotsHeld(redis, config, keys, nodeId, [queue])) await redis.hdel(slot, nodeId);
 }

@@ -36,6 +36,16 @@ describe('a fair queue with groupConcurrency', () => {
     );
   });
 
+  it('gives back the group slot of a job cut off by a stop, as the job goes back to its queue', async () => {
+    const node = await t.start({ ...limited, shutdownTimeout: 50 });
+    await node.enqueue('default', 'Sleep', [10_000], { group: 'acme' });
+    const slot = t.keys.groupRunning('default', 'acme');
+    await waitFor(async () => (await t.redis.hlen(slot)) === 1, 5000, 'the job running, its group slot held');
+    await node.stop();
+    expect(await t.redis.llen(t.keys.queue('default')), 'the job back in its queue').to.equal(1);
+    expect(await t.redis.hlen(slot), 'no slot left for a node that holds nothing').to.equal(0);
+  });
+
   it("runs another group's jobs while one group is at its limit", async function () {
     this.timeout(30_000);
     const out = t.out('other');
