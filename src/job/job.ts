@@ -136,6 +136,10 @@ export function groupProblem(group: unknown): string | undefined {
     return `group must be at most ${MAX_GROUP_LENGTH} characters (got ${group.length})`;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(group)) return 'group must not hold control characters';
+  // A lone surrogate (a name cut inside an emoji) is a group Redis' JSON decoder refuses, so the
+  // fetch would count the job in the default group while its settle gave back the named one's slot.
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(group))
+    return 'group must be well-formed Unicode (no lone surrogate)';
   return undefined;
 }
 

@@ -13,8 +13,9 @@ describe("a job's group", () => {
     expect(JSON.parse(encodeNewJob('default', 'Mail', [1]).json)).to.not.have.property('group');
   });
 
-  it('refuses an empty, too long, non-string or control-character name with a clear error', () => {
-    const bad: unknown[] = ['', 'x'.repeat(MAX_GROUP_LENGTH + 1), 42, 'a\u0000b', 'tab\there'];
+  it('refuses an empty, too long, non-string, control-character or ill-formed name with a clear error', () => {
+    const cutEmoji = 'tenant-🎉'.slice(0, -1); // a lone surrogate, as a slice inside an emoji leaves
+    const bad: unknown[] = ['', 'x'.repeat(MAX_GROUP_LENGTH + 1), 42, 'a\u0000b', 'tab\there', cutEmoji, '\uDC00x'];
     for (const group of bad) {
       expect(() => encodeNewJob('default', 'Mail', [], { group } as never), String(group)).to.throw(
         InvalidJobError,
@@ -22,6 +23,7 @@ describe("a job's group", () => {
       );
     }
     expect(() => encodeNewJob('default', 'Mail', [], { group: 'x'.repeat(MAX_GROUP_LENGTH) })).to.not.throw();
+    expect(() => encodeNewJob('default', 'Mail', [], { group: 'tenant-🎉' })).to.not.throw();
   });
 
   it('goes through enqueueAll requests', () => {
