@@ -204,7 +204,6 @@ export class JobRunner extends Actor<never, Cast> {
     this.running.cancel?.();
   }
 
-  /** Read through a call: `cancel` flips it while `run` awaits, which type narrowing cannot see. */
   /** Its queue or class has a rate limit across nodes (counted as the fetch took the job). */
   private rateLimited(queue: string, className: string): boolean {
     const { config } = this.options.ctx;
@@ -214,6 +213,7 @@ export class JobRunner extends Actor<never, Cast> {
     );
   }
 
+  /** Read through a call: `cancel` flips it while `run` awaits, which type narrowing cannot see. */
   private cancelWasRequested(): boolean {
     return this.cancelRequested;
   }
