@@ -170,9 +170,11 @@ export interface NexqOptions {
   pollTimeout: number;
   /**
    * Milliseconds: how often a node checks whether its empty queues hold jobs no wake signal
-   * announced: those LPUSHed by foreign producers (Sidekiq's client, Exq), which start within this.
-   * One EXISTS per check over every empty queue (one per queue in the per-queue key layout), so an
-   * idle node's traffic does not grow with its queues (docs/reliability.md, "Waking idle nodes").
+   * announced. Where Redis tracks keys for the node (CLIENT TRACKING: a single server or Sentinel),
+   * a job LPUSHed by a foreign producer (Sidekiq's client, Exq) starts at once and this check runs
+   * every 10 × this only; in Redis Cluster such a job starts within this. One EXISTS per check over
+   * every empty queue (one per queue in the per-queue key layout), so an idle node's traffic does
+   * not grow with its queues (docs/reliability.md, "Waking idle nodes").
    */
   idlePollInterval: number;
   /** Milliseconds between moves of due jobs out of `schedule` and `retry`. */

@@ -6,8 +6,8 @@
 //  2. Do what the fetch policy (src/fetch/policy.ts, pure) decides from each queue's state: fetch
 //     the queues that may hold work and have free slots (one script call moves up to each one's
 //     free count of jobs into this node's backup lists: reliable fetch), fetch an empty queue when a
-//     wake signal names it (src/fetch/wake-signals.ts: one subscriber connection for all queues)
-//     or the idle poll finds jobs in it (src/fetch/idle-poll.ts, every `idlePollInterval`), and poll
+//     wake signal names it or a write to its tracked key, or the idle check finds jobs in it
+//     (src/fetch/idle-watch.ts: one subscriber connection for all queues), and poll
 //     the limited and paused ones every `pollTimeout` (src/fetch/poll-schedule.ts). A freed slot of
 //     a full queue, a wake and every fetch make it decide again, so no queue waits on another's state.
 //  3. Have the fetcher (src/fetch/fetcher.ts) call the fetch script and hand what each call took
@@ -30,8 +30,7 @@ import type { RedisClient } from '../redis/client';
 import { classLimits } from '../redis/limits';
 import type { JobsContext } from '../run/node-context';
 import { ActorNames } from '../run/node-context';
-import { IdlePoll } from '../fetch/idle-poll';
-import { WakeSignals } from '../fetch/wake-signals';
+import { IdleWatch } from '../fetch/idle-watch';
 import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
 import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
 import { decideFetch } from '../fetch/policy';
@@ -68,15 +67,15 @@ type Info =
   | PollInfo
   | { type: 'slot_freed'; queue: string }
   | { type: 'reclaim'; queue: string }
-  | { type: 'wake'; queueKey: string }
+  | { type: 'wake'; queueKey: string | null }
+  | { type: 'tracking_on' }
   | ({ type: 'late_fetched' } & FetchAnswer)
   | { type: 'connection_ended'; error: Error }
   | { type: 'lease_regained' };
 
 export class Manager extends Actor<ManagerCall, never, Info> {
   private readonly queues: ServedQueues;
-  private readonly wakes: WakeSignals;
-  private readonly idlePoll: IdlePoll;
+  private readonly idle: IdleWatch;
   private readonly late: LateFetches;
   private readonly schedule: PollSchedule;
   private readonly reclaimer: Reclaimer;
@@ -102,15 +101,14 @@ export class Manager extends Actor<ManagerCall, never, Info> {
         : 0;
     const table = ctx.jobs.running.slots;
     this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, (queue) => table.ahead(queue));
-    this.wakes = new WakeSignals(
-      ctx.redis,
-      keys.wakeChannel,
-      (queueKey) => this.send({ type: 'wake', queueKey }),
+    this.idle = new IdleWatch(ctx.redis, keys, config.idlePollInterval, {
+      wake: (queueKey) => this.send({ type: 'wake', queueKey }),
+      trackingOn: () => this.send({ type: 'tracking_on' }),
       // The subscriber ioredis ended by itself: crash, the restart subscribes afresh.
-      (error) => this.send({ type: 'connection_ended', error }),
-      (err) => ctx.logger.warn(`cannot subscribe to wake signals yet: ${err.message}`, { actor: this.name }),
-    );
-    this.idlePoll = new IdlePoll(keys, config.idlePollInterval);
+      ended: (error) => this.send({ type: 'connection_ended', error }),
+      warn: (message) => ctx.logger.warn(message, { actor: this.name }),
+      info: (message) => ctx.logger.info(message, { actor: this.name }),
+    });
     this.late = new LateFetches((answer) => this.send({ type: 'late_fetched', ...answer }));
     this.schedule = new PollSchedule({
       send: (msg) => this.send(msg),
@@ -149,7 +147,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     // A restarted manager serves the configured queues again: the table says so to its readers.
     for (const q of this.table.subscribed()) if (!this.queues.get(q.name)) this.table.remove(q.name);
     for (const q of this.queues.all()) this.table.add(q.name, q.concurrency);
-    this.wakes.open();
+    this.idle.open();
     // A restarted manager cannot know what its predecessor's last fetch moved: reclaim first.
     if (this.ctx.lifecycle.rehydrated) this.reclaimer.everything();
     this.schedule.now();
@@ -173,7 +171,12 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   protected override async handleInfo(msg: Info): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
-    if (msg.type === 'slot_freed' || msg.type === 'reclaim' || msg.type === 'lease_regained') {
+    if (
+      msg.type === 'slot_freed' ||
+      msg.type === 'reclaim' ||
+      msg.type === 'lease_regained' ||
+      msg.type === 'tracking_on'
+    ) {
       this.schedule.now();
       return;
     }
@@ -193,7 +196,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   protected override async terminate(): Promise<void> {
-    this.wakes.close();
+    this.idle.close();
     this.schedule.stop();
     // What was handed over ahead comes back from the threads, and goes back to the head of its
     // queue now, for any node to run; if Redis does not answer, it waits in the backup list for
@@ -228,6 +231,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     if (!this.queues.get(queue)) return;
     this.withdraw(queue); // its jobs waiting on threads go back
     this.queues.remove(queue);
+    this.idle.forget(queue);
     this.table.remove(queue);
     this.schedule.now();
   }
@@ -271,6 +275,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       ...q,
       free: this.table.free(q.name) + this.queues.reserveRoom(q.name),
       waiting: this.late.has(q.name),
+      unarmed: this.idle.unarmed(q.name),
     }));
     const node = {
       now,
@@ -278,13 +283,13 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       capLeft,
       pollDue: round.pollDue,
       pollTimeout: config.pollTimeout,
-      idleCheckAt: this.idlePoll.dueAt,
+      idleCheckAt: this.idle.dueAt,
     };
     const decision = decideFetch(views, node, fetchOrder);
-    this.idlePoll.decided(now);
+    this.idle.decided(now);
     if (decision.pollIn !== undefined) this.schedule.at(now + decision.pollIn);
     if (decision.check.length > 0) {
-      this.schedule.at(this.idlePoll.dueAt); // and the next check, an interval later
+      this.schedule.at(this.idle.dueAt); // and the next check, an interval later
       await this.checkIdle(decision.check);
     }
     if (decision.fetch.length === 0) return;
@@ -303,19 +308,24 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   /**
-   * A wake signal named `queueKey`: a served queue this node left idle is fetched on the next
-   * decision (a busy one is fetched anyway; a signal for a queue not served here is ignored).
+   * A queue key woke (a wake signal, or a write to a tracked key; null: every key): a served queue
+   * this node left idle is fetched on the next decision (a busy one is fetched anyway; a key of a
+   * queue not served here is ignored).
    */
-  private woken(queueKey: string): void {
-    const queue = this.queues.byQueueKey(queueKey);
-    if (queue?.state !== 'empty') return;
-    this.queues.record(queue.name, 'unknown');
-    this.schedule.now();
+  private woken(queueKey: string | null): void {
+    const woken = queueKey === null ? this.queues.all() : [this.queues.byQueueKey(queueKey)];
+    let any = false;
+    for (const queue of woken) {
+      if (queue?.state !== 'empty') continue;
+      this.queues.record(queue.name, 'unknown');
+      any = true;
+    }
+    if (any) this.schedule.now();
   }
 
-  /** The idle poll: the empty queues found holding jobs are fetched on the next decision. */
+  /** The idle check: the empty queues found holding jobs are fetched on the next decision. */
   private async checkIdle(names: string[]): Promise<void> {
-    const found = await this.idlePoll.holdingJobs(this.ctx.redis, names);
+    const found = await this.idle.holdingJobs(names);
     for (const name of found) this.queues.record(name, 'unknown');
     if (found.length > 0) this.schedule.now();
   }

@@ -7,9 +7,11 @@
 //  - more:    the fetch took every job it asked for; more may wait: fetch it whenever it has a free slot.
 //  - short:   as more, but fewer than a backlog's worth wait: no jobs are fetched ahead of free slots.
 //  - empty:   the fetch emptied it: idle. nexq's own pushes wake it at once (src/fetch/wake-signals.ts:
-//             it becomes unknown); every `idlePollInterval` the node checks whether its idle queues
-//             hold jobs all the same (one EXISTS, src/fetch/idle-poll.ts), for the jobs pushed
-//             by producers that send no signal (Sidekiq's client, Exq) and signals that were lost.
+//             it becomes unknown), and so does any write to its key once it is armed: an idle queue
+//             not armed yet is checked now, and the check arms it (src/fetch/push-tracking.ts).
+//             Every `idlePollInterval` (ten times that while tracking is on) the node checks whether
+//             its idle queues hold jobs all the same (one EXISTS, src/fetch/idle-poll.ts), for
+//             signals lost, and for foreign producers where Redis does not track keys.
 //  - limited: jobs wait but a limit across nodes (globalConcurrency, classConcurrency) holds them
 //             back; a wait would return at once, so it is polled every pollTimeout. When its own
 //             rate limit or pause (rateLimit, a handler's `rateLimited`) lets no job start, it is
@@ -39,6 +41,8 @@ export interface QueueView {
   brokenUntil: number;
   /** A fetch call is out on it (its answer is late). */
   waiting: boolean;
+  /** Key tracking is on and its key is not tracked: when idle, check it now (the check arms it). */
+  unarmed?: boolean;
   /** Its weight, for the order under a node-wide cap (gocraft's priority sampler). */
   weight?: number;
 }
@@ -86,7 +90,7 @@ export function decideFetch<Q extends QueueView>(
     if (q.state === 'unknown' || q.state === 'more' || q.state === 'short') toFetch.push(q);
     else if (opensAt > node.now) later(opensAt - node.now);
     else if (q.state === 'empty') {
-      if (node.idleCheckAt <= node.now) decision.check.push(q.name);
+      if (node.idleCheckAt <= node.now || q.unarmed) decision.check.push(q.name);
       else later(node.idleCheckAt - node.now);
     } else if (node.pollDue) toFetch.push(q);
     else later(node.pollTimeout);

@@ -93,7 +93,7 @@ describe('idle node', () => {
     expect(calls / seconds).to.be.at.most(10);
   });
 
-  it('starts a job a foreign producer pushed straight into an idle queue, by the idle poll: nothing signals it', async () => {
+  it('starts a job a foreign producer pushed straight into an idle queue: no wake signal is sent for it', async () => {
     const heard: string[] = [];
     const listener = t.redis.duplicate();
     await listener.subscribe(t.keys.wakeChannel);

@@ -146,13 +146,14 @@ describe('a nexq node on a Redis Cluster', function () {
   it("wakes idle nodes from a per-queue enqueue: the script's PUBLISH reaches a subscriber on a duplicate of the cluster client", async () => {
     const keys = new Keys(t.ns, 'per-queue');
     const heard: string[] = [];
-    const wakes = new WakeSignals(
-      client,
-      keys.wakeChannel,
-      (queueKey) => heard.push(queueKey),
-      () => {},
-      () => {},
-    );
+    const wakes = new WakeSignals(client, keys.wakeChannel, {
+      onWake: (queueKey) => heard.push(queueKey),
+      onInvalidated: () => {},
+      onListening: () => {},
+      onNotListening: () => {},
+      onEnded: () => {},
+      onCannotSubscribe: () => {},
+    });
     const producer = await Nexq.start({
       redis: setup.redisOption(),
       namespace: t.ns,

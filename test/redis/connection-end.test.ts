@@ -70,7 +70,7 @@ describe('a connection ioredis ended is replaced', function () {
     // Neither poll runs during the test: only a wake can start the job after the restart.
     const node = await t.start({ logger: logs.logger, pollTimeout: 60_000, idlePollInterval: 60_000 });
     const manager = node.node.ctx.registry.whereis(ActorNames.manager);
-    const subscriber = field(field(manager, 'wakes'), 'subscriber') as RedisClient;
+    const subscriber = field(field(field(manager, 'idle'), 'signals'), 'subscriber') as RedisClient;
     await waitFor(() => subscriber.status === 'ready', 5000, 'the wake subscriber connected');
     endOnNextConnect(subscriber);
     dropSocket(subscriber);
