@@ -133,7 +133,7 @@ async function groupCounts({ redis, keys }: Ctx, queue: string): Promise<Counts[
     info(group).waiting = Number(count) || 0;
   for (const group of await redis.smembers(fair.paused)) info(group).paused = true;
   // The minutes by Redis' clock, as the fetch counts them; a count hash of the wrong type lists nothing.
-  const minute = Math.floor(Number((await redis.time())[0]) / 60);
+  const minute = Math.floor((await redis.time())[0] / 60);
   for (const m of [minute - 1, minute])
     for (const group of await redis.hkeys(`${fair.starts}:${m}`).catch(() => [])) info(group).recent = true;
   const prefix = `${fair.running}:`;

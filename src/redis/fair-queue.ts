@@ -115,7 +115,7 @@ export async function groupActivity(
       [fair.starts, fair.rate],
       [minutes, rateSpec, ...chunk],
     )) as [number[], number[]];
-    chunk.forEach((_, k) => activity.push({ started: Number(started[k]) || 0, rateFull: full[k] === 1 }));
+    chunk.forEach((_, k) => activity.push({ started: started[k] || 0, rateFull: full[k] === 1 }));
   }
   return activity;
 }
