@@ -1,10 +1,21 @@
-// `nexq groups <queue>` and `Nexq#groups`: a fair queue's groups (docs/fair-queues.md), each with
-// its jobs waiting in the groups and its jobs running on all nodes (its groupConcurrency hash). The
-// waiting counts are one HGETALL; the running hashes are found by SCAN (an operator's look, not a
-// loop's: every master in a cluster), so a group whose jobs all run is listed too.
+// `nexq groups <queue>`, `Nexq#groups` and the dashboard's groups page: a fair queue's groups
+// (docs/fair-queues.md), each with its jobs waiting in the groups, its jobs running on all nodes (its
+// groupConcurrency hash), its recent throughput (the jobs the fetch took of it in the last 15
+// minutes, counted per minute by the fetch: lua/_fair.lua's nexq_count_starts) and whether a limit
+// holds it back now, where the limits are known. The waiting counts are one HGETALL; the running
+// hashes are found by SCAN (an operator's look, not a loop's: every master in a cluster), so a group
+// whose jobs all run is listed too, and the groups of this minute's and the last minute's start
+// counts (two HKEYS), so one whose jobs start as soon as they come is listed while it is busy.
+// Throughput and limits are read for the page asked only.
+import type { RateLimit } from '../../config/rate-limit';
+import type { ResolvedConfig } from '../../config/validate';
 import { allMasters, type RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
-import { pauseFairGroup } from '../redis/fair-queue';
+import { groupActivity, pauseFairGroup } from '../redis/fair-queue';
+import { rateSpec } from '../redis/fetch-script';
+
+/** The minutes a group's recent throughput (`GroupInfo.started15m`) adds up. */
+export const RECENT_MINUTES = 15;
 
 export interface GroupInfo {
   /** The group's name ('' the default group). */
@@ -15,9 +26,42 @@ export interface GroupInfo {
   running: number;
   /** Paused (pauseGroup): no node starts its jobs until it is resumed. */
   paused: boolean;
+  /**
+   * Its jobs the fetch took (started, or prefetched) on all nodes in the last 15 minutes: the
+   * current minute by Redis' clock and the 14 before it.
+   */
+  started15m: number;
+  /**
+   * The limit that holds it back now, as far as the limits are known (`GroupLimits`): 'concurrency'
+   * (running at its groupConcurrency), 'rate' (no room left in its groupRateLimit), else null.
+   */
+  limited: 'concurrency' | 'rate' | null;
 }
 
-const globEscape = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+/** A fair queue's limits per group, as a node serving it is configured (undefined: none, or not known). */
+export interface GroupLimits {
+  groupConcurrency?: number;
+  groupRateLimit?: RateLimit;
+}
+
+/** The limits per group of `queue` in `config`, or undefined when `config` does not serve it fair. */
+export function groupLimitsOf(config: Pick<ResolvedConfig, 'queues'>, queue: string): GroupLimits | undefined {
+  const spec = config.queues.find((q) => q.name === queue && q.fair);
+  if (!spec) return undefined;
+  return {
+    ...(spec.groupConcurrency === undefined ? {} : { groupConcurrency: spec.groupConcurrency }),
+    ...(spec.groupRateLimit === undefined ? {} : { groupRateLimit: spec.groupRateLimit }),
+  };
+}
+
+export interface GroupsPage {
+  /** Groups listed in all: with jobs waiting or running, paused, or with jobs started this minute or the last. */
+  total: number;
+  /** Those from `offset`, at most `limit`, most waiting first. */
+  groups: GroupInfo[];
+}
+
+type Ctx = { redis: RedisClient; keys: Keys; config: Pick<ResolvedConfig, 'queues'> };
 
 /**
  * Pauses (or resumes) `group` of fair queue `queue` on every node: its jobs keep their place and no
@@ -33,14 +77,52 @@ export function pauseGroup(
   return pauseFairGroup(redis, keys, queue, group, pause);
 }
 
-/** The groups of `queue` with jobs waiting or running, most waiting first. */
-export async function groupsOf(
-  { redis, keys }: { redis: RedisClient; keys: Keys },
+/**
+ * The groups of `queue` with jobs waiting or running, paused, or with jobs started this minute or
+ * the last, most waiting first.
+ */
+export async function groupsOf(ctx: Ctx, queue: string): Promise<GroupInfo[]> {
+  return (await groupsPage(ctx, queue)).groups;
+}
+
+/**
+ * One page of `queue`'s groups, most waiting first (then most running, then by name): all of them
+ * without `limit`. `limits` defaults to the context's config for the queue (none when it does not
+ * serve it fair: `limited` is then null throughout).
+ */
+export async function groupsPage(
+  ctx: Ctx,
   queue: string,
-): Promise<GroupInfo[]> {
+  { offset = 0, limit, limits }: { offset?: number; limit?: number; limits?: GroupLimits } = {},
+): Promise<GroupsPage> {
+  const all = await groupCounts(ctx, queue);
+  const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
+  const known = limits ?? groupLimitsOf(ctx.config, queue) ?? {};
+  const activity = await groupActivity(
+    ctx.redis,
+    ctx.keys,
+    queue,
+    page.map((g) => g.group),
+    RECENT_MINUTES,
+    rateSpec(known.groupRateLimit),
+  );
+  const groups = page.map((g, k): GroupInfo => {
+    const atConcurrency = known.groupConcurrency !== undefined && g.running >= known.groupConcurrency;
+    const limited = atConcurrency ? 'concurrency' : activity[k].rateFull ? 'rate' : null;
+    return { ...g, started15m: activity[k].started, limited };
+  });
+  return { total: all.length, groups };
+}
+
+type Counts = Pick<GroupInfo, 'group' | 'waiting' | 'running' | 'paused'> & { recent?: boolean };
+
+const globEscape = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+
+/** Every group of `queue` listed (GroupsPage.total), sorted. */
+async function groupCounts({ redis, keys }: Ctx, queue: string): Promise<Counts[]> {
   const fair = keys.fair(queue);
-  const groups = new Map<string, GroupInfo>();
-  const info = (group: string): GroupInfo => {
+  const groups = new Map<string, Counts>();
+  const info = (group: string): Counts => {
     const known = groups.get(group);
     if (known) return known;
     const added = { group, waiting: 0, running: 0, paused: false };
@@ -50,6 +132,10 @@ export async function groupsOf(
   for (const [group, count] of Object.entries(await redis.hgetall(fair.groups)))
     info(group).waiting = Number(count) || 0;
   for (const group of await redis.smembers(fair.paused)) info(group).paused = true;
+  // The minutes by Redis' clock, as the fetch counts them; a count hash of the wrong type lists nothing.
+  const minute = Math.floor((await redis.time())[0] / 60);
+  for (const m of [minute - 1, minute])
+    for (const group of await redis.hkeys(`${fair.starts}:${m}`).catch(() => [])) info(group).recent = true;
   const prefix = `${fair.running}:`;
   for (const server of allMasters(redis)) {
     let cursor = '0';
@@ -63,6 +149,7 @@ export async function groupsOf(
     } while (cursor !== '0');
   }
   return [...groups.values()]
-    .filter((g) => g.waiting > 0 || g.running > 0 || g.paused)
+    .filter((g) => g.waiting > 0 || g.running > 0 || g.paused || g.recent)
+    .map(({ group, waiting, running, paused }) => ({ group, waiting, running, paused }))
     .sort((a, b) => b.waiting - a.waiting || b.running - a.running || a.group.localeCompare(b.group));
 }

@@ -82,3 +82,40 @@ export async function pauseFairGroup(
   const keysOf = [fair.ring, fair.paused, fair.groups];
   return (await runScript(client, 'fair-pause', keysOf, [group, pause ? 'pause' : 'resume'])) === 1;
 }
+
+/** What lua/group-activity.lua reads of one group: jobs taken in the minutes asked, its rate out of room. */
+export interface GroupActivity {
+  started: number;
+  rateFull: boolean;
+}
+
+/** Groups per group-activity call: their names are unpacked into one HMGET per minute. */
+const ACTIVITY_CHUNK = 1000;
+
+/**
+ * The jobs of each of `groups` of fair queue `queue` the fetch took in the last `minutes` minutes
+ * (the current one by Redis' clock and those before it), and, under `rateSpec` (its groupRateLimit
+ * as the fetch takes it, '' none), whether its rate lets no job start now.
+ */
+export async function groupActivity(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  groups: string[],
+  minutes: number,
+  rateSpec: string,
+): Promise<GroupActivity[]> {
+  const fair = keys.fair(queue);
+  const activity: GroupActivity[] = [];
+  for (let first = 0; first < groups.length; first += ACTIVITY_CHUNK) {
+    const chunk = groups.slice(first, first + ACTIVITY_CHUNK);
+    const [started, full] = (await runScript(
+      client,
+      'group-activity',
+      [fair.starts, fair.rate],
+      [minutes, rateSpec, ...chunk],
+    )) as [number[], number[]];
+    chunk.forEach((_, k) => activity.push({ started: started[k] || 0, rateFull: full[k] === 1 }));
+  }
+  return activity;
+}

@@ -39,6 +39,7 @@ const SCRIPTS = [
   'sweep-index',
   'claim-node',
   'fair-pause',
+  'group-activity',
 ] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 

@@ -13,6 +13,7 @@ import { ApiError, ApiResult, bodyField, count, Handler, queueParam, Route, sele
 import { LIST_ROUTES } from './list-routes';
 import { listSchedules } from './schedules-api';
 import { BATCH_ROUTES } from './batches-api';
+import { GROUP_ROUTES } from './groups-api';
 
 export { ApiError };
 export type { ApiResult };
@@ -63,6 +64,7 @@ export const API_ROUTES: readonly Route[] = [
   ...LIST_ROUTES,
   ...ACTION_ROUTES,
   ...BATCH_ROUTES,
+  ...GROUP_ROUTES,
   { method: 'GET', path: /^\/stats$/, handler: stats },
   { method: 'GET', path: /^\/history$/, handler: (ctx, _, q) => readHistory(ctx, count(q, 'days', 30, 365)) },
   { method: 'GET', path: /^\/queues$/, handler: queues },

@@ -7,6 +7,7 @@ import { jobSetSize } from '../redis/known-queues';
 import { waitingJobs } from '../redis/fair-queue';
 import { readServing, unservedReasons } from '../redis/live-serving';
 import { ApiError, count, queueParam, Route, setParam } from './api-params';
+import { fairState } from './groups-api';
 
 const MAX_FILTER_CHARS = 200;
 
@@ -42,17 +43,19 @@ export const LIST_ROUTES: Route[] = [
     path: /^\/queues\/([^/]+)$/,
     handler: async (ctx, [q], query) => {
       const queue = queueParam(ctx, q);
-      const [size, page, serving] = await Promise.all([
+      const [size, page, serving, { fair }] = await Promise.all([
         waitingJobs(ctx.redis, ctx.keys, queue),
         searchQueue(ctx, queue, filterOf(query), count(query, 'limit', 50, 1000), cursorOf(query)),
         readServing(ctx.redis, ctx.keys),
+        fairState(ctx, queue),
       ]);
       // Why the jobs shown would not run now: no live node serves the queue, or has their class's handler.
       const classes = [...new Set(page.jobs.map((j) => j.class).filter((c): c is string => typeof c === 'string'))];
       const warnings = [
         ...new Set(page.jobs.length > 0 ? classes.flatMap((c) => unservedReasons(serving, queue, c)) : []),
       ];
-      return { queue, size, ...page, warnings };
+      // `fair`: the page links to the queue's groups.
+      return { queue, size, fair, ...page, warnings };
     },
   },
   {

@@ -1,4 +1,5 @@
-// `nexq groups <queue>` and Nexq#groups: a fair queue's groups, waiting and running.
+// `nexq groups <queue>` and Nexq#groups: a fair queue's groups, waiting and running, the limit that
+// holds each back, and the jobs of each started in the last 15 minutes (counted by the fetch).
 import { expect } from 'chai';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { cliAgainst } from '../support/cli';
@@ -26,14 +27,18 @@ describe("a fair queue's groups, as nexq groups shows them", () => {
       5000,
       'two running',
     );
+    // The node serves the queue, so it knows groupConcurrency: acme and globex are at it.
     expect(await node.groups('default')).to.deep.equal([
-      { group: 'acme', waiting: 4, running: 1, paused: false },
-      { group: '', waiting: 1, running: 0, paused: false },
-      { group: 'globex', waiting: 0, running: 1, paused: false },
+      { group: 'acme', waiting: 4, running: 1, paused: false, started15m: 1, limited: 'concurrency' },
+      { group: '', waiting: 1, running: 0, paused: false, started15m: 0, limited: null },
+      { group: 'globex', waiting: 0, running: 1, paused: false, started15m: 1, limited: 'concurrency' },
     ]);
-    expect(await json(['groups', 'default'])).to.deep.equal(await node.groups('default'));
+    // The CLI (and the enqueuer) do not serve it: the same, without the limits.
+    const unlimited = (await node.groups('default')).map((g) => ({ ...g, limited: null }));
+    expect(await enqueuer.groups('default')).to.deep.equal(unlimited);
+    expect(await json(['groups', 'default'])).to.deep.equal(unlimited);
     expect(await ok(['groups', 'default'])).to.match(
-      /^GROUP\s+WAITING\s+RUNNING\s+PAUSED\nacme\s+4\s+1\s+-\n\(default\)\s+1\s+0\s+-\n/,
+      /^GROUP\s+WAITING\s+RUNNING\s+PAUSED\s+STARTED-15M\nacme\s+4\s+1\s+-\s+1\n\(default\)\s+1\s+0\s+-\s+0\n/,
     );
   });
 
@@ -54,7 +59,7 @@ describe("a fair queue's groups, as nexq groups shows them", () => {
     await sleep(300); // many poll intervals
     expect((await t.records(out)).map((r: { value: string }) => r.value).sort()).to.deep.equal(['free-1', 'free-2']);
     const [held] = await enqueuer.groups('default');
-    expect(held).to.deep.equal({ group: 'held', waiting: 2, running: 0, paused: true });
+    expect(held).to.deep.equal({ group: 'held', waiting: 2, running: 0, paused: true, started15m: 0, limited: null });
     expect(await ok(['groups', 'resume', 'default', 'held'])).to.equal('group held of queue default resumed\n');
     const values = (await t.waitForRecords(out, 4)).map((r: { value: string }) => r.value);
     expect(values.slice(2)).to.deep.equal(['held-1', 'held-2']);
@@ -80,5 +85,47 @@ describe("a fair queue's groups, as nexq groups shows them", () => {
     expect(await node.resumeGroup('default', 'b')).to.equal(true);
     const values = (await t.waitForRecords(out, 4, 10_000)).map((r: { value: string }) => r.value);
     expect(values.slice(2)).to.deep.equal(['b-1', 'b-2']);
+  });
+
+  it("counts each group's jobs started on all nodes, and lists a group busy this minute with none left waiting", async () => {
+    const out = t.out('counted');
+    const job = (group: string, n: number) => ({
+      queue: 'default',
+      class: 'Record',
+      args: [t.url, out, `${group}-${n}`],
+      options: { group },
+    });
+    const first = await t.start({ queues: [{ name: 'default', concurrency: 2, fair: true }] });
+    const second = await t.start({ queues: [{ name: 'default', concurrency: 2, fair: true }] });
+    await first.enqueueAll([job('a', 1), job('b', 1), job('a', 2), job('a', 3), job('b', 2), job('c', 1)]);
+    await t.waitForRecords(out, 6);
+    expect(await second.groups('default')).to.deep.equal([
+      { group: 'a', waiting: 0, running: 0, paused: false, started15m: 3, limited: null },
+      { group: 'b', waiting: 0, running: 0, paused: false, started15m: 2, limited: null },
+      { group: 'c', waiting: 0, running: 0, paused: false, started15m: 1, limited: null },
+    ]);
+    // One hash per minute, group -> jobs taken, which expires (an hour after its first count).
+    const counts = await t.redis.keys(`${t.keys.fair('default').starts}:*`);
+    expect(counts.length).to.be.within(1, 2);
+    for (const key of counts) expect(await t.redis.ttl(key)).to.be.within(3000, 3600);
+  });
+
+  it('says a group is out of rate room while its next job waits for it', async () => {
+    const node = await t.start({
+      queues: [{ name: 'default', concurrency: 2, fair: true, groupRateLimit: { limit: 1, per: 600 } }],
+    });
+    await node.enqueueAll(
+      [1, 2].map((n) => ({
+        queue: 'default',
+        class: 'Record',
+        args: [t.url, t.out('rated'), n],
+        options: { group: 'r' },
+      })),
+    );
+    await t.waitForRecords(t.out('rated'), 1);
+    await waitFor(async () => (await node.groups('default'))[0]?.waiting === 1, 5000, 'one waiting');
+    expect(await node.groups('default')).to.deep.equal([
+      { group: 'r', waiting: 1, running: 0, paused: false, started15m: 1, limited: 'rate' },
+    ]);
   });
 });

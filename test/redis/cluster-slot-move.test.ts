@@ -166,6 +166,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     await cluster.hset(fair.running, 'unused', '0');
     await cluster.set(fair.rate, '0');
     await cluster.sadd(fair.paused, 'another group');
+    await cluster.set(fair.starts, '0');
     return { queue, fair, inbox, grouped };
   }
 

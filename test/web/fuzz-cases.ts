@@ -104,6 +104,10 @@ const QUERIES = [
   '?',
   '#frag',
   'limit=1&cursor=' + encodeURIComponent('1:1:1'),
+  'offset=-1',
+  'offset=1e3',
+  'offset=99999999999999999999',
+  'offset=%00',
 ];
 
 const METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'TRACE', 'PROPFIND', 'FOO', 'get'];
@@ -131,6 +135,14 @@ const BODIES: Array<string | Buffer> = [
   '{"mode":"x"}',
   '{"mode":["in"]}',
   '{"mode":"in"}',
+  '{"group":""}',
+  '{"group":".."}',
+  '{"group":"a/../b"}',
+  '{"group":"\\ud800"}',
+  '{"group":"\\u0000"}',
+  '{"group":"\u00fc\ud83d\ude00"}',
+  '{"group":["a"]}',
+  `{"group":"${'x'.repeat(201)}"}`,
   '{"__proto__":{"all":true}}',
   '{"constructor":{"prototype":{"all":true}}}',
   `${'['.repeat(50_000)}${']'.repeat(50_000)}`,

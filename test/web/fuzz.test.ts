@@ -52,12 +52,14 @@ async function fuzz(port: number, cases: FuzzCase[]): Promise<string[]> {
 
 /**
  * Jobs for the routes to find and act on: one waiting, one in each set, and entries that are not
- * JSON at all in the queue and the dead set. Their jids.
+ * JSON at all in the queue and the dead set, and two groups' counts. Their jids.
  */
 async function seed(t: NodeTest): Promise<string[]> {
   const waiting = payload('default', 'Record', [1]);
   await t.redis.lpush(t.keys.queue('default'), waiting.raw, 'not json {');
   await t.redis.zadd(t.keys.jobSet('dead', 'default'), String(Date.now() / 1000), '\xff not json');
+  // Groups in Redis as a fair queue's (no node serves it fair here): the groups routes read them.
+  await t.redis.hset(t.keys.fair('default').groups, 'g', '1', '..', '2');
   const inSets = await Promise.all(
     (['schedule', 'retry', 'dead'] as const).map((set) => addToSet(t, set, 'default', 'Fail', ['x'])),
   );

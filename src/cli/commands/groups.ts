@@ -1,4 +1,5 @@
-// `nexq groups <queue>`: a fair queue's groups with their waiting and running jobs (src/admin/groups).
+// `nexq groups <queue>`: a fair queue's groups with their waiting, running and recently
+// started jobs (src/admin/groups).
 import { groupsOf, pauseGroup } from '../../admin/groups';
 import { knownQueue } from './known-queue';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
@@ -10,9 +11,12 @@ export const groupsCommand: Command = {
        nexq groups resume <queue> <group> [options]
 
 Lists the groups of a fair queue (fair: true; docs/fair-queues.md), most jobs waiting first: the
-jobs of each waiting in the queue's groups, and its jobs running on all nodes as groupConcurrency
-counts them (0 without it). Jobs still in the queue's list, not yet moved into their groups by a
-fetch, are counted by nexq queues, not here. The default group (jobs without one) shows as (default).
+jobs of each waiting in the queue's groups, its jobs running on all nodes as groupConcurrency
+counts them (0 without it), whether it is paused, and its jobs started in the last 15 minutes on
+all nodes (the dashboard's groups page also says which group a limit holds back: it knows the
+limits, being served by a node that serves the queue; the CLI does not). Jobs still in the queue's list, not yet moved into
+their groups by a fetch, are counted by nexq queues, not here. The default group (jobs without one)
+shows as (default).
 
 pause stops every node starting the group's jobs (they keep their place; jobs running go on), resume
 lifts it; give '' for the default group.
@@ -41,8 +45,14 @@ ${CONNECTION_HELP}`,
     else
       printTable(
         out,
-        ['GROUP', 'WAITING', 'RUNNING', 'PAUSED'],
-        groups.map((g) => [g.group === '' ? '(default)' : g.group, g.waiting, g.running, g.paused ? 'yes' : '-']),
+        ['GROUP', 'WAITING', 'RUNNING', 'PAUSED', 'STARTED-15M'],
+        groups.map((g) => [
+          g.group === '' ? '(default)' : g.group,
+          g.waiting,
+          g.running,
+          g.paused ? 'yes' : '-',
+          g.started15m,
+        ]),
       );
     return 0;
   },

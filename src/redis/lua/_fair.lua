@@ -15,10 +15,11 @@
 
 -- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last 2n values, 2 per queue, say
 -- which are ('' not; '-' fair; a number: fair, with that groupConcurrency) and their groupRateLimit
--- (its spec, as a queue's: _prelude.lua; '' none), and their keys follow KEYS[after], 7 each.
+-- (its spec, as a queue's: _prelude.lua; '' none), and their keys follow KEYS[after], 8 each.
 -- Returns queue index -> f (`inbox(i)`: the queue's list). f.running and f.rate are the prefixes of
 -- its groups' running hashes (<running>:<group>, node -> jobs of the group running there) and rate
--- keys (<rate>:<group>, held by the nexq_rate* functions), in the queue's slot by its hash tag. A
+-- keys (<rate>:<group>, held by the nexq_rate* functions), f.starts that of its per-minute start
+-- counts (<starts>:<minute>, group -> jobs taken), in the queue's slot by its hash tag. A
 -- fetch names only the keys of the groups it visits: they are not in KEYS (no script could list
 -- them all), so every command on them is a pcall, and a group whose keys cannot be read counts as
 -- full: the call never stops half way for one of them.
@@ -29,10 +30,10 @@ local function nexq_fair_queues(n, after, inbox)
     if ARGV[at] ~= '' then
       local function k(o) return KEYS[after + o] end
       local f = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5), rate = k(6),
-        paused = k(7) }
+        paused = k(7), starts = k(8) }
       f.limit, f.spec = tonumber(ARGV[at]), ARGV[at + 1] ~= '' and ARGV[at + 1] or nil
       fairs[i] = f
-      after = after + 7
+      after = after + 8
     end
   end
   return fairs
@@ -169,7 +170,8 @@ end
 -- Takes up to `wanted` jobs into `backup`, one from each group in turn (the ring's order), pushed as
 -- take_oldest pushes (fetch.lua). `admit(raw, group)` says whether a job may start now (and counts
 -- it): a group whose next job may not is passed over, its job keeps its place. Returns the jobs
--- taken, oldest first, and how many are left waiting (inbox and groups). `sizes`: as the feed left them.
+-- taken, oldest first, how many are left waiting (inbox and groups), and group -> jobs taken of it.
+-- `sizes`: as the feed left them.
 local function nexq_fair_take(f, backup, wanted, admit, sizes)
   local len = sizes.ring
   local ring, took, gone = {}, {}, {}
@@ -221,7 +223,7 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
     end
   end
   local left = sizes.inbox + sizes.grouped - #moved
-  if visits == 0 then return moved, left end
+  if visits == 0 then return moved, left, took end
   -- Writes: the jobs out of their groups (a removal first), then the ring turned past the groups
   -- served (those emptied leave it), the counts, and the jobs into the backup list.
   for first = 1, #members, 1000 do
@@ -250,16 +252,32 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
       redis.call('LPUSH', backup, unpack(moved, first, math.min(first + 999, #moved)))
     end
   end
-  return moved, left
+  return moved, left, took
+end
+
+-- How long a minute's start counts are kept: the dashboard and `nexq groups` read the last 15.
+local FAIR_STARTS_TTL = 3600
+
+-- Counts the jobs taken of each group (`took`, group -> jobs) in this minute's hash (Redis' clock
+-- `now`, ms), for the groups' recent throughput (src/admin/groups.ts): one HINCRBY per group served,
+-- and an EXPIRE only when a group's count in the hash is new (so when the hash is). Guarded, as the
+-- hash is not in KEYS: a count that fails is lost, the fetch is not.
+local function nexq_count_starts(f, took, now)
+  local key, fresh = f.starts .. ':' .. string.format('%d', math.floor(now / 60000)), false
+  for group, t in pairs(took) do
+    if t > 0 and redis.pcall('HINCRBY', key, group, t) == t then fresh = true end
+  end
+  if fresh then redis.pcall('EXPIRE', key, FAIR_STARTS_TTL) end
 end
 
 -- A fetch from a fair queue for `node`: checks its keys, feeds its groups from the inbox, and takes
 -- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes, and
 -- `ahead` more (prefetch, fetch.lua's rule) only without group limits and while a backlog of
 -- FAIR_BACKLOG jobs more waits: taken in turn too, they delay a group that comes later by at most
--- one fetch. Returns the jobs, nil or why nothing moved, and the jobs left.
+-- one fetch. Counts the jobs taken per group in this minute (`now`, Redis ms: nexq_count_starts).
+-- Returns the jobs, nil or why nothing moved, and the jobs left.
 local FAIR_BACKLOG = 100
-local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead)
+local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead, now)
   local sizes, broken = nexq_fair_sizes(f, backup)
   if not sizes then return {}, broken end
   nexq_fair_feed(f, sizes)
@@ -267,7 +285,8 @@ local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead)
     wanted = wanted + ahead
   end
   local group_admit, count = nexq_group_admit(f, node, admit)
-  local moved, left = nexq_fair_take(f, backup, wanted, group_admit, sizes)
+  local moved, left, took = nexq_fair_take(f, backup, wanted, group_admit, sizes)
   count()
+  if #moved > 0 then nexq_count_starts(f, took, now) end
   return moved, nil, left
 end

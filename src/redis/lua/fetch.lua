@@ -16,7 +16,8 @@
 -- ARGV[5n+3j+1..5n+3j+3] class j: name, limit across nodes ('' none), rate limit's spec ('' none)
 -- ARGV[#ARGV-2n+2i-1..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
 --                  and its groupRateLimit's spec ('' none); a fair queue's keys follow the classes' in KEYS,
---                  7 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused
+--                  8 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused, and
+--                  its per-minute start counts' prefix (_fair.lua's nexq_count_starts)
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
@@ -43,7 +44,8 @@
 -- Every job moved is indexed as running here with its delivery count raised, and every queue's
 -- pause state and every rate key is read: three commands per call (TIME the one more), whatever
 -- the number of jobs, plus one TYPE of the backup key per queue taken from, and per rate key one
--- read (two under a strict limit), and where it counted jobs one write per thousand and two more.
+-- read (two under a strict limit), and where it counted jobs one write per thousand and two more; a
+-- fair queue counts its jobs taken with one HINCRBY per group served (and an EXPIRE for a group's first of a minute).
 local node, n, cap = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local jobs, errors, states, waits = {}, {}, {}, {}
 local function qarg(i, k) return ARGV[5 * i - 2 + k] end
@@ -237,7 +239,7 @@ for i = 1, n do
   if wanted > 0 then
     local why
     if fair then
-      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0)
+      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0, now)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else

@@ -6,6 +6,7 @@ import { setPage, jobPage } from './jobs.js';
 import { metricsPage } from './metrics.js';
 import { batchesPage, batchPage } from './batches.js';
 import { schedulesPage } from './schedules.js';
+import { groupsPage } from './groups.js';
 
 const POLL_MS = 2000;
 const MAX_SAMPLES = 60;
@@ -14,6 +15,7 @@ const MAX_SAMPLES = 60;
 const ROUTES = [
   [/^$/, dashboard, true],
   [/^queues$/, queuesPage, false],
+  [/^queues\/([^/]+)\/groups$/, groupsPage, false],
   [/^queues\/(.+)$/, queuePage, false],
   [/^running$/, runningPage, true],
   [/^scheduled$/, setPage('schedule'), false],

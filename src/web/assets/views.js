@@ -167,6 +167,10 @@ export async function queuePage([queue], query, env) {
     'div',
     {},
     el('h2', {}, `Queue ${queue} `, el('small', {}, `${number(data.size)} waiting, next to run first`)),
+    // A fair queue serves its jobs' groups in turn: its groups page lists them.
+    data.fair
+      ? el('p', {}, el('a', { href: `${base}/groups`, class: 'groups-link' }, 'Groups of this fair queue ›'))
+      : '',
     data.cursorGone
       ? el('p', { class: 'hint' }, 'The jobs of the last page ran meanwhile: this page starts at the next to run.')
       : '',

@@ -1,0 +1,87 @@
+// The dashboard's groups page's API (docs/fair-queues.md): one page of a fair queue's groups, most
+// waiting first, with their recent throughput and the limit holding each back (src/admin/groups.ts),
+// and pause or resume one group. The group goes in the body, not the path: any name a job may carry
+// (slashes, '..', unicode, '' for the default group) arrives as it is.
+import type { AdminContext } from '../admin/context';
+import { GroupLimits, groupLimitsOf, groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
+import { groupProblem } from '../job/job';
+import { ApiError, bodyField, count, queueParam, Route } from './api-params';
+
+/** Groups per page at most: a queue may hold 100,000 groups, a page shows a few. */
+export const MAX_GROUPS_PAGE = 500;
+const MAX_OFFSET = 10_000_000;
+
+function offsetOf(query: URLSearchParams): number {
+  const text = query.get('offset');
+  if (text === null) return 0;
+  if (!/^\d+$/.test(text) || Number(text) > MAX_OFFSET)
+    throw new ApiError(400, `offset must be a whole number from 0 to ${MAX_OFFSET}`);
+  return Number(text);
+}
+
+/**
+ * Whether `queue` is fair as far as this node can tell, with the limits per group it serves it with:
+ * served fair here, or not but with groups in Redis (other nodes serve it fair: limits unknown).
+ */
+export async function fairState(ctx: AdminContext, queue: string): Promise<{ fair: boolean; limits?: GroupLimits }> {
+  const limits = groupLimitsOf(ctx.config, queue);
+  if (limits) return { fair: true, limits };
+  const fair = ctx.keys.fair(queue);
+  // The keys share the queue's slot (keys.ts), so one EXISTS reads them in a cluster too.
+  return { fair: (await ctx.redis.exists(fair.groups, fair.ring, fair.paused, fair.jobs)) > 0 };
+}
+
+/** `text` as a fair queue's name, with its limits per group where known; a queue fair nowhere is a 404. */
+async function fairQueue(ctx: AdminContext, text: string): Promise<{ queue: string; limits?: GroupLimits }> {
+  const queue = queueParam(ctx, text);
+  const { fair, limits } = await fairState(ctx, queue);
+  if (!fair)
+    throw new ApiError(
+      404,
+      `queue ${queue} is not a fair queue: this node does not serve it fair, and it has no groups`,
+    );
+  return { queue, limits };
+}
+
+function groupOf(body: unknown): string {
+  const group = bodyField(body, 'group');
+  if (group === '') return group;
+  const problem = groupProblem(group);
+  if (problem) throw new ApiError(400, `body must be { "group": name } ('' the default group): ${problem}`);
+  return group as string;
+}
+
+function pauseRoute(pause: boolean): Route['handler'] {
+  return async (ctx, [q], _, body) => {
+    const group = groupOf(body);
+    const { queue } = await fairQueue(ctx, q);
+    const changed = await pauseGroup(ctx, queue, group, pause);
+    return { queue, group, paused: pause, changed };
+  };
+}
+
+export const GROUP_ROUTES: Route[] = [
+  {
+    method: 'GET',
+    path: /^\/queues\/([^/]+)\/groups$/,
+    handler: async (ctx, [q], query) => {
+      const limit = count(query, 'limit', 50, MAX_GROUPS_PAGE);
+      const offset = offsetOf(query);
+      const { queue, limits } = await fairQueue(ctx, q);
+      const page = await groupsPage(ctx, queue, { offset, limit, limits: limits ?? {} });
+      return {
+        queue,
+        // null: this node does not serve the queue fair, so it does not know its limits per group.
+        limits: limits
+          ? { groupConcurrency: limits.groupConcurrency ?? null, groupRateLimit: limits.groupRateLimit ?? null }
+          : null,
+        recentMinutes: RECENT_MINUTES,
+        offset,
+        limit,
+        ...page,
+      };
+    },
+  },
+  { method: 'POST', path: /^\/queues\/([^/]+)\/groups\/pause$/, handler: pauseRoute(true) },
+  { method: 'POST', path: /^\/queues\/([^/]+)\/groups\/resume$/, handler: pauseRoute(false) },
+];
