@@ -56,6 +56,16 @@ describe('stats and the process entry', () => {
       const ttl = await t.redis.ttl(t.keys.classMetrics(m));
       if (ttl !== -2) expect(ttl).to.be.within(1, RETENTION_SECONDS);
     }
+    // Each queue's count of the minute (its recent rate, for nexq.position), expiring likewise.
+    const perQueue = await Promise.all(minutes.map((m) => t.redis.hgetall(t.keys.queueMetrics(m))));
+    expect(perQueue.reduce((n, h) => n + Number(h.default ?? 0), 0)).to.equal(6);
+    expect(perQueue.flatMap((h) => Object.keys(h))).to.satisfy((queues: string[]) =>
+      queues.every((q) => q === 'default'),
+    );
+    for (const m of minutes) {
+      const ttl = await t.redis.ttl(t.keys.queueMetrics(m));
+      if (ttl !== -2) expect(ttl).to.be.within(1, RETENTION_SECONDS);
+    }
   });
 
   it('flushes the last counts when the node stops', async () => {
