@@ -6,8 +6,8 @@
 import { InvalidJobError } from '../job/job';
 import { jsonObject } from '../job/json-object';
 import { nowSeconds } from '../job/time';
-import { fairGroupOf } from '../redis/fair-queue';
-import { locateJob } from '../redis/job-index';
+import { fairGroupOf, findInGroups, rawOfFairMember } from '../redis/fair-queue';
+import { indexEntryOf, LocatedJob, locateJob, parseEntry } from '../redis/job-index';
 import { recentRate } from '../redis/queue-metrics';
 import {
   aheadInFairQueue,
@@ -16,6 +16,8 @@ import {
   FairPlace,
   listPlace,
   ListPlace,
+  searchEnds,
+  SEARCH_MOST,
 } from '../redis/queue-position';
 import type { AdminContext } from './context';
 
@@ -60,7 +62,8 @@ export type JobPosition = QueuedPosition | ElsewherePosition;
 /** A job found waiting: its queue, the job as stored, and its member when in a fair queue's groups. */
 export interface WaitingAt {
   queue: string;
-  raw: string;
+  /** Undefined for a job of a long list that neither end's search reached. */
+  raw?: string;
   member?: string;
 }
 
@@ -84,6 +87,10 @@ async function placeOf(ctx: AdminContext, at: WaitingAt): Promise<{ list?: ListP
   if (at.member !== undefined) {
     const fair = await fairMemberPlace(redis, keys, at.queue, at.member);
     return fair && { fair };
+  }
+  if (at.raw === undefined) {
+    const length = await redis.llen(keys.queue(at.queue));
+    return { list: { ahead: SEARCH_MOST, atLeast: true, length } };
   }
   const list = await listPlace(redis, keys.queue(at.queue), at.raw);
   if (!list) return undefined;
@@ -129,28 +136,53 @@ export async function positionAt(ctx: AdminContext, jid: string, at: WaitingAt):
 }
 
 /**
+ * `jid` waiting in `queue` as the index says, found boundedly: at the ends of its list, else in its
+ * fair groups (ZSCAN, a page at a time); undefined when it is in neither.
+ */
+async function waitingAt({ redis, keys }: AdminContext, queue: string, jid: string): Promise<WaitingAt | undefined> {
+  const inList = await searchEnds(redis, keys.queue(queue), jid);
+  if (inList !== undefined && inList !== 'deep') return { queue, raw: inList.raw };
+  const member = await findInGroups(redis, keys, queue, jid);
+  if (member !== undefined) return { queue, raw: rawOfFairMember(member), member };
+  return inList === 'deep' ? { queue } : undefined;
+}
+
+/** Where a job that is not waiting is; undefined for a queued one. */
+function elsewhere(jid: string, found: LocatedJob): ElsewherePosition | undefined {
+  const { state } = found;
+  if (state === 'queued') return undefined;
+  if (state === 'running') return { jid, state, queue: found.queue ?? '', node: found.node ?? '' };
+  const queue = jsonObject(found.raw)?.queue;
+  return { jid, state, at: found.score ?? 0, ...(typeof queue === 'string' ? { queue } : {}) };
+}
+
+/**
  * Where the job `jid` stands: the jobs ahead of it and its estimated start when it waits in a
- * queue, else where it is; undefined when nexq does not know it (finished, or never indexed).
+ * queue, else where it is; undefined when nexq does not know it (finished, or never indexed). A
+ * waiting job is looked for at the ends of its queue (searchEnds), not by the job index's lookup,
+ * which reads the whole list in one script.
  */
 export async function jobPosition(ctx: AdminContext, jid: string): Promise<JobPosition | undefined> {
   checkJid(jid);
+  const { redis, keys } = ctx;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const found = await locateJob(ctx.redis, ctx.keys, jid);
-    if (!found) return undefined;
-    if (found.state === 'running') return { jid, state: 'running', queue: found.queue ?? '', node: found.node ?? '' };
-    if (found.state !== 'queued') {
-      const queue = jsonObject(found.raw)?.queue;
-      return {
-        jid,
-        state: found.state,
-        at: found.score ?? 0,
-        ...(typeof queue === 'string' ? { queue } : {}),
-      };
+    const known = await indexEntryOf(redis, keys, jid);
+    const entry = known && parseEntry(known.entry);
+    if (!known || !entry) return undefined;
+    if (entry.state !== 'queued') {
+      // A set read at one score, or a node's backup list: short reads.
+      const found = await locateJob(redis, keys, jid);
+      if (!found) return undefined;
+      const other = elsewhere(jid, found);
+      if (other) return other;
+      continue;
     }
-    const at = { queue: found.queue ?? '', raw: found.raw, member: found.member };
-    const position = await positionAt(ctx, jid, at);
+    const at = await waitingAt(ctx, entry.queue, jid);
+    const position = at && (await positionAt(ctx, jid, at));
     if (position) return position;
-    // It moved between the lookup and the count (fetched, most likely): look again.
+    // Not where the index says: it moved meanwhile (look again), or another system took it
+    // without telling the index (stale: unknown, as show() says).
+    if ((await indexEntryOf(redis, keys, jid))?.entry === known.entry) return undefined;
   }
   throw new Error(`job ${jid} kept moving while its position was read; ask again`);
 }

@@ -10,13 +10,14 @@
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
 import { groupOfFairMember } from './fair-queue';
+import { jsonObject } from '../job/json-object';
 
 /** Entries compared from each end of a list at most. */
 export const SEARCH_MOST = 100_000;
 /** Groups read per HSCAN or LRANGE of a fair queue's counts and ring. */
 const PAGE = 1000;
 
-/** Where a job stands in a list, read in one MULTI; undefined when the list no longer holds it. */
+/** Where a job stands in a list; undefined when the list no longer holds it. */
 export interface ListPlace {
   /** Jobs nearer the tail (to be taken before it); at least this many when `atLeast`. */
   ahead: number;
@@ -24,22 +25,59 @@ export interface ListPlace {
   length: number;
 }
 
-/** Where the job `raw` stands in the list `key` (a queue, or a fair queue's inbox). */
-export async function listPlace(redis: RedisClient, key: string, raw: string): Promise<ListPlace | undefined> {
-  const replies = await redis
-    .multi()
-    .llen(key)
-    .lpos(key, raw, 'RANK', -1, 'MAXLEN', SEARCH_MOST)
-    .lpos(key, raw, 'RANK', 1, 'MAXLEN', SEARCH_MOST)
-    .exec();
-  if (!replies) return undefined;
+/** LLEN and the index of `raw` found from one end (rank -1: the tail), read atomically. */
+async function lengthAndIndex(
+  redis: RedisClient,
+  key: string,
+  raw: string,
+  rank: 1 | -1,
+): Promise<[number, number | null]> {
+  const replies = await redis.multi().llen(key).lpos(key, raw, 'RANK', rank, 'MAXLEN', SEARCH_MOST).exec();
+  if (!replies) throw new Error(`the read of ${key} was aborted`);
   for (const [err] of replies) if (err) throw err;
-  const [length, fromTail, fromHead] = replies.map(([, value]) => value as number | null);
-  const at = fromTail ?? fromHead;
-  if (at !== null) return { ahead: (length as number) - 1 - at, atLeast: false, length: length as number };
-  // Neither end's window holds it: deeper than both in a long list, or gone from a short one.
-  if ((length as number) <= 2 * SEARCH_MOST) return undefined;
-  return { ahead: SEARCH_MOST, atLeast: true, length: length as number };
+  return [replies[0][1] as number, replies[1][1] as number | null];
+}
+
+/**
+ * Where the job `raw` stands in the list `key` (a queue, or a fair queue's inbox): LPOS from the
+ * tail, then from the head, each with its LLEN in one MULTI.
+ */
+export async function listPlace(redis: RedisClient, key: string, raw: string): Promise<ListPlace | undefined> {
+  for (const rank of [-1, 1] as const) {
+    const [length, at] = await lengthAndIndex(redis, key, raw, rank);
+    if (at !== null) return { ahead: length - 1 - at, atLeast: false, length };
+    // Not within SEARCH_MOST of this end: the whole list when it is that short (gone from it).
+    if (length <= SEARCH_MOST) return undefined;
+    if (rank === 1) return length <= 2 * SEARCH_MOST ? undefined : { ahead: SEARCH_MOST, atLeast: true, length };
+  }
+  return undefined;
+}
+
+/**
+ * The job `jid` as stored in the list `key`, searched a page at a time from the tail and the head
+ * in turn, at most SEARCH_MOST entries from each (the job index's own lookup reads a whole list in
+ * one script, which holds Redis for a deep job of a long queue). 'deep' when neither end holds it
+ * in a list longer than both searches; undefined when the list does not hold it.
+ */
+export async function searchEnds(
+  redis: RedisClient,
+  key: string,
+  jid: string,
+): Promise<{ raw: string } | 'deep' | undefined> {
+  const holds = (raw: string) => raw.includes(jid) && jsonObject(raw)?.jid === jid;
+  // A page from each end in turn: a job about to run and one just enqueued are both found at once.
+  for (let start = 0; start < SEARCH_MOST; start += PAGE) {
+    for (const fromTail of [true, false]) {
+      const page = fromTail
+        ? await redis.lrange(key, -(start + PAGE), -(start + 1))
+        : await redis.lrange(key, start, start + PAGE - 1);
+      const raw = page.find(holds);
+      if (raw !== undefined) return { raw };
+      // A short page: this end's search reached the other end, so the whole list was read.
+      if (page.length < PAGE) return undefined;
+    }
+  }
+  return (await redis.llen(key)) > 2 * SEARCH_MOST ? 'deep' : undefined;
 }
 
 /** A fair queue's state as the rank of one waiting job needs it. */

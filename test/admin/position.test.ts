@@ -130,6 +130,24 @@ describe('nexq.position', () => {
     }
   });
 
+  it('finds a job of a long queue from its ends only: exact near them, "at least" deeper', async () => {
+    const node = await t.start({ mode: 'enqueuer' });
+    const key = t.keys.queue('long');
+    const filler = (n: number) =>
+      Array.from({ length: n }, (_, i) => JSON.stringify({ class: 'X', args: [i], jid: `f${i}`, queue: 'long' }));
+    const push = async (n: number) => {
+      const all = filler(n);
+      for (let i = 0; i < all.length; i += 10_000) await t.redis.lpush(key, ...all.slice(i, i + 10_000));
+    };
+    await push(SEARCH_MOST + 10);
+    const deep = await node.enqueue('long', 'X', []);
+    await push(SEARCH_MOST + 10);
+    const newest = await node.enqueue('long', 'X', []);
+    expect(await queued(node, deep)).to.include({ aheadInQueue: SEARCH_MOST, atLeast: true });
+    expect(await queued(node, newest)).to.include({ aheadInQueue: 2 * SEARCH_MOST + 21 });
+    expect(await queued(node, newest)).not.to.have.property('atLeast');
+  });
+
   it('searches a long list from both ends only, and says "at least" for a job deeper than that', async () => {
     const key = t.keys.queue('long');
     const filler = Array.from({ length: SEARCH_MOST + 1 }, (_, i) => `f${i}`);
