@@ -4,6 +4,7 @@ export type { WaitForOptions } from './nexq';
 export type { Batch, BatchOptions, BatchStatus, BulkJob, NexqStartOptions, PauseMode } from './nexq';
 export type { BatchCallback, BatchJob } from './admin/batch';
 export type { GroupInfo } from './admin/groups';
+export type { ElsewherePosition, JobPosition, QueuedPosition } from './admin/position';
 export type { ScheduleInfo, ScheduleSpec, Schedules } from './admin/schedules';
 export type { BackoffFunction, RetryPolicy, RetryVerdict } from './job/retry-policy';
 export type { EnqueueResult } from './actors/enqueuer';

@@ -22,6 +22,7 @@ import { progressOf } from './admin/progress';
 import { tracedEnqueue } from './tracing/enqueue-span';
 import { waitingJobs } from './redis/fair-queue';
 import { GroupInfo, groupsOf, pauseGroup } from './admin/groups';
+import { jobPosition, JobPosition } from './admin/position';
 
 export interface NexqStartOptions extends NodeStartOptions {
   /**
@@ -38,7 +39,7 @@ export interface WaitForOptions {
   timeout?: number;
 }
 
-export type { JobInfo };
+export type { JobInfo, JobPosition };
 
 /** One job for `enqueueAll`: at most one of `at` and `in`. */
 export type BulkJob = Omit<EnqueueRequest, 'bid'>;
@@ -155,6 +156,16 @@ export class Nexq {
     const progress =
       found.state === 'running' && found.node ? await progressOf(this.node.ctx, jid, found.node) : undefined;
     return progress === undefined ? info : { ...info, progress };
+  }
+
+  /**
+   * Where is my job? For a job waiting in a queue, the jobs ahead of it (in its group too, in a fair
+   * queue: an estimate) and when it may start at its queue's recent rate; else where it is
+   * (running on a node, scheduled, in retry, dead). Undefined when nexq does not know it. Reads
+   * are bounded (docs/jobs.md); InvalidJobError for a jid that is not a non-empty string.
+   */
+  position(jid: string): Promise<JobPosition | undefined> {
+    return jobPosition(this.node.ctx, jid);
   }
 
   /** Moves the job `jid` from the retry set to the dead set now, unchanged; false when it is not in retry. */

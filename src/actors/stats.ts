@@ -5,7 +5,8 @@
 //     per-day keys), so counting costs the hot path no round trip. Sidekiq counts the same way;
 //     a node killed with -9 loses at most the last second of counts, never a job.
 //  2. In the same MULTI, add each class's counts and run times to the current minute's metrics
-//     (src/redis/class-metrics.ts, the dashboard's Metrics page), by Redis' clock.
+//     (src/redis/class-metrics.ts, the dashboard's Metrics page), and each queue's count to the
+//     minute's per-queue hash (src/redis/queue-metrics.ts, `nexq.position`'s rate), by Redis' clock.
 // The counts themselves are in src/run/job-counters.ts, fed by the built-in stats middleware; the
 // jobs running on this node are in src/run/running-jobs.ts. Each queue's own count, which `nexq drain`
 // reads, is not flushed from here: the script that takes a job off its backup list adds it
@@ -14,6 +15,7 @@
 import { TickingActor } from '../runtime';
 import { statDay } from '../redis/keys';
 import { addClassMetrics, minuteOf } from '../redis/class-metrics';
+import { addQueueMetrics } from '../redis/queue-metrics';
 import { fromReply } from '../redis/errors';
 import type { JobsContext } from '../run/node-context';
 import { ActorNames } from '../run/node-context';
@@ -68,6 +70,7 @@ export class Stats extends TickingActor {
           .incrby(keys.stat('failed', day), failed)
           .expire(keys.stat('failed', day), STATS_DAY_TTL_SECONDS);
       addClassMetrics(tx, keys, minuteOf(now), samples);
+      addQueueMetrics(tx, keys, minuteOf(now), counts.perQueue);
       await tx.exec();
     } catch (err) {
       counters.restore(counts);

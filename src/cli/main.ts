@@ -15,6 +15,7 @@ import { clearCommand } from './commands/clear';
 import { deleteCommand, killCommand, retryCommand, showCommand } from './commands/manage';
 import { pauseCommand, resumeCommand } from './commands/pause';
 import { groupsCommand } from './commands/groups';
+import { positionCommand } from './commands/position';
 import { processesCommand, quietCommand, stopCommand } from './commands/processes';
 import { schedulesCommand } from './commands/schedules';
 import { queuesCommand, statsCommand } from './commands/stats';
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, Command> = {
   delete: deleteCommand,
   clear: clearCommand,
   show: showCommand,
+  position: positionCommand,
   pause: pauseCommand,
   resume: resumeCommand,
   processes: processesCommand,

@@ -43,6 +43,8 @@
 //                                      script that takes each off its backup list (`nexq drain`)
 //   <ns>:nexq:metrics:<YYYY-MM-DDTHH:MM> hash: per-class counts and durations of one UTC minute
 //                                      (src/redis/class-metrics.ts), expiring after a few hours
+//   <ns>:nexq:queue-metrics:<YYYY-MM-DDTHH:MM> hash: queue -> its jobs processed in one UTC minute
+//                                      (src/redis/queue-metrics.ts: a queue's recent rate), likewise
 //   <ns>:nexq:batch:<bid>              hash: a batch's description, counts, callbacks (src/redis/batch-scripts.ts)
 //   <ns>:nexq:batch:<bid>:pending      set: members (jids, `batch:<bid>` of children) not succeeded yet
 //   <ns>:nexq:batch:<bid>:failed, :dead  sets: members that failed (not succeeded since), that died
@@ -188,6 +190,11 @@ export class Keys {
   /** Per-class metrics of one UTC minute (`YYYY-MM-DDTHH:MM`), a node-wide key. */
   classMetrics(minute: string): string {
     return this.key(`nexq:metrics:${minute}`);
+  }
+
+  /** Per-queue jobs processed in one UTC minute (`YYYY-MM-DDTHH:MM`), a node-wide key. */
+  queueMetrics(minute: string): string {
+    return this.key(`nexq:queue-metrics:${minute}`);
   }
 
   /**

@@ -56,6 +56,15 @@ describe('stats and the process entry', () => {
       const ttl = await t.redis.ttl(t.keys.classMetrics(m));
       if (ttl !== -2) expect(ttl).to.be.within(1, RETENTION_SECONDS);
     }
+    // Each queue's count of the minute (its recent rate, for nexq.position), expiring likewise.
+    const perQueue = await Promise.all(minutes.map((m) => t.redis.hgetall(t.keys.queueMetrics(m))));
+    const fields = perQueue.flatMap((h) => Object.entries(h));
+    expect(fields.reduce((n, [, count]) => n + Number(count), 0)).to.equal(6);
+    expect(new Set(fields.map(([queue]) => queue))).to.deep.equal(new Set(['default']));
+    for (const m of minutes) {
+      const ttl = await t.redis.ttl(t.keys.queueMetrics(m));
+      if (ttl !== -2) expect(ttl).to.be.within(1, RETENTION_SECONDS);
+    }
   });
 
   it('flushes the last counts when the node stops', async () => {

@@ -63,12 +63,20 @@ describe('Keys in the per-queue layout', () => {
     expect(keys.uniqueLock('k', 'mail')).to.equal('app:nexq:unique:{mail}:k');
     expect(keys.periodic('p', 'mail')).to.equal('app:nexq:periodic:{mail}:p');
     expect(keys.processed('mail')).to.equal('app:nexq:processed:{mail}');
-    expect([keys.queues, keys.nodes, keys.processes, keys.stat('processed'), keys.process('h:1')]).to.deep.equal([
+    expect([
+      keys.queues,
+      keys.nodes,
+      keys.processes,
+      keys.stat('processed'),
+      keys.process('h:1'),
+      keys.queueMetrics('2026-01-02T03:04'),
+    ]).to.deep.equal([
       '{app}:queues',
       '{app}:nexq:nodes',
       '{app}:processes',
       '{app}:stat:processed',
       '{app}:h:1',
+      '{app}:nexq:queue-metrics:2026-01-02T03:04',
     ]);
     expect(keys.group('mail')).to.equal('mail');
     expect(new Keys('app').group('mail')).to.equal('');

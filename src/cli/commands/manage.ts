@@ -5,6 +5,8 @@ import { findJob, Found } from '../../admin/find';
 import { foundJobInfo } from '../../admin/job-info';
 import { backtraceOf, isoOf, jobView } from '../../admin/job-view';
 import { killAll, killJob } from '../../admin/kill';
+import { positionAt, QueuedPosition } from '../../admin/position';
+import { queuedLines } from './position';
 import { ParsedArgs, UsageError } from '../args';
 import { JobNotFoundError } from '../errors';
 import { Command, CONNECTION_HELP, Output, positionals, printJson, printTable, withNexq } from './common';
@@ -118,31 +120,46 @@ function placeText(f: Found): string {
   return `${f.where} (at ${isoOf(f.score)})`;
 }
 
+function positionText(position: QueuedPosition): string {
+  return queuedLines(position)
+    .map((line) => `  ${line}\n`)
+    .join('');
+}
+
 export const showCommand: Command = {
   summary: 'where a job is (queue, schedule, retry, dead, running) and its payload',
   help: `Usage: nexq show <jid> [options]
 
 Says where the job <jid> is (a queue, the schedule/retry/dead set, or running in a node's backup
-list) and prints its payload. ${INDEX_NOTE} With --json, prints what the API's show() returns:
-{ jid, state, queue, node, score, home, job, raw, deliveries, nacks, retryCount, errorBacktrace }.
+list) and prints its payload; for a job waiting in a queue, the jobs ahead of it and its estimated
+start too (nexq position). ${INDEX_NOTE} With --json, prints what the API's show() returns:
+{ jid, state, queue, node, score, home, job, raw, deliveries, nacks, retryCount, errorBacktrace },
+and for a waiting job \`position\`, what the API's position() returns.
 
 Options:
 ${CONNECTION_HELP}`,
   async run(args, out) {
     const [jid] = positionals(args, 'show', ['jid']);
-    const { found, perQueue, ring } = await withNexq(args, async (session) => ({
-      found: await findJob(session, jid),
-      perQueue: session.keys.perQueue,
-      ring: session.encryption?.ring,
-    }));
+    const { found, perQueue, ring, position } = await withNexq(args, async (session) => {
+      const found = await findJob(session, jid);
+      const first = found.length > 0 ? found[0] : undefined;
+      // Where it stands, for a job waiting in a queue (undefined when it was fetched meanwhile).
+      const position =
+        first?.where === 'queue' && first.queue !== undefined
+          ? await positionAt(session.nexq.node.ctx, jid, { queue: first.queue, raw: first.raw, member: first.member })
+          : undefined;
+      return { found, perQueue: session.keys.perQueue, ring: session.encryption?.ring, position };
+    });
     if (found.length === 0) throw new JobNotFoundError(`no job ${jid} found (it may have finished)`);
     if (out.json) {
-      printJson(out, foundJobInfo(jid, found[0], perQueue, ring));
+      const info = foundJobInfo(jid, found[0], perQueue, ring);
+      printJson(out, position ? { ...info, position } : info);
       return 0;
     }
-    for (const f of found) {
+    for (const [i, f] of found.entries()) {
       const view = jobView(f.raw, f.score, ring);
       out.write(`${jid}: ${placeText(f)}\n`);
+      if (i === 0 && position) out.write(positionText(position));
       const rows: Array<[string, string]> = [
         ['class', view.class ?? '?'],
         ['queue', view.queue ?? '?'],
