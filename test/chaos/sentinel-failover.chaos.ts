@@ -51,6 +51,9 @@ describe('chaos: Sentinel failover', function () {
         logger: logs.logger,
         queues: QUEUES.map((name) => ({ name, concurrency: 10 })),
         heartbeatInterval: 1,
+        // Longer than the test waits for a foreign push at the end: only key tracking, turned on
+        // again against the new master, can start that job in time.
+        idlePollInterval: 60_000,
       });
     const nodes = [await node(), await node()];
     const producer = await t.start({ redis, logger: logs.logger, mode: 'enqueuer' });
@@ -112,6 +115,12 @@ describe('chaos: Sentinel failover', function () {
     const queued = async () =>
       (await Promise.all(QUEUES.map((q) => data!.llen(t.keys.queue(q))))).reduce((a, b) => a + b, 0);
     await waitFor(async () => (await queued()) === 0, 30_000, 'the queues on the new master to empty');
+    // A job a foreign producer (Sidekiq's client) pushes into an idle queue on the new master
+    // starts without waiting for the idle poll: the nodes track its key there.
+    const foreign = t.out('foreign');
+    const job = { class: 'Tally', args: [t.url, foreign], jid: 'foreign-after-failover', queue: 'a', retry: true };
+    await data.lpush(t.keys.queue('a'), JSON.stringify({ ...job, enqueued_at: Date.now() / 1000 }));
+    await waitFor(async () => (await t.redis.llen(foreign)) === 1, 10_000, 'the foreign push to run');
     const ranApart = t.out('apart');
     await expectApartWorking(
       apart,
