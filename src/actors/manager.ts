@@ -101,7 +101,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
         : 0;
     const table = ctx.jobs.running.slots;
     this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, (queue) => table.ahead(queue));
-    this.idle = new IdleWatch(ctx.redis, keys, config.idlePollInterval, {
+    this.idle = new IdleWatch(() => ctx.redis, ctx, keys, config.idlePollInterval, {
       wake: (queueKey) => this.send({ type: 'wake', queueKey }),
       trackingOn: () => this.send({ type: 'tracking_on' }),
       // The subscriber ioredis ended by itself: crash, the restart subscribes afresh.

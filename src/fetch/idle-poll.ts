@@ -34,8 +34,11 @@ export class IdlePoll {
 
   /** A decision at `now` has run: when the check was due, the next one is an interval later. */
   decided(now: number): void {
+    const tracked = this.tracking?.active === true;
+    // Tracking went off since the check was set 10 intervals away: polling takes over now.
+    if (!tracked) this.nextAt = Math.min(this.nextAt, now + this.intervalMs);
     if (now < this.nextAt) return;
-    this.nextAt = now + (this.tracking?.active ? this.intervalMs * TRACKED_CHECK_FACTOR : this.intervalMs);
+    this.nextAt = now + (tracked ? this.intervalMs * TRACKED_CHECK_FACTOR : this.intervalMs);
   }
 
   /**

@@ -32,19 +32,22 @@ export class IdleWatch {
   private readonly signals: WakeSignals;
   private readonly poll: IdlePoll;
 
+  /** `client` gives the node's main client (read at each use); `owner` is the node's (its context). */
   constructor(
-    private readonly redis: RedisClient,
+    private readonly client: () => RedisClient,
+    owner: object,
     private readonly keys: Keys,
     intervalMs: number,
     events: IdleWatchEvents,
   ) {
     this.tracking = new PushTracking(
-      redis,
+      client,
+      owner,
       () => events.trackingOn(),
       (message) =>
-        events.info(`foreign pushes are found by the idle check alone: CLIENT TRACKING refused (${message})`),
+        events.info(`foreign pushes are found by the idle check alone for now: key tracking is off (${message})`),
     );
-    this.signals = new WakeSignals(redis, keys.wakeChannel, {
+    this.signals = new WakeSignals(client, keys.wakeChannel, {
       onWake: (queueKey) => events.wake(queueKey),
       onInvalidated: (queueKeys) => {
         if (queueKeys === null) this.tracking.invalidatedAll();
@@ -90,6 +93,6 @@ export class IdleWatch {
 
   /** The idle check: which of `queues` may hold jobs. */
   holdingJobs(queues: readonly string[]): Promise<string[]> {
-    return this.poll.holdingJobs(this.redis, queues);
+    return this.poll.holdingJobs(this.tracking.current(), queues);
   }
 }

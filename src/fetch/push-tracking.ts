@@ -16,8 +16,18 @@
 //    or proxy that refuses CLIENT TRACKING: the idle poll alone, every `idlePollInterval`.
 // A tracked key is invalidated once, by whatever writes it first (nexq's own fetch included), and
 // then no longer tracked: the queue is woken, and armed again by the check when it is idle again.
+// The main client is read at each use (the redis-connection actor replaces it when ioredis ends
+// it): tracking moves to the new one. One instance per node is live: a manager killed without its
+// terminate leaves one behind, which the next one's construction silences, so it can no longer
+// turn tracking towards its own (dead) subscriber.
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '../redis/client';
+
+/** How often an instance whose main client ended looks for the fresh one, ms. */
+const REPLACEMENT_LOOK_MS = 100;
+
+/** The live instance of each node (keyed by an object of the node's: its context). */
+const liveOf = new WeakMap<object, PushTracking>();
 
 export class PushTracking {
   /** The wake subscriber's client id, while it listens for invalidations. */
@@ -28,37 +38,52 @@ export class PushTracking {
   private generation = 0;
   /** The keys of the idle queues Redis tracks for this node. */
   private readonly armedKeys = new Set<string>();
+  /** The main client tracking was turned on for (and whose reconnects are heard). */
+  private bound?: RedisClient;
   private readonly onReady = () => this.reconnected();
+  private readonly onEnd = () => this.awaitReplacement();
   private closed = false;
-  private refusalSaid = false;
+  private failureSaid = false;
 
   /**
-   * `onActive` hears tracking turned on (the idle queues are to be armed now); `onRefused` hears,
-   * once, why it cannot be used (the idle poll alone then).
+   * `client` gives the node's main client (read at each use); `owner` is the node's (one live
+   * instance per owner). `onActive` hears tracking turned on (the idle queues are to be armed now);
+   * `onFailed` hears, once, why it could not be (the idle check alone until a reconnect).
    */
   constructor(
-    private readonly redis: RedisClient,
+    private readonly client: () => RedisClient,
+    owner: object,
     private readonly onActive: () => void,
-    private readonly onRefused: (message: string) => void,
+    private readonly onFailed: (message: string) => void,
   ) {
-    if (this.usable) redis.on('ready', this.onReady);
-  }
-
-  /** Redis Cluster: no tracking (the redirect would have to be on every master). */
-  get usable(): boolean {
-    return !(this.redis instanceof Cluster);
+    liveOf.get(owner)?.close();
+    liveOf.set(owner, this);
+    this.current();
   }
 
   /** Tracking is on: a read made with `CLIENT CACHING yes` before it is tracked. */
   get active(): boolean {
+    this.current();
     return this.on;
+  }
+
+  /** The main client now; when it was replaced, tracking moves to it. */
+  current(): RedisClient {
+    const client = this.client();
+    if (client === this.bound || this.closed) return client;
+    this.bound?.off('ready', this.onReady).off('end', this.onEnd);
+    this.bound = client;
+    this.reset();
+    if (client instanceof Cluster) return client; // no tracking: the redirect would have to be on every master
+    client.on('ready', this.onReady).on('end', this.onEnd);
+    if (client.status === 'ready') this.enable().catch(() => {}); // it says its failures itself
+    return client;
   }
 
   /** Tracking is on and Redis tracks `queueKey` for this node. */
   armed(queueKey: string): boolean {
     return this.on && this.armedKeys.has(queueKey);
   }
-
   /** The idle check reads `queueKeys` tracked: marked as it is sent (an invalidation may come before its answer). */
   arming(queueKeys: readonly string[]): void {
     if (!this.on) return;
@@ -92,10 +117,26 @@ export class PushTracking {
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
-    this.redis.off('ready', this.onReady);
-    if (this.on) this.redis.call('CLIENT', 'TRACKING', 'OFF').catch(() => {});
+    this.bound?.off('ready', this.onReady).off('end', this.onEnd);
+    if (this.on) this.bound?.call('CLIENT', 'TRACKING', 'OFF').catch(() => {});
     this.reset();
+  }
+
+  /**
+   * ioredis ended the main client for good: the redis-connection actor puts a fresh one in the
+   * context when its restart runs; move to it then, even if the manager decides nothing meanwhile.
+   */
+  private awaitReplacement(): void {
+    this.reset();
+    const timer = setInterval(() => {
+      if (this.closed || this.client() !== this.bound) {
+        clearInterval(timer);
+        this.current();
+      }
+    }, REPLACEMENT_LOOK_MS);
+    timer.unref();
   }
 
   /** Redis forgot this connection's tracking when the connection dropped: turn it on again. */
@@ -111,20 +152,23 @@ export class PushTracking {
   }
 
   private async enable(): Promise<void> {
-    if (this.closed || !this.usable || this.redirectTo === undefined) return;
+    const client = this.bound;
+    if (this.closed || client === undefined || client instanceof Cluster || this.redirectTo === undefined) return;
     this.reset();
     const generation = this.generation;
     try {
       // OFF first: ON with another redirect or mode is refused while tracking is on.
-      await this.redis.call('CLIENT', 'TRACKING', 'OFF');
-      await this.redis.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', this.redirectTo, 'OPTIN');
-      if (generation !== this.generation) return; // reset meanwhile (a reconnect, close)
+      await client.call('CLIENT', 'TRACKING', 'OFF');
+      await client.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', this.redirectTo, 'OPTIN');
+      if (generation !== this.generation) return; // reset meanwhile (a reconnect, a new client, close)
       this.on = true;
       this.onActive();
     } catch (err) {
-      if (generation !== this.generation || this.refusalSaid) return;
-      this.refusalSaid = true;
-      this.onRefused((err as Error).message);
+      // Refused (an old server, a proxy, an ACL) or cut off (a timeout, a redirect id of a
+      // subscriber not reconnected yet): off until the next reconnect of either connection.
+      if (generation !== this.generation || this.failureSaid) return;
+      this.failureSaid = true;
+      this.onFailed((err as Error).message);
     }
   }
 }

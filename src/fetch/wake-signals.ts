@@ -36,16 +36,18 @@ export class WakeSignals {
   private subscriber?: RedisClient;
   private unwatch?: () => void;
 
+  /** `client` gives the node's main client, which the subscriber is a duplicate of. */
   constructor(
-    private readonly redis: RedisClient,
+    private readonly client: () => RedisClient,
     private readonly channel: string,
     private readonly listeners: WakeListeners,
   ) {}
 
   open(): void {
     if (this.subscriber) return;
-    const cluster = this.redis instanceof Cluster;
-    const subscriber = duplicateClient(this.redis, {
+    const main = this.client();
+    const cluster = main instanceof Cluster;
+    const subscriber = duplicateClient(main, {
       commandTimeout: undefined,
       enableAutoPipelining: false,
       autoResubscribe: cluster,
@@ -78,7 +80,11 @@ export class WakeSignals {
     this.subscriber = undefined;
   }
 
-  /** One connect: the id first (nothing else may be asked once subscribed), then both channels. */
+  /**
+   * One connect: the id first (nothing else may be asked once subscribed), then the wake channel,
+   * then the invalidations apart (an ACL may allow the one channel and not the other: a refused
+   * SUBSCRIBE subscribes to none of its channels).
+   */
   private async listen(subscriber: RedisClient): Promise<void> {
     let id: number | undefined;
     try {
@@ -87,11 +93,17 @@ export class WakeSignals {
       // A server or proxy that refuses CLIENT: wake signals without tracking.
     }
     try {
-      await subscriber.subscribe(this.channel, INVALIDATE);
+      await subscriber.subscribe(this.channel);
     } catch (err) {
       if (subscriber === this.subscriber) this.listeners.onCannotSubscribe(err as Error);
       return;
     }
-    if (subscriber === this.subscriber && id !== undefined && Number.isSafeInteger(id)) this.listeners.onListening(id);
+    if (id === undefined || !Number.isSafeInteger(id)) return;
+    try {
+      await subscriber.subscribe(INVALIDATE);
+    } catch {
+      return; // wake signals without tracking
+    }
+    if (subscriber === this.subscriber) this.listeners.onListening(id);
   }
 }

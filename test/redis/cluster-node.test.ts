@@ -146,7 +146,7 @@ describe('a nexq node on a Redis Cluster', function () {
   it("wakes idle nodes from a per-queue enqueue: the script's PUBLISH reaches a subscriber on a duplicate of the cluster client", async () => {
     const keys = new Keys(t.ns, 'per-queue');
     const heard: string[] = [];
-    const wakes = new WakeSignals(client, keys.wakeChannel, {
+    const wakes = new WakeSignals(() => client, keys.wakeChannel, {
       onWake: (queueKey) => heard.push(queueKey),
       onInvalidated: () => {},
       onListening: () => {},

@@ -65,6 +65,27 @@ describe('a connection ioredis ended is replaced', function () {
     expect(node.node.running).to.equal(true);
   });
 
+  it('the main client, while its queues are idle: the idle checks and key tracking move to the fresh one', async () => {
+    const logs = captureLogs();
+    // The idle poll is an hour apart: only tracking on the fresh client can start the foreign push.
+    const node = await t.start({ logger: logs.logger, pollTimeout: 3_600_000, idlePollInterval: 3_600_000 });
+    await runsAJob(node, 'before');
+    const ended = node.node.ctx.redis;
+    endOnNextConnect(ended);
+    dropSocket(ended);
+    await waitFor(() => node.node.ctx.redis !== ended, 5000, 'a fresh main client');
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the queue idle, checked and armed again
+    const job = { class: 'Record', args: [t.url, t.out('foreign'), 'foreign'], jid: 'f1', queue: 'default' };
+    await t.redis.lpush(
+      t.keys.queue('default'),
+      JSON.stringify({ ...job, retry: true, enqueued_at: Date.now() / 1000 }),
+    );
+    const [ran] = await t.waitForRecords(t.out('foreign'), 1, 10_000);
+    expect(ran.jid).to.equal('f1');
+    await runsAJob(node, 'after');
+    expect(logs.text()).to.not.include('fetch failed');
+  });
+
   it('the wake subscriber: the manager restarts on a fresh connection, and a job pushed later wakes it', async () => {
     const logs = captureLogs();
     // Neither poll runs during the test: only a wake can start the job after the restart.
