@@ -89,14 +89,27 @@ export async function groupsOf(ctx: Ctx, queue: string): Promise<GroupInfo[]> {
  * One page of `queue`'s groups, most waiting first (then most running, then by name): all of them
  * without `limit`. `limits` defaults to the context's config for the queue (none when it does not
  * serve it fair: `limited` is then null throughout).
+ *
+ * `everyRunning` (the default: `nexq groups`, `nexq.groups`) finds the groups with jobs running by
+ * a SCAN of the keyspace, on every master, for their running hashes, so a group whose long jobs
+ * all run is listed too: an operator's look, its cost grows with the keys of the database. Without
+ * it (the dashboard, read at every page view) nothing scans: the groups listed are those with jobs
+ * waiting, paused, or started in the last RECENT_MINUTES, ordered by waiting then name, and the
+ * running counts are read for the page's groups only.
  */
 export async function groupsPage(
   ctx: Ctx,
   queue: string,
-  { offset = 0, limit, limits }: { offset?: number; limit?: number; limits?: GroupLimits } = {},
+  {
+    offset = 0,
+    limit,
+    limits,
+    everyRunning = true,
+  }: { offset?: number; limit?: number; limits?: GroupLimits; everyRunning?: boolean } = {},
 ): Promise<GroupsPage> {
-  const all = await groupCounts(ctx, queue);
+  const all = await groupCounts(ctx, queue, everyRunning);
   const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
+  if (!everyRunning) await readRunning(ctx, queue, page);
   const known = limits ?? groupLimitsOf(ctx.config, queue) ?? {};
   const activity = await groupActivity(
     ctx.redis,
@@ -118,8 +131,21 @@ type Counts = Pick<GroupInfo, 'group' | 'waiting' | 'running' | 'paused'> & { re
 
 const globEscape = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
+/** The running counts of `groups` (one HVALS each, pipelined). */
+async function readRunning({ redis, keys }: Ctx, queue: string, groups: Counts[]): Promise<void> {
+  if (groups.length === 0) return;
+  const pipeline = redis.pipeline();
+  for (const g of groups) pipeline.hvals(keys.groupRunning(queue, g.group));
+  const replies = (await pipeline.exec()) ?? [];
+  groups.forEach((g, i) => {
+    const [err, counts] = replies[i] ?? [];
+    if (!err && Array.isArray(counts))
+      g.running = counts.reduce((sum: number, n) => sum + Math.max(0, Number(n) || 0), 0);
+  });
+}
+
 /** Every group of `queue` listed (GroupsPage.total), sorted. */
-async function groupCounts({ redis, keys }: Ctx, queue: string): Promise<Counts[]> {
+async function groupCounts({ redis, keys }: Ctx, queue: string, everyRunning: boolean): Promise<Counts[]> {
   const fair = keys.fair(queue);
   const groups = new Map<string, Counts>();
   const info = (group: string): Counts => {
@@ -134,10 +160,11 @@ async function groupCounts({ redis, keys }: Ctx, queue: string): Promise<Counts[
   for (const group of await redis.smembers(fair.paused)) info(group).paused = true;
   // The minutes by Redis' clock, as the fetch counts them; a count hash of the wrong type lists nothing.
   const minute = Math.floor((await redis.time())[0] / 60);
-  for (const m of [minute - 1, minute])
+  const minutes = everyRunning ? 2 : RECENT_MINUTES;
+  for (let m = minute - minutes + 1; m <= minute; m++)
     for (const group of await redis.hkeys(`${fair.starts}:${m}`).catch(() => [])) info(group).recent = true;
   const prefix = `${fair.running}:`;
-  for (const server of allMasters(redis)) {
+  for (const server of everyRunning ? allMasters(redis) : []) {
     let cursor = '0';
     do {
       const [next, names] = await server.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 500);

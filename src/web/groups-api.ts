@@ -68,7 +68,7 @@ export const GROUP_ROUTES: Route[] = [
       const limit = count(query, 'limit', 50, MAX_GROUPS_PAGE);
       const offset = offsetOf(query);
       const { queue, limits } = await fairQueue(ctx, q);
-      const page = await groupsPage(ctx, queue, { offset, limit, limits: limits ?? {} });
+      const page = await groupsPage(ctx, queue, { offset, limit, limits: limits ?? {}, everyRunning: false });
       return {
         queue,
         // null: this node does not serve the queue fair, so it does not know its limits per group.

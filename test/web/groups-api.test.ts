@@ -51,6 +51,17 @@ describe("web dashboard: a fair queue's groups over HTTP", () => {
     expect((await call(url, '/api/queues/fair/groups?offset=9')).body.groups).to.deep.equal([]);
   });
 
+  it("reads a page without scanning the keyspace: the running counts are those of the page's groups", async () => {
+    const { url } = await started();
+    const scans = async () => Number(/cmdstat_scan:calls=(\d+)/.exec(await t.redis.info('commandstats'))?.[1] ?? 0);
+    const before = await scans();
+    const page = await call(url, '/api/queues/fair/groups?limit=1');
+    expect(page.body.groups).to.deep.equal([
+      { group: 'acme', waiting: 2, running: 1, paused: false, started15m: 1, limited: 'concurrency' },
+    ]);
+    expect(await scans()).to.equal(before);
+  });
+
   it('pauses and resumes one group, whatever its name, only with the CSRF header', async () => {
     const { url, nexq } = await started();
     const forged = await call(url, '/api/queues/fair/groups/pause', { method: 'POST', body: { group: odd } });
