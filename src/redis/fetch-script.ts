@@ -200,7 +200,9 @@ async function fetchCall(
       const rateKey = k.classRate(c.name, first);
       return [c.runningKey ?? rateKey, rateKey];
     }),
-    ...queues.flatMap(({ fair: f }) => (f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate, f.paused] : [])),
+    ...queues.flatMap(({ fair: f }) =>
+      f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate, f.paused, f.parked] : [],
+    ),
   ];
   const argv = [
     nodeId,

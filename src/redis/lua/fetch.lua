@@ -16,7 +16,7 @@
 -- ARGV[5n+3j+1..5n+3j+3] class j: name, limit across nodes ('' none), rate limit's spec ('' none)
 -- ARGV[#ARGV-2n+2i-1..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
 --                  and its groupRateLimit's spec ('' none); a fair queue's keys follow the classes' in KEYS,
---                  7 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused
+--                  8 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused, parked
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
@@ -233,11 +233,11 @@ for i = 1, n do
       wanted, state = 0, 'x'
     end
   end
-  local left
+  local left, more
   if wanted > 0 then
     local why
     if fair then
-      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0)
+      moved, why, left, more = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else
@@ -254,6 +254,10 @@ for i = 1, n do
     -- a limit held jobs back if any are left.
     if #moved < wanted and not limitedClasses and not fair then
       state = 'e'
+    elseif more then
+      -- A fair fetch that parked the full groups it met (_fair.lua) and stopped: more of its ring
+      -- is still to see, so the node fetches again now rather than a poll later.
+      state = 'm'
     elseif left then
       state = left > 0 and 'l' or 'e'
     else
