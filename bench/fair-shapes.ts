@@ -219,12 +219,21 @@ async function full(redis: Redis, url: string, nodeSeconds: number) {
   const nodeKeys = new Keys('full-node');
   await buildFull(redis, nodeKeys, 2000);
   const node = await nodeRun(url, 'full-node', { groupConcurrency: GROUP_LIMIT }, 2000, nodeSeconds);
+  // The same 2,000 jobs of the one group alone, same limit: what the free group runs at without the others.
+  await redis.flushdb();
+  await pushAll(
+    redis,
+    new Keys('alone').queue(Q),
+    Array.from({ length: 2000 }, (_, i) => raw(`free${i}`, 'free')),
+  );
+  const alone = await nodeRun(url, 'alone', { groupConcurrency: GROUP_LIMIT }, 2000, nodeSeconds);
   return {
     fetchesUntilFreeRuns: fetches,
     msOfThoseFetches: clientMs,
     redisUsPerFetch: Math.round(usec / calls),
     allFullFetchesOf1: allFull,
     nodeC10OnFreeGroup: node,
+    nodeC10FreeGroupAlone: alone,
   };
 }
 
