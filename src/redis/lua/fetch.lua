@@ -22,7 +22,8 @@
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
 -- repaired); states is a string, one letter per queue, of what the fetch saw there (the fetch
 -- policy, src/fetch/policy.ts, decides from it what to fetch next and what to wait on):
---   m  took every job it asked for (more may wait), or asked for none under the node's cap
+--   m  took every job it asked for (more may wait), or asked for none under the node's cap, or (a
+--      fair queue) stopped after parking the groups it met at their limit, more of its ring unseen
 --   s  took every job it asked for but those ahead: fewer than a backlog's worth are left
 --   e  emptied the queue: it holds no job now
 --   l  jobs wait that a limit across nodes (globalConcurrency, a class's limit) holds back
