@@ -191,7 +191,7 @@ end
 -- the set of them; `sizes.ring` counts the groups that rejoined.
 local FAIR_RECHECK = 16
 local function nexq_fair_recheck(f, node, sizes, wanted)
-  local park = { checked = 0, kept = {}, held = {}, newly = {} }
+  local park = { checked = 0, kept = {}, held = {}, newly = {}, rejoined = {}, shrank = false }
   if sizes.parked == 0 then return park end
   -- The head read in two parts: FAIR_RECHECK first, the rest of FAIR_SKIP when the fetch goes on.
   local head, counts, paused = {}, {}, {}
@@ -206,7 +206,7 @@ local function nexq_fair_recheck(f, node, sizes, wanted)
     end
   end
   read(0, FAIR_RECHECK - 1)
-  local rejoined, joined = {}, 0
+  local rejoined, joined = park.rejoined, 0
   for k = 1, FAIR_SKIP do
     if k > FAIR_RECHECK and joined >= wanted then break end
     if k == FAIR_RECHECK + 1 and #head == FAIR_RECHECK then read(FAIR_RECHECK, FAIR_SKIP - 1) end
@@ -259,7 +259,9 @@ end
 -- it): a group whose next job may not is passed over, its job keeps its place; one at its
 -- groupConcurrency (`full`) leaves the ring for `park.newly`. Returns the jobs taken, oldest
 -- first, how many are left waiting (inbox and groups), and whether it stopped at FAIR_SKIP
--- having parked groups (the ring shrank: the next fetch may go on at once, not a poll later).
+-- having parked groups that were in the ring before it (the ring shrank: the next fetch may go on
+-- at once, not a poll later; a group its recheck put back and the take parked again, its rate key
+-- unreadable, does not count, so no node fetches in a loop).
 -- `sizes`: as the feed left them.
 local function nexq_fair_take(f, backup, wanted, admit, sizes, full, park)
   local len = sizes.ring
@@ -308,6 +310,8 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes, full, park)
       elseif full(group) then
         parked[group], alive = true, alive - 1
         park.newly[#park.newly + 1] = group
+        -- The ring shrank only if the group was in it before this fetch (not put back by its recheck).
+        if not park.rejoined[group] then park.shrank = true end
         if #moved == before then skipped = skipped + 1 else idle, skipped = 0, 0 end
       elseif #moved == before then
         idle, skipped = idle + 1, skipped + 1
@@ -346,7 +350,7 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes, full, park)
       redis.call('LPUSH', backup, unpack(moved, first, math.min(first + 999, #moved)))
     end
   end
-  return moved, left, skipped >= FAIR_SKIP and #park.newly > 0
+  return moved, left, skipped >= FAIR_SKIP and park.shrank
 end
 
 -- A fetch from a fair queue for `node`: checks its keys, feeds its groups from the inbox, and takes
