@@ -186,12 +186,14 @@ end
 -- the fetch reads the running hash as it reads the ring's groups. An entry whose group is in the
 -- ring already (a delete of its last job, then a new one fed) is dropped. Once FAIR_RECHECK are
 -- looked at and as many groups rejoined as jobs are `wanted`, the fetch has its work and looks no
--- further (a busy queue's fetches are many: the rest come round soon). Returns what the fetch
--- writes to `parked` at its end: the count to trim from its left, the groups kept (in order) and
--- the set of them; `sizes.ring` counts the groups that rejoined.
+-- further (a busy queue's fetches are many: the rest come round soon). Its first write trims the
+-- head looked at off `parked` (a removal first, rule 3: the adds after it are not refused at
+-- maxmemory), keeping one entry (`stale`) when that would empty the list (rule 2: it is written
+-- again at the fetch's end). Returns what nexq_fair_park writes then: the groups kept (in order)
+-- and the set of them, and `stale`; `sizes.ring` counts the groups that rejoined.
 local FAIR_RECHECK = 16
 local function nexq_fair_recheck(f, node, sizes, wanted)
-  local park = { checked = 0, kept = {}, held = {}, newly = {}, rejoined = {}, shrank = false }
+  local park = { checked = 0, kept = {}, held = {}, newly = {}, rejoined = {}, shrank = false, stale = false }
   if sizes.parked == 0 then return park end
   -- The head read in two parts: FAIR_RECHECK first, the rest of FAIR_SKIP when the fetch goes on.
   local head, counts, paused = {}, {}, {}
@@ -206,7 +208,7 @@ local function nexq_fair_recheck(f, node, sizes, wanted)
     end
   end
   read(0, FAIR_RECHECK - 1)
-  local rejoined, joined = park.rejoined, 0
+  local rejoined, joined, back = park.rejoined, 0, {}
   for k = 1, FAIR_SKIP do
     if k > FAIR_RECHECK and joined >= wanted then break end
     if k == FAIR_RECHECK + 1 and #head == FAIR_RECHECK then read(FAIR_RECHECK, FAIR_SKIP - 1) end
@@ -219,38 +221,41 @@ local function nexq_fair_recheck(f, node, sizes, wanted)
         park.kept[#park.kept + 1], park.held[group] = group, true
       else
         rejoined[group], joined = true, joined + 1
-        if not redis.call('LPOS', f.ring, group) then
-          redis.call('RPUSH', f.ring, group)
-          sizes.ring = sizes.ring + 1
-        end
+        if not redis.call('LPOS', f.ring, group) then back[#back + 1] = group end
       end
     end
   end
+  -- Writes: the head off `parked` first (one entry left when it was the whole list), then the ring.
+  park.stale = park.checked == sizes.parked
+  redis.call('LTRIM', f.parked, park.stale and park.checked - 1 or park.checked, -1)
+  nexq_rpush_all(f.ring, back)
+  sizes.ring = sizes.ring + #back
   return park
 end
 
 -- Writes a fetch's changes to `parked` (nexq_fair_recheck's `park`, with the groups the take parked
--- in `newly`): the list becomes newly ++ (what follows the head looked at) ++ kept. The groups
--- parked overwrite the head's places (LSET), so no command but the last can empty the list (a key
--- deleted, then written again in one script, is refused in a slot in migration).
+-- in `newly`), after the take's writes: the list (its head trimmed by the recheck) becomes newly ++
+-- (what followed the head) ++ kept. The entry the recheck left (`stale`) is overwritten by one
+-- parked, or popped once the kept are pushed behind it, so no command but the last can empty it
+-- (rule 2: a key emptied, then named again, is refused in a slot in migration).
 local function nexq_fair_park(f, park)
   local newly = {}
   for _, group in ipairs(park.newly) do
     if not park.held[group] then newly[#newly + 1] = group end
   end
   nexq_rpush_all(f.parked, park.kept)
-  local n, checked = #newly, park.checked
-  if n > checked then
-    -- The first n - checked at the front (LPUSH puts its last value first), the rest over the head.
-    local front = {}
-    for k = n - checked, 1, -1 do front[#front + 1] = newly[k] end
-    for first = 1, #front, 1000 do
-      redis.call('LPUSH', f.parked, unpack(front, first, math.min(first + 999, #front)))
-    end
-    for k = n - checked + 1, n do redis.call('LSET', f.parked, k - 1, newly[k]) end
-  else
-    for k = 1, n do redis.call('LSET', f.parked, checked - n + k - 1, newly[k]) end
-    if checked > 0 then redis.call('LTRIM', f.parked, checked - n, -1) end
+  local n = #newly
+  if park.stale and n > 0 then
+    redis.call('LSET', f.parked, 0, newly[n])
+    n = n - 1
+  elseif park.stale then
+    redis.call('LPOP', f.parked)
+  end
+  -- LPUSH puts its last value first: the newly parked in their order at the front.
+  local front = {}
+  for k = n, 1, -1 do front[#front + 1] = newly[k] end
+  for first = 1, #front, 1000 do
+    redis.call('LPUSH', f.parked, unpack(front, first, math.min(first + 999, #front)))
   end
 end
 
