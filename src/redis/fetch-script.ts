@@ -201,7 +201,7 @@ async function fetchCall(
       return [c.runningKey ?? rateKey, rateKey];
     }),
     ...queues.flatMap(({ fair: f }) =>
-      f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate, f.paused, f.starts] : [],
+      f ? [f.jobs, f.groups, f.ring, f.seq, f.running, f.rate, f.paused, f.starts, f.parked] : [],
     ),
   ];
   const argv = [

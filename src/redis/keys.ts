@@ -35,6 +35,7 @@
 //   <ns>:nexq:fair-paused:<q>          set: the fair queue's paused groups (lua/fair-pause.lua)
 //   <ns>:nexq:group-starts:<q>:<m>     hash: group -> jobs of fair queue <q> the fetch took in minute <m>
 //                                      (Redis ms / 60000), expiring after an hour (recent throughput)
+//   <ns>:nexq:fair-parked:<q>          list: its groups at their groupConcurrency, out of the ring (lua/_fair.lua)
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -58,7 +59,8 @@
 //   <ns>:queue:{q}   <ns>:queue:backup::<node>::{q}   <ns>:schedule:{q}   <ns>:retry:{q}
 //   <ns>:dead:{q}    <ns>:nexq:running:{q}   <ns>:nexq:jobs:{q}   <ns>:nexq:paused:{q} (hash, field q)
 //   <ns>:nexq:processed:{q}   <ns>:nexq:rate-starts:{q}   <ns>:nexq:fair:{q} (and fair-groups, fair-ring,
-//   fair-seq, fair-paused, group-running, rate-starts-group, group-starts: a fair queue's keys stay in its slot)
+//   fair-seq, fair-paused, fair-parked, group-running, rate-starts-group, group-starts: a fair queue's keys stay
+//   in its slot)
 //   <ns>:nexq:rate-starts-class:{q}:<class> (each queue counts a class's rate apart)
 //   <ns>:nexq:unique:{q}:<key>   <ns>:nexq:periodic:{q}:<id>   <ns>:nexq:batch-fired:{q}:<bid>:<ev>
 // a batch's keys carry its own tag, <ns>:nexq:batch:{<bid>}[:pending|:failed|:dead] (one slot per batch),
@@ -270,6 +272,7 @@ export class Keys {
       rate: this.ofQueue('nexq:rate-starts-group:', queue),
       paused: this.ofQueue('nexq:fair-paused:', queue),
       starts: this.ofQueue('nexq:group-starts:', queue),
+      parked: this.ofQueue('nexq:fair-parked:', queue),
     };
   }
 
@@ -415,6 +418,8 @@ export interface FairKeys {
    * jobs the fetch took in that minute, expiring an hour after its first count (src/admin/groups.ts).
    */
   starts: string;
+  /** List: groups a fetch found at their groupConcurrency, out of the ring until one finds room again. */
+  parked: string;
 }
 
 /** A queue name that can be a hash tag: non-empty, no braces (a brace would end or move the tag). */

@@ -97,7 +97,8 @@ export interface FairPlace {
 /**
  * The ring of fair queue `queue` split at group `own` (the groups served before it, and after it;
  * all before when it is not in the ring), with each group's count: LRANGE and HSCAN, a page at a
- * time. A paused group is not in the ring, so its jobs are not counted.
+ * time. A paused group is not in the ring, so its jobs are not counted; a group parked at its
+ * groupConcurrency (out of the ring until it has room, _fair.lua) counts after it.
  */
 async function ringAround(
   redis: RedisClient,
@@ -115,12 +116,23 @@ async function ringAround(
   } while (cursor !== '0');
   const before: number[] = [];
   const after: number[] = [];
+  const seen = new Set<string>([own]);
   let inRing = false;
   for (let start = 0; ; start += PAGE) {
     const page = await redis.lrange(fair.ring, start, start + PAGE - 1);
     for (const group of page) {
       if (group === own) inRing = true;
-      else (inRing ? after : before).push(counts.get(group) ?? 0);
+      else if (!seen.has(group)) (inRing ? after : before).push(counts.get(group) ?? 0);
+      seen.add(group);
+    }
+    if (page.length < PAGE) break;
+  }
+  // Groups parked at their groupConcurrency rejoin the ring at its end when they have room.
+  for (let start = 0; ; start += PAGE) {
+    const page = await redis.lrange(fair.parked, start, start + PAGE - 1);
+    for (const group of page) {
+      if (!seen.has(group)) after.push(counts.get(group) ?? 0);
+      seen.add(group);
     }
     if (page.length < PAGE) break;
   }

@@ -167,6 +167,8 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     await cluster.set(fair.rate, '0');
     await cluster.sadd(fair.paused, 'another group');
     await cluster.set(fair.starts, '0');
+    // A parked group whose jobs went (the fetch drops it).
+    await cluster.rpush(fair.parked, 'a group without jobs');
     return { queue, fair, inbox, grouped };
   }
 
@@ -176,7 +178,7 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     expect(fetched.errors).to.deep.equal([]);
     expect(fetched.jobs).to.deep.equal([[grouped, inbox]]);
     expect(fetched.states).to.deep.equal(['empty']);
-    expect(await cluster.exists(queue.queueKey, fair.jobs, fair.groups, fair.ring)).to.equal(0);
+    expect(await cluster.exists(queue.queueKey, fair.jobs, fair.groups, fair.ring, fair.parked)).to.equal(0);
     expect(await cluster.lrange(queue.backupKey, 0, 1)).to.deep.equal([inbox, grouped]);
     expect(await cluster.get(fair.seq)).to.equal('2');
   });
@@ -188,9 +190,10 @@ describe('scripts in a Redis Cluster slot in migration', function () {
     expect(fetched.errors).to.deep.equal([]);
     expect(fetched.jobs).to.deep.equal([[]]);
     expect(fetched.states).to.deep.equal(['limited']);
-    // The feed ran whole: both jobs wait in the groups, in turn.
+    // The feed ran whole: both jobs wait in the groups, which counted as full are parked, in turn.
     expect(await cluster.zcard(fair.jobs)).to.equal(2);
-    expect(await cluster.lrange(fair.ring, 0, -1)).to.deep.equal(['b', 'a']);
+    expect(await cluster.lrange(fair.ring, 0, -1)).to.deep.equal([]);
+    expect(await cluster.lrange(fair.parked, 0, -1)).to.deep.equal(['b', 'a']);
     // With the move done, the groups' hashes are there to read: both jobs go, each group's slot held.
     const after = await fetchJobs(cluster, keys, 'n1', [queue]);
     expect(after.jobs).to.deep.equal([[grouped, inbox]]);

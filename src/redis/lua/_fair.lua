@@ -8,14 +8,16 @@
 --   groups  hash group -> its jobs in `jobs`
 --   ring    list of the groups with jobs, each once, the next to serve at the left
 --   seq     string, the last sequence number given
+--   parked  list of groups a fetch found at their groupConcurrency, out of the ring (nexq_fair_recheck)
 -- A job is in the inbox, in `jobs`, or (taken) in a backup list: each move is one atomic script.
--- A group is in the ring exactly while it has jobs in `jobs`. A fetch reads the ring from the left
--- as far as it needs: its cost grows with the jobs it takes and the groups it passes over, never
--- with the number of groups. Every write comes after every check (types, counts), a removal first.
+-- A group is in the ring while it has jobs in `jobs`, unless paused or parked (at its
+-- groupConcurrency). A fetch reads the ring from the left as far as it needs, and at most
+-- FAIR_SKIP parked groups: its cost grows with the jobs it takes and the groups it passes over,
+-- never with the number of groups. Every write comes after every check (types, counts).
 
 -- The fair queues of a fetch of `n` queues (fetch.lua): ARGV's last 2n values, 2 per queue, say
 -- which are ('' not; '-' fair; a number: fair, with that groupConcurrency) and their groupRateLimit
--- (its spec, as a queue's: _prelude.lua; '' none), and their keys follow KEYS[after], 8 each.
+-- (its spec, as a queue's: _prelude.lua; '' none), and their keys follow KEYS[after], 9 each.
 -- Returns queue index -> f (`inbox(i)`: the queue's list). f.running and f.rate are the prefixes of
 -- its groups' running hashes (<running>:<group>, node -> jobs of the group running there) and rate
 -- keys (<rate>:<group>, held by the nexq_rate* functions), f.starts that of its per-minute start
@@ -30,10 +32,10 @@ local function nexq_fair_queues(n, after, inbox)
     if ARGV[at] ~= '' then
       local function k(o) return KEYS[after + o] end
       local f = { inbox = inbox(i), jobs = k(1), groups = k(2), ring = k(3), seq = k(4), running = k(5), rate = k(6),
-        paused = k(7), starts = k(8) }
+        paused = k(7), starts = k(8), parked = k(9) }
       f.limit, f.spec = tonumber(ARGV[at]), ARGV[at + 1] ~= '' and ARGV[at + 1] or nil
       fairs[i] = f
-      after = after + 8
+      after = after + 9
     end
   end
   return fairs
@@ -52,10 +54,11 @@ local function nexq_group_state(f, node, group, now)
 end
 
 -- Wraps a fetch's `admit` with the groups' limits across nodes: a group with f.limit jobs running
--- on all nodes, or no room left in its rate, is passed over. Returns the wrapper and a function
--- that counts, once they moved, the jobs taken in each group's running hash (for this node) and rate.
+-- on all nodes, or no room left in its rate, is passed over. Returns the wrapper, a function
+-- that counts, once they moved, the jobs taken in each group's running hash (for this node) and rate,
+-- and one that says whether a group visited is at its groupConcurrency now (counting those taken).
 local function nexq_group_admit(f, node, admit)
-  if not f.limit and not f.spec then return admit, function() end end
+  if not f.limit and not f.spec then return admit, function() end, function() return false end end
   local groups, now = {}, nexq_now_ms()
   local function wrapped(raw, group)
     local g = groups[group] or nexq_group_state(f, node, group, now)
@@ -73,18 +76,26 @@ local function nexq_group_admit(f, node, admit)
       if g.rate then pcall(nexq_rate_save, g.rate, f.rate .. ':' .. group) end
     end
   end
-  return wrapped, count
+  local function full(group)
+    local g = groups[group]
+    return f.limit ~= nil and g ~= nil and g.used + g.taken >= f.limit
+  end
+  return wrapped, count, full
 end
 
 -- Inbox jobs moved into their groups per fetch: enough that groups enqueued behind a long run of
 -- one group's jobs get their turn soon, few enough that one fetch stays short.
 local FAIR_FEED = 1000
--- Groups a fetch passes over in a row at most (their limits full) before it ends.
+-- Groups a fetch passes over in a row at most (their limits full) before it ends, and parked groups
+-- it looks at again at most.
 local FAIR_SKIP = 200
 
 -- The group of a raw job: its top-level "group" when a valid name (what enqueue checks: a string
 -- of 1 to 200 characters, so up to 800 bytes, no control character), else the default group ''.
 local function nexq_group_of(raw)
+  -- Without the bytes "group" (nor an escape that could spell them) the job names no group: the
+  -- default group, without a decode (most jobs of a queue used without groups).
+  if not string.find(raw, '"group"', 1, true) and not string.find(raw, '\\u', 1, true) then return '' end
   local ok, job = pcall(cjson.decode, raw)
   local group = ok and type(job) == 'table' and job.group
   if type(group) ~= 'string' or group == '' or #group > 800 or string.find(group, '%c') then return '' end
@@ -101,7 +112,7 @@ end
 -- length), seq (the last given, read only when the inbox has jobs) }, or nil and why not.
 local function nexq_fair_sizes(f, backup)
   local sizes, reads = {}, { inbox = { 'LLEN', f.inbox }, grouped = { 'ZCARD', f.jobs }, ring = { 'LLEN', f.ring },
-    counts = { 'HLEN', f.groups }, paused = { 'SCARD', f.paused } }
+    counts = { 'HLEN', f.groups }, paused = { 'SCARD', f.paused }, parked = { 'LLEN', f.parked } }
   for name, read in pairs(reads) do
     local answer = redis.pcall(read[1], read[2])
     if type(answer) == 'table' then return nil, answer.err end
@@ -167,14 +178,101 @@ local function nexq_fair_waiting(f)
   return inbox + jobs
 end
 
+-- Parked groups: a fetch that finds a group at its groupConcurrency moves it out of the ring to the
+-- front of `parked`, so later fetches do not walk it; every fetch looks again at the first
+-- FAIR_SKIP of them (before it takes), the latest parked first (most often full for this node's own
+-- jobs, which end soon): a group with room again rejoins the ring at its end, one still full goes
+-- to the end of `parked`, one without jobs or paused leaves it (its own way back is the feed's, or
+-- a resume's). Nothing else has to put a group back (a settle, a recovery, a slot dropped by hand):
+-- the fetch reads the running hash as it reads the ring's groups. An entry whose group is in the
+-- ring already (a delete of its last job, then a new one fed) is dropped. Once FAIR_RECHECK are
+-- looked at and as many groups rejoined as jobs are `wanted`, the fetch has its work and looks no
+-- further (a busy queue's fetches are many: the rest come round soon). Its first write trims the
+-- head looked at off `parked` (a removal first, rule 3: the adds after it are not refused at
+-- maxmemory), keeping one entry (`stale`) when that would empty the list (rule 2: it is written
+-- again at the fetch's end). Returns what nexq_fair_park writes then: the groups kept (in order)
+-- and the set of them, and `stale`; `sizes.ring` counts the groups that rejoined.
+local FAIR_RECHECK = 16
+local function nexq_fair_recheck(f, node, sizes, wanted)
+  local park = { checked = 0, kept = {}, held = {}, newly = {}, rejoined = {}, shrank = false, stale = false }
+  if sizes.parked == 0 then return park end
+  -- The head read in two parts: FAIR_RECHECK first, the rest of FAIR_SKIP when the fetch goes on.
+  local head, counts, paused = {}, {}, {}
+  local function read(from, to)
+    local names = redis.call('LRANGE', f.parked, from, to)
+    if #names == 0 then return end
+    local got = redis.call('HMGET', f.groups, unpack(names))
+    local held = sizes.paused > 0 and redis.call('SMISMEMBER', f.paused, unpack(names)) or {}
+    for k, group in ipairs(names) do
+      local at = #head + 1
+      head[at], counts[at], paused[at] = group, got[k], held[k]
+    end
+  end
+  read(0, FAIR_RECHECK - 1)
+  local rejoined, joined, back = park.rejoined, 0, {}
+  for k = 1, FAIR_SKIP do
+    if k > FAIR_RECHECK and joined >= wanted then break end
+    if k == FAIR_RECHECK + 1 and #head == FAIR_RECHECK then read(FAIR_RECHECK, FAIR_SKIP - 1) end
+    local group = head[k]
+    if not group then break end
+    park.checked = k
+    if (tonumber(counts[k]) or 0) > 0 and paused[k] ~= 1 and not rejoined[group] and not park.held[group] then
+      local used = f.limit and (nexq_running_total(f.running .. ':' .. group, node) or f.limit) or 0
+      if f.limit and used >= f.limit then
+        park.kept[#park.kept + 1], park.held[group] = group, true
+      else
+        rejoined[group], joined = true, joined + 1
+        if not redis.call('LPOS', f.ring, group) then back[#back + 1] = group end
+      end
+    end
+  end
+  -- Writes: the head off `parked` first (one entry left when it was the whole list), then the ring.
+  park.stale = park.checked == sizes.parked
+  redis.call('LTRIM', f.parked, park.stale and park.checked - 1 or park.checked, -1)
+  nexq_rpush_all(f.ring, back)
+  sizes.ring = sizes.ring + #back
+  return park
+end
+
+-- Writes a fetch's changes to `parked` (nexq_fair_recheck's `park`, with the groups the take parked
+-- in `newly`), after the take's writes: the list (its head trimmed by the recheck) becomes newly ++
+-- (what followed the head) ++ kept. The entry the recheck left (`stale`) is overwritten by one
+-- parked, or popped once the kept are pushed behind it, so no command but the last can empty it
+-- (rule 2: a key emptied, then named again, is refused in a slot in migration).
+local function nexq_fair_park(f, park)
+  local newly = {}
+  for _, group in ipairs(park.newly) do
+    if not park.held[group] then newly[#newly + 1] = group end
+  end
+  nexq_rpush_all(f.parked, park.kept)
+  local n = #newly
+  if park.stale and n > 0 then
+    redis.call('LSET', f.parked, 0, newly[n])
+    n = n - 1
+  elseif park.stale then
+    redis.call('LPOP', f.parked)
+  end
+  -- LPUSH puts its last value first: the newly parked in their order at the front.
+  local front = {}
+  for k = n, 1, -1 do front[#front + 1] = newly[k] end
+  for first = 1, #front, 1000 do
+    redis.call('LPUSH', f.parked, unpack(front, first, math.min(first + 999, #front)))
+  end
+end
+
 -- Takes up to `wanted` jobs into `backup`, one from each group in turn (the ring's order), pushed as
 -- take_oldest pushes (fetch.lua). `admit(raw, group)` says whether a job may start now (and counts
--- it): a group whose next job may not is passed over, its job keeps its place. Returns the jobs
--- taken, oldest first, how many are left waiting (inbox and groups), and group -> jobs taken of it.
+-- it): a group whose next job may not is passed over, its job keeps its place; one at its
+-- groupConcurrency (`full`) leaves the ring for `park.newly`. Returns the jobs taken, oldest
+-- first, how many are left waiting (inbox and groups), group -> jobs taken of it, and whether it
+-- stopped at FAIR_SKIP
+-- having parked groups that were in the ring before it (the ring shrank: the next fetch may go on
+-- at once, not a poll later; a group its recheck put back and the take parked again, its rate key
+-- unreadable, does not count, so no node fetches in a loop).
 -- `sizes`: as the feed left them.
-local function nexq_fair_take(f, backup, wanted, admit, sizes)
+local function nexq_fair_take(f, backup, wanted, admit, sizes, full, park)
   local len = sizes.ring
-  local ring, took, gone = {}, {}, {}
+  local ring, took, gone, parked = {}, {}, {}, {}
   local moved, members = {}, {}
   -- The ring's entry at `pos` (1..len), read in chunks as far as the fetch goes.
   local function entry(pos)
@@ -184,16 +282,17 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
     end
     return ring[pos]
   end
-  -- Groups passed over in a row (at their limits) end the fetch at FAIR_SKIP: the ring turns past
-  -- them, so the next fetch goes on from there, and no fetch reads thousands of full groups.
-  -- `quiet`: entries visited in a row whose group is gone already. A whole turn of them ends the
-  -- fetch whatever `alive` says: a group in the ring twice counts twice there (nothing should put
-  -- it twice, but a fetch must never spin in Redis if something did).
-  local visits, idle, alive, quiet = 0, 0, len, 0
-  while #moved < wanted and alive > 0 and idle < math.min(alive, FAIR_SKIP) and quiet < len do
+  -- Groups passed over in a row end the fetch at FAIR_SKIP (`skipped`), and those left in the ring
+  -- (`idle`: a rate or a class holds them) after a whole turn of them: the ring turns past them, so
+  -- the next fetch goes on from there, and no fetch reads thousands of full groups.
+  -- `quiet`: entries visited in a row whose group is gone or parked already. A whole turn of them
+  -- ends the fetch whatever `alive` says: a group in the ring twice counts twice there (nothing
+  -- should put it twice, but a fetch must never spin in Redis if something did).
+  local visits, idle, skipped, alive, quiet = 0, 0, 0, len, 0
+  while #moved < wanted and alive > 0 and idle < math.min(alive, FAIR_SKIP) and skipped < FAIR_SKIP and quiet < len do
     visits = visits + 1
     local group = entry((visits - 1) % len + 1)
-    if gone[group] then
+    if gone[group] or parked[group] then
       quiet = quiet + 1
     else
       quiet = 0
@@ -215,15 +314,21 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
       took[group] = t + #moved - before
       if not blocked and #heads <= share then
         gone[group], alive = true, alive - 1
+      elseif full(group) then
+        parked[group], alive = true, alive - 1
+        park.newly[#park.newly + 1] = group
+        -- The ring shrank only if the group was in it before this fetch (not put back by its recheck).
+        if not park.rejoined[group] then park.shrank = true end
+        if #moved == before then skipped = skipped + 1 else idle, skipped = 0, 0 end
       elseif #moved == before then
-        idle = idle + 1
+        idle, skipped = idle + 1, skipped + 1
       else
-        idle = 0
+        idle, skipped = 0, 0
       end
     end
   end
   local left = sizes.inbox + sizes.grouped - #moved
-  if visits == 0 then return moved, left, took end
+  if visits == 0 then return moved, left, took, false end
   -- Writes: the jobs out of their groups (a removal first), then the ring turned past the groups
   -- served (those emptied leave it), the counts, and the jobs into the backup list.
   for first = 1, #members, 1000 do
@@ -233,7 +338,7 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
   local from = visits >= len and visits % len or 0
   for k = 1, served do
     local group = ring[(from + k - 1) % len + 1]
-    if not gone[group] then kept[#kept + 1] = group end
+    if not gone[group] and not parked[group] then kept[#kept + 1] = group end
   end
   if served < len then
     redis.call('LTRIM', f.ring, served, -1)
@@ -252,7 +357,7 @@ local function nexq_fair_take(f, backup, wanted, admit, sizes)
       redis.call('LPUSH', backup, unpack(moved, first, math.min(first + 999, #moved)))
     end
   end
-  return moved, left, took
+  return moved, left, took, skipped >= FAIR_SKIP and park.shrank
 end
 
 -- How long a minute's start counts are kept: the dashboard and `nexq groups` read the last 15.
@@ -275,18 +380,21 @@ end
 -- `ahead` more (prefetch, fetch.lua's rule) only without group limits and while a backlog of
 -- FAIR_BACKLOG jobs more waits: taken in turn too, they delay a group that comes later by at most
 -- one fetch. Counts the jobs taken per group in this minute (`now`, Redis ms: nexq_count_starts).
--- Returns the jobs, nil or why nothing moved, and the jobs left.
+-- Returns the jobs, nil or why nothing moved, the jobs left, and whether the next fetch should
+-- come at once (nexq_fair_take's last answer).
 local FAIR_BACKLOG = 100
 local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead, now)
   local sizes, broken = nexq_fair_sizes(f, backup)
   if not sizes then return {}, broken end
   nexq_fair_feed(f, sizes)
+  local park = nexq_fair_recheck(f, node, sizes, wanted)
   if ahead > 0 and not f.limit and not f.spec and sizes.inbox + sizes.grouped >= wanted + ahead + FAIR_BACKLOG then
     wanted = wanted + ahead
   end
-  local group_admit, count = nexq_group_admit(f, node, admit)
-  local moved, left, took = nexq_fair_take(f, backup, wanted, group_admit, sizes)
+  local group_admit, count, full = nexq_group_admit(f, node, admit)
+  local moved, left, took, more = nexq_fair_take(f, backup, wanted, group_admit, sizes, full, park)
   count()
+  nexq_fair_park(f, park)
   if #moved > 0 then nexq_count_starts(f, took, now) end
-  return moved, nil, left
+  return moved, nil, left, more
 end

@@ -16,14 +16,15 @@
 -- ARGV[5n+3j+1..5n+3j+3] class j: name, limit across nodes ('' none), rate limit's spec ('' none)
 -- ARGV[#ARGV-2n+2i-1..] queue i: fair ('-', or its groupConcurrency: its groups take turns, _fair.lua) or '',
 --                  and its groupRateLimit's spec ('' none); a fair queue's keys follow the classes' in KEYS,
---                  8 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused, and
---                  its per-minute start counts' prefix (_fair.lua's nexq_count_starts)
+--                  9 each: jobs, groups, ring, seq, its groups' running and rate prefixes, paused, its
+--                  per-minute start counts' prefix (_fair.lua's nexq_count_starts), and parked
 -- Returns { jobs, errors, states, waits }: jobs[i] is the array of raw jobs moved from queue i, oldest
 -- first; errors is an array of { i, message } for queues whose keys could not be used (e.g.
 -- WRONGTYPE), i = 0 for a class's running hash (its jobs are left in their queues until it is
 -- repaired); states is a string, one letter per queue, of what the fetch saw there (the fetch
 -- policy, src/fetch/policy.ts, decides from it what to fetch next and what to wait on):
---   m  took every job it asked for (more may wait), or asked for none under the node's cap
+--   m  took every job it asked for (more may wait), or asked for none under the node's cap, or (a
+--      fair queue) stopped after parking the groups it met at their limit, more of its ring unseen
 --   s  took every job it asked for but those ahead: fewer than a backlog's worth are left
 --   e  emptied the queue: it holds no job now
 --   l  jobs wait that a limit across nodes (globalConcurrency, a class's limit) holds back
@@ -235,11 +236,11 @@ for i = 1, n do
       wanted, state = 0, 'x'
     end
   end
-  local left
+  local left, more
   if wanted > 0 then
     local why
     if fair then
-      moved, why, left = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0, now)
+      moved, why, left, more = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0, now)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else
@@ -256,6 +257,10 @@ for i = 1, n do
     -- a limit held jobs back if any are left.
     if #moved < wanted and not limitedClasses and not fair then
       state = 'e'
+    elseif more then
+      -- A fair fetch that parked the full groups it met (_fair.lua) and stopped: more of its ring
+      -- is still to see, so the node fetches again now rather than a poll later.
+      state = 'm'
     elseif left then
       state = left > 0 and 'l' or 'e'
     else
