@@ -45,7 +45,7 @@ describe('a fair fetch on a full Redis', function () {
     await redis.config('SET', 'maxmemory', String(used - 1024 * 1024), 'maxmemory-policy', 'noeviction');
     const refused = await redis.set('one-more', 'x').then(
       () => 'written',
-      (err: Error) => err.message,
+      (err: unknown) => (err as Error).message,
     );
     expect(refused).to.match(/^OOM/);
     await redis.hdel(keys.groupRunning('q', 'g'), 'n2');
