@@ -139,13 +139,17 @@ describe('nexq.position', () => {
       const all = filler(n);
       for (let i = 0; i < all.length; i += 10_000) await t.redis.lpush(key, ...all.slice(i, i + 10_000));
     };
-    await push(SEARCH_MOST + 10);
-    const deep = await node.enqueue('long', 'X', []);
-    await push(SEARCH_MOST + 10);
-    const newest = await node.enqueue('long', 'X', []);
-    expect(await queued(node, deep)).to.include({ aheadInQueue: SEARCH_MOST, atLeast: true });
-    expect(await queued(node, newest)).to.include({ aheadInQueue: 2 * SEARCH_MOST + 21 });
-    expect(await queued(node, newest)).not.to.have.property('atLeast');
+    try {
+      await push(SEARCH_MOST + 10);
+      const deep = await node.enqueue('long', 'X', []);
+      await push(SEARCH_MOST + 10);
+      const newest = await node.enqueue('long', 'X', []);
+      expect(await queued(node, deep)).to.include({ aheadInQueue: SEARCH_MOST, atLeast: true });
+      expect(await queued(node, newest)).to.include({ aheadInQueue: 2 * SEARCH_MOST + 21 });
+      expect(await queued(node, newest)).not.to.have.property('atLeast');
+    } finally {
+      await t.redis.del(key); // 200,000 jobs would weigh on every later test that reads the whole keyspace
+    }
   });
 
   it('searches a long list from both ends only, and says "at least" for a job deeper than that', async () => {
@@ -167,5 +171,6 @@ describe('nexq.position', () => {
     expect(await listPlace(t.redis, key, 'gone')).to.include({ atLeast: true });
     await t.redis.rpush(t.keys.queue('short'), 'a', 'b');
     expect(await listPlace(t.redis, t.keys.queue('short'), 'gone')).to.equal(undefined);
+    await t.redis.del(key); // 200,000 entries would weigh on every later test that reads the whole keyspace
   });
 });

@@ -28,11 +28,12 @@ async function wholeKeyspace(t: NodeTest): Promise<string> {
     for (const key of keys) {
       parts.push(key);
       const type = await t.redis.type(key);
+      // joined, not spread: another test's list may hold 100,000s of entries (a spread overflows the stack)
       if (type === 'string') parts.push((await t.redis.get(key)) ?? '');
-      else if (type === 'list') parts.push(...(await t.redis.lrange(key, 0, -1)));
-      else if (type === 'zset') parts.push(...(await t.redis.zrange(key, 0, -1)));
+      else if (type === 'list') parts.push((await t.redis.lrange(key, 0, -1)).join('\n'));
+      else if (type === 'zset') parts.push((await t.redis.zrange(key, 0, -1)).join('\n'));
       else if (type === 'hash') parts.push(JSON.stringify(await t.redis.hgetall(key)));
-      else if (type === 'set') parts.push(...(await t.redis.smembers(key)));
+      else if (type === 'set') parts.push((await t.redis.smembers(key)).join('\n'));
       // A key gone since the scan (an expiry) dumps as null.
       const dumped = (await t.redis.dumpBuffer(key)) as Buffer | null;
       if (dumped) parts.push(dumped.toString('latin1'));
