@@ -275,7 +275,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       ...q,
       free: this.table.free(q.name) + this.queues.reserveRoom(q.name),
       waiting: this.late.has(q.name),
-      unarmed: this.idle.unarmed(q.name),
+      unarmed: q.state === 'empty' && this.idle.unarmed(q.name),
     }));
     const node = {
       now,

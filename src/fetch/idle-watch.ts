@@ -31,6 +31,7 @@ export class IdleWatch {
   private readonly tracking: PushTracking;
   private readonly signals: WakeSignals;
   private readonly poll: IdlePoll;
+  private readonly queueKeys = new Map<string, string>();
 
   /** `client` gives the node's main client (read at each use); `owner` is the node's (its context). */
   constructor(
@@ -74,12 +75,19 @@ export class IdleWatch {
 
   /** `queue` is served no more: its key's tracking is not counted on. */
   forget(queue: string): void {
+    this.queueKeys.delete(queue);
     this.tracking.forget(this.keys.queue(queue));
   }
 
-  /** Tracking is on and `queue`'s key is not tracked: when idle, check it now (the check arms it). */
+  /**
+   * Tracking is on and `queue`'s key is not tracked: when idle, check it now (the check arms it).
+   * Asked of every idle queue at every decision: the keys are kept, not built each time.
+   */
   unarmed(queue: string): boolean {
-    return this.tracking.active && !this.tracking.armed(this.keys.queue(queue));
+    if (!this.tracking.active) return false;
+    let key = this.queueKeys.get(queue);
+    if (key === undefined) this.queueKeys.set(queue, (key = this.keys.queue(queue)));
+    return !this.tracking.armed(key);
   }
 
   /** Epoch ms of the next periodic check. */
