@@ -99,7 +99,7 @@ export async function clearQueueList(client: RedisClient, keys: Keys, queue: str
   const reply = (await runScript(
     client,
     'clear-jobs',
-    [keys.queue(queue), keys.jobIndex(queue), fair.jobs, fair.groups, fair.ring],
+    [keys.queue(queue), keys.jobIndex(queue), fair.jobs, fair.groups, fair.ring, fair.parked],
     ['queued'],
   )) as ClearReply;
   return releaseCleared(client, keys, queue, reply);

@@ -94,6 +94,22 @@ describe('nexq.position', () => {
     expect(held).not.to.have.any.keys('estimatedStartMs');
   });
 
+  it("counts the groups parked at their groupConcurrency as served after the job's own", async () => {
+    const enqueuer = await t.start({ mode: 'enqueuer' });
+    const jids: string[] = [];
+    for (const group of ['a', 'b', 'a', 'b', 'a', 'b'])
+      jids.push(await enqueuer.enqueue('default', 'Sleep', [10_000], { group }));
+    // Three slots, one per group: a1 and b1 run, and the next fetch parks both groups.
+    const queues = [{ name: 'default', concurrency: 3, fair: true, groupConcurrency: 1 }];
+    await t.start({ queues, shutdownTimeout: 50 });
+    const { parked, ring } = t.keys.fair('default');
+    await waitFor(async () => (await t.redis.llen(parked)) === 2, 5000, 'both groups parked');
+    expect(await t.redis.llen(ring)).to.equal(0);
+    // a3 is second in group a; b has two waiting, served after a's turn: one of them first.
+    const position = await queued(enqueuer, jids[4]);
+    expect(position).to.include({ group: 'a', aheadInGroup: 1, aheadInQueue: 2, estimate: true });
+  });
+
   it("counts a fair queue's jobs still in its inbox as ahead", async () => {
     const enqueuer = await t.start({ mode: 'enqueuer', queues: [{ name: 'default', fair: true }] });
     const jids = [];

@@ -34,9 +34,11 @@ describe('a fair queue, as its readers see it', () => {
     expect(await t.redis.hget(t.keys.fair('default').groups, 'c')).to.equal('1');
     expect(await t.redis.hexists(t.keys.jobIndex('default'), waiting)).to.equal(0);
 
+    // A group parked at its limit (lua/_fair.lua) goes with the rest.
+    await t.redis.rpush(t.keys.fair('default').parked, 'a');
     expect(await clearQueueList(redis, t.keys, 'default')).to.equal(4);
-    const { jobs, groups, ring } = t.keys.fair('default');
-    expect(await t.redis.exists(jobs, groups, ring)).to.equal(0);
+    const { jobs, groups, ring, parked } = t.keys.fair('default');
+    expect(await t.redis.exists(jobs, groups, ring, parked)).to.equal(0);
   });
 
   it('lets a group whose last waiting job is deleted leave the ring, and never spins on a group in it twice', async () => {

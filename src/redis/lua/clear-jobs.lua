@@ -2,8 +2,9 @@
 -- atomically (for a queue, Sidekiq's Queue#clear: jobs nodes fetched already run on).
 -- KEYS[1]  the queue (a list) or the set (a sorted set)
 -- KEYS[2]  job index <ns>:nexq:jobs
--- KEYS[3..5] for a queue: its fair keys (keys.ts): the groups' jobs (members <group>\0<seq>\0<job>),
---          their counts and ring, emptied with it: a fair queue's jobs wait in its list and its groups
+-- KEYS[3..6] for a queue: its fair keys (keys.ts): the groups' jobs (members <group>\0<seq>\0<job>),
+--          their counts, ring and parked groups, emptied with it: a fair queue's jobs wait in its
+--          list and its groups
 -- ARGV[1]  what the index calls the place: queued (a queue), schedule, retry or dead
 -- Returns { how many entries it held, { unique_key, jid, ... } of the unique jobs it held }: the
 -- caller lets go of their locks (lock keys are built outside, where every key a script writes is).
@@ -28,7 +29,7 @@ if KEYS[3] then
     end
   end
   count = count + grouped
-  redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+  redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 end
 redis.call('DEL', KEYS[1])
 local jids = {}
