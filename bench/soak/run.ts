@@ -262,9 +262,9 @@ async function main(): Promise<void> {
     out(`keys once the nodes stopped (used_memory ${mb(await usedMemory(admin))} MB):`);
     describeKeys(afterStop).forEach((line) => out(line));
     // What stays by design: the known queues, the counters (one per queue in nexq:processed:<q>),
-    // and the per-class metrics of each minute, which expire on their own.
+    // and the per-class and per-queue metrics of each minute, which expire on their own.
     for (const key of afterStop.keys()) {
-      if (/:nexq:metrics:\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(key)) {
+      if (/:nexq:(queue-)?metrics:\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(key)) {
         if ((await admin.ttl(key)) <= 0) problems.push(`left after the nodes stopped without an expiry: ${key}`);
       } else if (!/:(queues|nexq:processed:[^:]+|stat:(processed|failed)(:\d{4}-\d\d-\d\d)?)$/.test(key))
         problems.push(`left after the nodes stopped: ${key}`);
