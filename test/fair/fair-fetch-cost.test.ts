@@ -7,6 +7,7 @@ import { Keys } from '../../src/redis/keys';
 import { defineScripts } from '../../src/redis/scripts';
 import { fetchJobs, FetchQueue } from '../../src/redis/fetch-script';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';
+import { fetchQueueOf } from '../support/fetch-queue';
 
 describe('a fetch of a fair queue with many groups at their limit', () => {
   let redis: Redis;
@@ -17,16 +18,7 @@ describe('a fetch of a fair queue with many groups at their limit', () => {
   beforeEach(() => {
     redis = defineScripts(new Redis(sharedRedis().url));
     keys = new Keys(freshNamespace());
-    queue = {
-      name: 'q',
-      queueKey: keys.queue('q'),
-      backupKey: keys.backup('n1', 'q'),
-      runningKey: keys.running('q'),
-      rateKey: keys.rate('q'),
-      count: 1,
-      fair: keys.fair('q'),
-      groupLimit: 1,
-    };
+    queue = fetchQueueOf(keys, { fair: keys.fair('q'), groupLimit: 1 });
   });
   afterEach(() => redis.quit());
 

@@ -5,8 +5,9 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { Keys } from '../../src/redis/keys';
 import { defineScripts } from '../../src/redis/scripts';
-import { fetchJobs, FetchQueue } from '../../src/redis/fetch-script';
+import { fetchJobs } from '../../src/redis/fetch-script';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';
+import { fetchQueueOf } from '../support/fetch-queue';
 
 describe("a fair queue's fetch reading a raw job's group", () => {
   let redis: Redis;
@@ -18,15 +19,7 @@ describe("a fair queue's fetch reading a raw job's group", () => {
 
   it('puts each job in its group: an escaped key names one, "group" in the arguments does not', async () => {
     const keys = new Keys(freshNamespace());
-    const queue: FetchQueue = {
-      name: 'q',
-      queueKey: keys.queue('q'),
-      backupKey: keys.backup('n1', 'q'),
-      runningKey: keys.running('q'),
-      rateKey: keys.rate('q'),
-      count: 1,
-      fair: keys.fair('q'),
-    };
+    const queue = fetchQueueOf(keys, { fair: keys.fair('q') });
     const escaped = (jid: string) => `{"jid":"${jid}","class":"X","args":[],"queue":"q","gro\\u0075p":"t1"}`;
     const inArgs = JSON.stringify({ jid: 'a', class: 'X', args: ['group', { group: 'no' }], queue: 'q' });
     const plain = JSON.stringify({ jid: 'p', class: 'X', args: [], queue: 'q' });

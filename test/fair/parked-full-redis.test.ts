@@ -2,10 +2,11 @@
 // back into the ring and its job is taken, because the fetch's first write removes (the head of the
 // parked list) before it adds (the ring): Redis refuses a script's adds only until its first write.
 import { expect } from 'chai';
+import { fetchQueueOf } from '../support/fetch-queue';
 import Redis from 'ioredis';
 import { Keys } from '../../src/redis/keys';
 import { defineScripts } from '../../src/redis/scripts';
-import { fetchJobs, FetchQueue } from '../../src/redis/fetch-script';
+import { fetchJobs } from '../../src/redis/fetch-script';
 import { RedisServer } from '../support/redis-server';
 
 describe('a fair fetch on a full Redis', function () {
@@ -23,16 +24,7 @@ describe('a fair fetch on a full Redis', function () {
 
   it('puts a parked group with room back in the ring and takes its job', async () => {
     const keys = new Keys('full');
-    const queue: FetchQueue = {
-      name: 'q',
-      queueKey: keys.queue('q'),
-      backupKey: keys.backup('n1', 'q'),
-      runningKey: keys.running('q'),
-      rateKey: keys.rate('q'),
-      count: 1,
-      fair: keys.fair('q'),
-      groupLimit: 1,
-    };
+    const queue = fetchQueueOf(keys, { fair: keys.fair('q'), groupLimit: 1 });
     const job = JSON.stringify({ jid: 'j1', class: 'X', args: [], queue: 'q', group: 'g' });
     await redis.lpush(queue.queueKey, job);
     await redis.hset(keys.groupRunning('q', 'g'), 'n2', '1');

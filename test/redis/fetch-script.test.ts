@@ -6,6 +6,7 @@ import { Keys } from '../../src/redis/keys';
 import { defineScripts } from '../../src/redis/scripts';
 import { fetchJobs, FetchQueue } from '../../src/redis/fetch-script';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';
+import { fetchQueueOf } from '../support/fetch-queue';
 import { RedisServer } from '../support/redis-server';
 
 const job = (n: number) => JSON.stringify({ jid: `j${n}`, class: 'X', args: [n] });
@@ -24,14 +25,7 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
   beforeEach(async () => {
     redis = defineScripts(new Redis(server().url));
     keys = new Keys(freshNamespace());
-    queue = {
-      name: 'q',
-      queueKey: keys.queue('q'),
-      backupKey: keys.backup('n1', 'q'),
-      runningKey: keys.running('q'),
-      rateKey: keys.rate('q'),
-      count: 3,
-    };
+    queue = fetchQueueOf(keys, { count: 3 });
     // Enqueued oldest first (LPUSH): j1 is the oldest, at the consumer (right) end.
     for (let n = 1; n <= 5; n++) await redis.lpush(queue.queueKey, job(n));
   });
