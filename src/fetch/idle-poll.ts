@@ -16,7 +16,7 @@ import type { Keys } from '../redis/keys';
 import type { PushTracking } from './push-tracking';
 
 /** While tracking arms the idle queues, the periodic check only covers what nothing announces. */
-export const TRACKED_CHECK_FACTOR = 10;
+const TRACKED_CHECK_FACTOR = 10;
 
 export class IdlePoll {
   private nextAt = 0;

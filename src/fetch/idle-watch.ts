@@ -51,10 +51,15 @@ export class IdleWatch {
     this.signals = new WakeSignals(client, keys.wakeChannel, {
       onWake: (queueKey) => events.wake(queueKey),
       onInvalidated: (queueKeys) => {
-        if (queueKeys === null) this.tracking.invalidatedAll();
-        for (const key of queueKeys ?? []) this.tracking.invalidated(key);
-        if (queueKeys === null) events.wake(null);
-        else for (const key of queueKeys) events.wake(key);
+        if (queueKeys === null) {
+          this.tracking.invalidatedAll();
+          events.wake(null);
+          return;
+        }
+        for (const key of queueKeys) {
+          this.tracking.invalidated(key);
+          events.wake(key);
+        }
       },
       onListening: (id) => this.tracking.listening(id),
       onNotListening: () => this.tracking.notListening(),
