@@ -67,7 +67,7 @@ type Info =
   | PollInfo
   | { type: 'slot_freed'; queue: string }
   | { type: 'reclaim'; queue: string }
-  | { type: 'wake'; queueKey: string | null }
+  | { type: 'wake'; queueKey: string | null; heard: number }
   | { type: 'tracking_on' }
   | ({ type: 'late_fetched' } & FetchAnswer)
   | { type: 'connection_ended'; error: Error }
@@ -102,7 +102,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const table = ctx.jobs.running.slots;
     this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, (queue) => table.ahead(queue));
     this.idle = new IdleWatch(() => ctx.redis, ctx, keys, config.idlePollInterval, {
-      wake: (queueKey) => this.send({ type: 'wake', queueKey }),
+      wake: (queueKey) => this.send({ type: 'wake', queueKey, heard: this.queues.heard() }),
       trackingOn: () => this.send({ type: 'tracking_on' }),
       // The subscriber ioredis ended by itself: crash, the restart subscribes afresh.
       ended: (error) => this.send({ type: 'connection_ended', error }),
@@ -182,7 +182,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     }
     if (msg.type === 'connection_ended') throw msg.error;
     if (msg.type === 'wake') {
-      this.woken(msg.queueKey);
+      this.woken(msg.queueKey, msg.heard);
       return;
     }
     try {
@@ -293,6 +293,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
       await this.checkIdle(decision.check);
     }
     if (decision.fetch.length === 0) return;
+    this.queues.sending(decision.fetch);
     const fetchQueues = decision.fetch.map((name) =>
       this.queues.fetchQueue(name, this.table.free(name), this.queues.reserveRoom(name)),
     );
@@ -308,15 +309,16 @@ export class Manager extends Actor<ManagerCall, never, Info> {
   }
 
   /**
-   * A queue key woke (a wake signal, or a write to a tracked key; null: every key): a served queue
-   * this node left idle is fetched on the next decision (a busy one is fetched anyway; a key of a
-   * queue not served here is ignored).
+   * A queue key woke (a wake signal, or a write to a tracked key; null: every key), `heard` as the
+   * signal arrived: a served queue this node left idle is fetched on the next decision, unless a
+   * fetch sent since it was heard answered it (a busy one is fetched anyway; a key of a queue not
+   * served here is ignored).
    */
-  private woken(queueKey: string | null): void {
+  private woken(queueKey: string | null, heard: number): void {
     const woken = queueKey === null ? this.queues.all() : [this.queues.byQueueKey(queueKey)];
     let any = false;
     for (const queue of woken) {
-      if (queue?.state !== 'empty') continue;
+      if (queue?.state !== 'empty' || this.queues.answeredSince(queue.name, heard)) continue;
       this.queues.record(queue.name, 'unknown');
       any = true;
     }

@@ -17,6 +17,8 @@ export interface ServedQueue extends ResolvedQueue {
   brokenUntil: number;
   /** How many jobs may be handed over ahead of a free slot (0: none, e.g. under a limit across nodes). */
   prefetch: number;
+  /** The node's count of fetches sent when its last fetch was sent (0: none yet). */
+  fetchSent: number;
 }
 
 export class ServedQueues {
@@ -25,6 +27,8 @@ export class ServedQueues {
   private byName = new Map<string, ServedQueue>();
   /** Queue key -> name: what a wake signal names. */
   private byKey = new Map<string, string>();
+  /** Fetches sent so far: the clock `heard` and `answeredSince` read. */
+  private fetchesSent = 0;
 
   /**
    * `prefetchOf` says how many jobs a queue may hand over ahead of its free slots; `ahead` how many
@@ -48,7 +52,7 @@ export class ServedQueues {
 
   /** The queues served, with their concurrency (what `subscriptions` answers). */
   list(): ResolvedQueue[] {
-    return this.queues.map(({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, ...q }) => q);
+    return this.queues.map(({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, fetchSent: _f, ...q }) => q);
   }
 
   names(): string[] {
@@ -106,6 +110,32 @@ export class ServedQueues {
     q.opensAt = state === 'limited' ? opensAt : 0;
   }
 
+  /** A fetch of `names` is being sent now. */
+  sending(names: readonly string[]): void {
+    this.fetchesSent++;
+    for (const name of names) {
+      const q = this.get(name);
+      if (q) q.fetchSent = this.fetchesSent;
+    }
+  }
+
+  /** The moment a signal is heard, to ask later whether a fetch answered it (`answeredSince`). */
+  heard(): number {
+    return this.fetchesSent;
+  }
+
+  /**
+   * True when a fetch of `name` was sent after the moment `heard` returned. A signal says a job
+   * was pushed before it was heard, and Redis runs a command sent after that after the push: that
+   * fetch saw the job (or another node took it), so the signal needs no fetch of its own. Each job
+   * nexq pushes into an armed idle queue sends two signals (its script's PUBLISH and the tracked
+   * key's invalidation), and the second used to reach the manager after the fetch it woke had
+   * emptied the queue, for a second fetch that found nothing.
+   */
+  answeredSince(name: string, heard: number): boolean {
+    return (this.get(name)?.fetchSent ?? 0) > heard;
+  }
+
   /** Redis refused the keys of `name`: leave it alone until `until`, then try it as new. */
   broken(name: string, until: number): void {
     const q = this.get(name);
@@ -133,6 +163,6 @@ export class ServedQueues {
   }
 
   private toServed(q: ResolvedQueue): ServedQueue {
-    return { ...q, state: 'unknown', opensAt: 0, brokenUntil: 0, prefetch: this.prefetchOf(q) };
+    return { ...q, state: 'unknown', opensAt: 0, brokenUntil: 0, prefetch: this.prefetchOf(q), fetchSent: 0 };
   }
 }

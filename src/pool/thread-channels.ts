@@ -99,7 +99,9 @@ export class ThreadChannels {
    * Runs one job on a thread. The jobs of one event-loop turn go together: a fetch's jobs all
    * reach here within the microtasks that follow its reply, and a tick queued from a microtask
    * runs once those are all done, so the batch holds the whole fetch without waiting for the
-   * event loop's next check phase (setImmediate), which would first poll for I/O.
+   * event loop's next check phase (setImmediate), which would first poll for I/O. The first job
+   * to reach an idle pool (no thread holds one) goes at once: batching saves nothing there, and
+   * the tick would wait behind whatever the main thread does next (the manager's next decision).
    */
   run(task: JobTask, id: number, onStart?: () => void, timeoutMs = 0): Promise<JobOutcome> {
     this.keepAlive ??= setInterval(() => undefined, 1 << 30);
@@ -110,7 +112,8 @@ export class ThreadChannels {
         return;
       }
       this.pending.push({ ...task, id });
-      this.scheduleFlush();
+      if (!this.flushScheduled && this.poolIdle()) this.flush();
+      else this.scheduleFlush();
     });
   }
 
@@ -210,6 +213,12 @@ export class ThreadChannels {
     this.killed.add(thread);
     this.ports.delete(thread); // nothing more goes to it
     this.terminate(thread).catch(() => undefined);
+  }
+
+  private poolIdle(): boolean {
+    if (this.ports.size === 0) return false; // the jobs go when a thread opens its port
+    for (const thread of this.ports.keys()) if ((this.inHand.get(thread) ?? 0) > 0) return false;
+    return true;
   }
 
   private scheduleFlush(): void {

@@ -5,6 +5,7 @@
 // replaced.
 import { expect } from 'chai';
 import { RECLAIM_INTERVAL_MS } from '../../src/fetch/reclaimer';
+import { monitorOf } from '../support/monitor';
 import { sleep, useNodes, waitFor } from '../support/node';
 
 /** Long enough that neither the regular poll nor the idle poll runs during a test: only a wake can start a job. */
@@ -58,6 +59,32 @@ describe('idle node', () => {
       5000,
       'an empty backup list',
     );
+  });
+
+  it("fetches once for each job pushed into an idle queue: its PUBLISH and its key's invalidation are one signal", async () => {
+    // Watching before the node starts: MONITOR's start can break on a command racing in (monitor.ts).
+    const monitor = await monitorOf(t.redis);
+    const queueKey = t.keys.queue('default');
+    let fetches = 0; // fetch.lua takes a queue's jobs with one LMPOP per call
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'lmpop' && args[2] === queueKey) fetches++;
+    });
+    try {
+      const node = await t.start(NO_POLLS);
+      await subscribed();
+      await waitFor(() => fetches > 0, 5000, "the node's first fetch");
+      const jobs = 10;
+      // Each job is pushed once the one before ran, with the queue idle (and its key tracked).
+      const from = fetches;
+      for (let n = 1; n <= jobs; n++) {
+        await node.enqueue(...record(n));
+        await t.waitForRecords(t.out('idle'), n);
+        await sleep(50);
+      }
+      expect(fetches - from, 'fetch calls for the jobs').to.equal(jobs);
+    } finally {
+      monitor.disconnect();
+    }
   });
 
   it(`serving ${MANY} idle queues holds at most 4 connections and starts a job enqueued into the last one`, async function () {
