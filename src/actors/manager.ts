@@ -34,6 +34,7 @@ import { IdleWatch } from '../fetch/idle-watch';
 import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
 import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
 import { decideFetch } from '../fetch/policy';
+import { decisionViews } from '../fetch/decision-views';
 import { PollInfo, PollSchedule } from '../fetch/poll-schedule';
 import { fetchOrder } from '../fetch/queue-order';
 import { Reclaimer } from '../fetch/reclaimer';
@@ -271,23 +272,25 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     await this.reclaimIfDue();
     const { config } = this.ctx;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
-    const views = this.queues.all().map((q) => ({
-      ...q,
-      free: this.table.free(q.name) + this.queues.reserveRoom(q.name),
-      waiting: this.late.has(q.name),
-      unarmed: q.state === 'empty' && this.idle.unarmed(q.name),
-    }));
+    const idleCheckAt = this.idle.dueAt;
+    const { views, idleLeftOut } = decisionViews(this.queues.all(), now, {
+      free: (queue) => this.table.free(queue) + this.queues.reserveRoom(queue),
+      waiting: (queue) => this.late.has(queue),
+      unarmed: (queue) => this.idle.unarmed(queue),
+      idleCheckAt,
+    });
     const node = {
       now,
       quiet: this.ctx.lifecycle.quiet,
       capLeft,
       pollDue: round.pollDue,
       pollTimeout: config.pollTimeout,
-      idleCheckAt: this.idle.dueAt,
+      idleCheckAt,
     };
     const decision = decideFetch(views, node, fetchOrder);
     this.idle.decided(now);
     if (decision.pollIn !== undefined) this.schedule.at(now + decision.pollIn);
+    if (idleLeftOut && !node.quiet) this.schedule.at(idleCheckAt);
     if (decision.check.length > 0) {
       this.schedule.at(this.idle.dueAt); // and the next check, an interval later
       await this.checkIdle(decision.check);
