@@ -33,8 +33,7 @@ import { ActorNames } from '../run/node-context';
 import { IdleWatch } from '../fetch/idle-watch';
 import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
 import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
-import { decideFetch } from '../fetch/policy';
-import { decisionViews } from '../fetch/decision-views';
+import { decideFetch, decisionViews } from '../fetch/policy';
 import { PollInfo, PollSchedule } from '../fetch/poll-schedule';
 import { fetchOrder } from '../fetch/queue-order';
 import { Reclaimer } from '../fetch/reclaimer';
@@ -290,7 +289,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     const decision = decideFetch(views, node, fetchOrder);
     this.idle.decided(now);
     if (decision.pollIn !== undefined) this.schedule.at(now + decision.pollIn);
-    if (idleLeftOut && !node.quiet) this.schedule.at(idleCheckAt);
+    if (idleLeftOut && !node.quiet) this.schedule.at(this.idle.dueAt); // as moved by this decision
     if (decision.check.length > 0) {
       this.schedule.at(this.idle.dueAt); // and the next check, an interval later
       await this.checkIdle(decision.check);

@@ -2,9 +2,15 @@
 // every mix of queue states — and, over random states, that no queue is ever left idle because of
 // another queue's state.
 import { expect } from 'chai';
-import { decideFetch, NodeView, QueueState, QueueView } from '../../src/fetch/policy';
+import { decideFetch, decisionViews, NodeView, QueueState, QueueStatus, QueueView } from '../../src/fetch/policy';
 
 const NOW = 1_000_000;
+const STATES: QueueState[] = ['unknown', 'more', 'short', 'empty', 'limited', 'paused'];
+/** A small deterministic generator, so a failure can be replayed from its seed. */
+function generator(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+}
 const node = (over: Partial<NodeView> = {}): NodeView => ({
   now: NOW,
   quiet: false,
@@ -103,13 +109,6 @@ describe('fetch policy', () => {
   });
 
   describe('over random queue states', () => {
-    const STATES: QueueState[] = ['unknown', 'more', 'short', 'empty', 'limited', 'paused'];
-    /** A small deterministic generator, so a failure can be replayed from its seed. */
-    function generator(seed: number): () => number {
-      let s = seed >>> 0;
-      return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-    }
-
     it('never leaves a queue that may hold work and has a free slot idle: it is fetched, checked, or polled for', () => {
       for (let seed = 1; seed <= 2000; seed++) {
         const random = generator(seed);
@@ -176,5 +175,69 @@ describe('fetch policy', () => {
           if (q.brokenUntil > NOW && !view.quiet) expect(decision.pollIn, where).to.be.at.most(q.brokenUntil - NOW);
       }
     });
+  });
+});
+
+describe('decision views', () => {
+  it('over random states, the policy fetches and checks the same queues, and polls no later', () => {
+    const next = generator(42);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+    for (let round = 0; round < 2000; round++) {
+      const queues = Array.from({ length: 1 + Math.floor(next() * 12) }, (_, i) => ({
+        name: `q${i}`,
+        concurrency: 5,
+        state: pick(STATES),
+        opensAt: pick([0, NOW - 10, NOW + 300]),
+        brokenUntil: pick([0, 0, 0, NOW - 5, NOW + 900]),
+        prefetch: 0,
+        fetchSent: 0,
+        free: pick([0, 1, 5]),
+        waiting: next() < 0.15,
+        unarmed: next() < 0.4,
+      }));
+      const node: NodeView = {
+        now: NOW,
+        quiet: next() < 0.1,
+        capLeft: pick([undefined, undefined, 0, 3]),
+        pollDue: next() < 0.3,
+        pollTimeout: 1000,
+        idleCheckAt: pick([NOW - 1, NOW, NOW + 700]),
+      };
+      const byName = new Map(queues.map((q) => [q.name, q]));
+      const sources = {
+        free: (name: string) => byName.get(name)!.free,
+        waiting: (name: string) => byName.get(name)!.waiting,
+        unarmed: (name: string) => byName.get(name)!.unarmed,
+        idleCheckAt: node.idleCheckAt,
+      };
+      // Every queue, as each decision saw them before.
+      const all = queues.map((q) => ({ ...q, unarmed: q.state === 'empty' && q.unarmed }));
+      const full = decideFetch(all, node);
+      const { views, idleLeftOut } = decisionViews(queues, NOW, sources);
+      const some = decideFetch(views, node);
+      const state = JSON.stringify({ queues, node });
+      expect(some.fetch, state).to.deep.equal(full.fetch);
+      expect(some.check, state).to.deep.equal(full.check);
+      const pollIn = Math.min(some.pollIn ?? Infinity, idleLeftOut && !node.quiet ? node.idleCheckAt - NOW : Infinity);
+      expect(pollIn, state).to.be.at.most(full.pollIn ?? Infinity);
+    }
+  });
+
+  it('leaves out an idle queue whose key is tracked, until the idle check is due', () => {
+    const idle = { name: 'idle', state: 'empty', brokenUntil: 0, opensAt: 0 } as QueueStatus;
+    const busy = { name: 'busy', state: 'more', brokenUntil: 0, opensAt: 0 } as QueueStatus;
+    const sources = (idleCheckAt: number, unarmed: boolean) => ({
+      free: () => 5,
+      waiting: () => false,
+      unarmed: () => unarmed,
+      idleCheckAt,
+    });
+    const names = (at: number, unarmed: boolean) => {
+      const { views, idleLeftOut } = decisionViews([idle, busy], NOW, sources(at, unarmed));
+      return { names: views.map((v) => v.name), idleLeftOut };
+    };
+    expect(names(NOW + 700, false)).to.deep.equal({ names: ['busy'], idleLeftOut: true });
+    expect(names(NOW + 700, true)).to.deep.equal({ names: ['idle', 'busy'], idleLeftOut: false });
+    expect(names(NOW, false)).to.deep.equal({ names: ['idle', 'busy'], idleLeftOut: false });
   });
 });
