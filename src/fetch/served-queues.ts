@@ -19,6 +19,8 @@ export interface ServedQueue extends ResolvedQueue {
   prefetch: number;
   /** The node's count of fetches sent when its last fetch was sent (0: none yet). */
   fetchSent: number;
+  /** A signal came while a fetch of it sent before was still out (heardWhileFetching). */
+  heardMeanwhile: boolean;
 }
 
 export class ServedQueues {
@@ -52,7 +54,9 @@ export class ServedQueues {
 
   /** The queues served, with their concurrency (what `subscriptions` answers). */
   list(): ResolvedQueue[] {
-    return this.queues.map(({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, fetchSent: _f, ...q }) => q);
+    return this.queues.map(
+      ({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, fetchSent: _f, heardMeanwhile: _h, ...q }) => q,
+    );
   }
 
   names(): string[] {
@@ -102,11 +106,15 @@ export class ServedQueues {
     return q !== undefined && this.ahead(name) < q.prefetch;
   }
 
-  /** What the last fetch or wait said of `name`; `opensAt` as in ServedQueue (0: none). */
+  /**
+   * What the last fetch or wait said of `name`; `opensAt` as in ServedQueue (0: none). A fetch
+   * that emptied it while a signal was heard leaves it to be fetched again (heardWhileFetching).
+   */
   record(name: string, state: QueueState, opensAt = 0): void {
     const q = this.get(name);
     if (!q) return;
-    q.state = state;
+    q.state = state === 'empty' && q.heardMeanwhile ? 'unknown' : state;
+    q.heardMeanwhile = false;
     q.opensAt = state === 'limited' ? opensAt : 0;
   }
 
@@ -136,6 +144,17 @@ export class ServedQueues {
     return (this.get(name)?.fetchSent ?? 0) > heard;
   }
 
+  /**
+   * A signal for `name` came while a fetch of it sent before the signal is out late (per-queue
+   * layout: a call still out after a moment answers as a message, and the manager handles other
+   * messages meanwhile). That fetch may have run before the push: if it answers empty, the queue
+   * is fetched again rather than left to the idle check.
+   */
+  heardWhileFetching(name: string): void {
+    const q = this.get(name);
+    if (q) q.heardMeanwhile = true;
+  }
+
   /** Redis refused the keys of `name`: leave it alone until `until`, then try it as new. */
   broken(name: string, until: number): void {
     const q = this.get(name);
@@ -163,6 +182,14 @@ export class ServedQueues {
   }
 
   private toServed(q: ResolvedQueue): ServedQueue {
-    return { ...q, state: 'unknown', opensAt: 0, brokenUntil: 0, prefetch: this.prefetchOf(q), fetchSent: 0 };
+    return {
+      ...q,
+      state: 'unknown',
+      opensAt: 0,
+      brokenUntil: 0,
+      prefetch: this.prefetchOf(q),
+      fetchSent: 0,
+      heardMeanwhile: false,
+    };
   }
 }

@@ -1,0 +1,50 @@
+// What the manager knows of the queues it serves (src/fetch/served-queues.ts): which wake signals a
+// fetch already answered, and a signal heard while a fetch was out late.
+import { expect } from 'chai';
+import { ServedQueues } from '../../src/fetch/served-queues';
+import { Keys } from '../../src/redis/keys';
+
+const served = () =>
+  new ServedQueues(
+    [
+      { name: 'a', concurrency: 5 },
+      { name: 'b', concurrency: 5 },
+    ],
+    new Keys('t'),
+    'n1',
+    () => 0,
+  );
+
+describe('served queues', () => {
+  it('counts a signal as answered by a fetch of its queue sent after it was heard, and by no other', () => {
+    const queues = served();
+    const heard = queues.heard();
+    expect(queues.answeredSince('a', heard), 'nothing sent yet').to.equal(false);
+    queues.sending(['a']);
+    expect(queues.answeredSince('a', heard)).to.equal(true);
+    expect(queues.answeredSince('b', heard), 'a fetch of another queue').to.equal(false);
+    // Heard after that fetch was sent: the fetch may have run before the push.
+    expect(queues.answeredSince('a', queues.heard())).to.equal(false);
+  });
+
+  it('fetches again a queue whose late fetch emptied it while a signal was heard, once', () => {
+    const queues = served();
+    queues.heardWhileFetching('a');
+    queues.record('a', 'empty');
+    expect(queues.get('a')?.state).to.equal('unknown');
+    queues.record('a', 'empty');
+    expect(queues.get('a')?.state, 'the next empty answer stands').to.equal('empty');
+    // A fetch that left jobs behind needs nothing more: the signal is spent with it.
+    queues.heardWhileFetching('b');
+    queues.record('b', 'more');
+    queues.record('b', 'empty');
+    expect(queues.get('b')?.state).to.equal('empty');
+  });
+
+  it('lists the queues served with their settings only', () => {
+    expect(served().list()).to.deep.equal([
+      { name: 'a', concurrency: 5 },
+      { name: 'b', concurrency: 5 },
+    ]);
+  });
+});
