@@ -310,25 +310,9 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     this.schedule.now();
   }
 
-  /**
-   * A queue key woke (a wake signal, or a write to a tracked key; null: every key), `heard` as the
-   * signal arrived: a served queue this node left idle is fetched on the next decision, unless a
-   * fetch sent since it was heard answered it (a busy one is fetched anyway, and one whose fetch
-   * is out late again if that fetch empties it; a key of a queue not served here is ignored).
-   */
+  /** A queue key woke (a wake signal, or a write to a tracked key; null: every key), `heard` as it came. */
   private woken(queueKey: string | null, heard: number): void {
-    const woken = queueKey === null ? this.queues.all() : [this.queues.byQueueKey(queueKey)];
-    let any = false;
-    for (const queue of woken) {
-      if (!queue || this.queues.answeredSince(queue.name, heard)) continue;
-      if (queue.state !== 'empty') {
-        if (this.late.has(queue.name)) this.queues.heardWhileFetching(queue.name);
-        continue;
-      }
-      this.queues.record(queue.name, 'unknown');
-      any = true;
-    }
-    if (any) this.schedule.now();
+    if (this.queues.woken(queueKey, heard, (queue) => this.late.has(queue))) this.schedule.now();
   }
 
   /** The idle check: the empty queues found holding jobs are fetched on the next decision. */

@@ -19,7 +19,11 @@ export interface ServedQueue extends ResolvedQueue {
   prefetch: number;
   /** The node's count of fetches sent when its last fetch was sent (0: none yet). */
   fetchSent: number;
-  /** A signal came while a fetch of it sent before was still out (heardWhileFetching). */
+  /**
+   * A signal came while a fetch of it sent before the signal was out late (per-queue layout: a call
+   * still out after a moment answers as a message, and the manager handles other messages
+   * meanwhile). That fetch may have run before the push: if it answers empty, it is fetched again.
+   */
   heardMeanwhile: boolean;
 }
 
@@ -108,7 +112,7 @@ export class ServedQueues {
 
   /**
    * What the last fetch or wait said of `name`; `opensAt` as in ServedQueue (0: none). A fetch
-   * that emptied it while a signal was heard leaves it to be fetched again (heardWhileFetching).
+   * that emptied it while a signal was heard leaves it to be fetched again (`heardMeanwhile`).
    */
   record(name: string, state: QueueState, opensAt = 0): void {
     const q = this.get(name);
@@ -145,14 +149,24 @@ export class ServedQueues {
   }
 
   /**
-   * A signal for `name` came while a fetch of it sent before the signal is out late (per-queue
-   * layout: a call still out after a moment answers as a message, and the manager handles other
-   * messages meanwhile). That fetch may have run before the push: if it answers empty, the queue
-   * is fetched again rather than left to the idle check.
+   * A queue key woke (a wake signal, or a write to a tracked key; null: every key), `heard` as the
+   * signal came: a served queue left idle is to be fetched (true: decide again), unless a fetch
+   * sent since answered it. A busy one is fetched anyway, and one whose fetch is out late
+   * (`fetchingLate`) again if that fetch empties it; a key of a queue not served here is ignored.
    */
-  heardWhileFetching(name: string): void {
-    const q = this.get(name);
-    if (q) q.heardMeanwhile = true;
+  woken(queueKey: string | null, heard: number, fetchingLate: (queue: string) => boolean): boolean {
+    const woken = queueKey === null ? this.queues : [this.byQueueKey(queueKey)];
+    let any = false;
+    for (const queue of woken) {
+      if (!queue || this.answeredSince(queue.name, heard)) continue;
+      if (queue.state !== 'empty') {
+        if (fetchingLate(queue.name)) queue.heardMeanwhile = true;
+        continue;
+      }
+      queue.state = 'unknown';
+      any = true;
+    }
+    return any;
   }
 
   /** Redis refused the keys of `name`: leave it alone until `until`, then try it as new. */

@@ -27,15 +27,33 @@ describe('served queues', () => {
     expect(queues.answeredSince('a', queues.heard())).to.equal(false);
   });
 
+  it('turns an idle queue to be fetched on a signal, unless a fetch sent since answered it', () => {
+    const queues = served();
+    const key = new Keys('t').queue('a');
+    const notLate = () => false;
+    queues.record('a', 'empty');
+    const heard = queues.heard();
+    expect(queues.woken(key, heard, notLate)).to.equal(true);
+    expect(queues.get('a')?.state).to.equal('unknown');
+    queues.sending(['a']);
+    queues.record('a', 'empty');
+    expect(queues.woken(key, heard, notLate), 'answered by the fetch sent after it').to.equal(false);
+    expect(queues.get('a')?.state).to.equal('empty');
+    expect(queues.woken(new Keys('t').queue('other'), queues.heard(), notLate), 'not served here').to.equal(false);
+  });
+
   it('fetches again a queue whose late fetch emptied it while a signal was heard, once', () => {
     const queues = served();
-    queues.heardWhileFetching('a');
-    queues.record('a', 'empty');
+    const late = (queue: string) => queue === 'a' || queue === 'b';
+    queues.record('a', 'more');
+    queues.record('b', 'more');
+    // Busy, with a fetch out late: nothing to do now.
+    expect(queues.woken(null, queues.heard(), late)).to.equal(false);
+    queues.record('a', 'empty'); // the late answer
     expect(queues.get('a')?.state).to.equal('unknown');
     queues.record('a', 'empty');
     expect(queues.get('a')?.state, 'the next empty answer stands').to.equal('empty');
     // A fetch that left jobs behind needs nothing more: the signal is spent with it.
-    queues.heardWhileFetching('b');
     queues.record('b', 'more');
     queues.record('b', 'empty');
     expect(queues.get('b')?.state).to.equal('empty');
