@@ -81,7 +81,9 @@ describe('idle node', () => {
         await t.waitForRecords(t.out('idle'), n);
         await sleep(50);
       }
-      expect(fetches - from, 'fetch calls for the jobs').to.equal(jobs);
+      // One fetch per job, where there were two. A second is right, and rare, only when the other
+      // signal is read after the fetch's answer (two sockets): it cannot tell it was answered.
+      expect(fetches - from, 'fetch calls for the jobs').to.be.within(jobs, jobs + 2);
     } finally {
       monitor.disconnect();
     }
