@@ -105,9 +105,25 @@ export async function clearQueueList(client: RedisClient, keys: Keys, queue: str
   return releaseCleared(client, keys, queue, reply);
 }
 
-/** The raw job with `jid` in one list (a queue or a backup list), searched inside Redis. */
+/** Elements one find-in-list call reads at most: some 10 ms of Redis for jobs of a few hundred bytes. */
+const FIND_STRETCH = 10_000;
+/**
+ * Elements each call reads again of the stretch before it: a job removed meanwhile from what was read
+ * (an ack, a delete) moves the rest one to the left, and the next call still sees them.
+ */
+const FIND_OVERLAP = 100;
+
+/**
+ * The raw job with `jid` in one list (a queue or a backup list), searched inside Redis a stretch per
+ * call, so a long queue never holds Redis for long (find-in-list.lua).
+ */
 export async function findInList(client: RedisClient, list: string, jid: string): Promise<string | null> {
-  return (await runScript(client, 'find-in-list', [list], [jid])) as string | null;
+  for (let start = 0; ;) {
+    const reply = (await runScript(client, 'find-in-list', [list], [jid, String(start), String(FIND_STRETCH)])) as
+      string | number | null;
+    if (typeof reply !== 'number') return reply;
+    start = reply - FIND_OVERLAP;
+  }
 }
 
 /**
