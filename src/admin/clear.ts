@@ -1,6 +1,7 @@
 // Clearing a whole queue or set, as Sidekiq's "Clear" (Queue#clear, RetrySet#clear): each list or
-// sorted set is emptied in one atomic script call that forgets its jobs in the job index and lets
-// go of their unique locks. Jobs already fetched by a node (its backup lists) are not touched.
+// sorted set is emptied in one step (renamed to its clearing key), then its jobs are forgotten in the
+// job index and their unique locks let go a stretch per call (src/redis/move-scripts.ts). Jobs
+// already fetched by a node (its backup lists) are not touched.
 import { clearQueueList } from '../redis/move-scripts';
 import { deleteAll } from './actions';
 import { AdminContext, JobSet } from './context';

@@ -72,14 +72,64 @@ export async function clearSet(
   queues: Iterable<string>,
 ): Promise<number> {
   let total = 0;
-  for (const { key, queue = '' } of keys.jobSets(set, queues)) {
-    const reply = (await runScript(client, 'clear-jobs', [key, keys.jobIndex(queue)], [set])) as ClearReply;
-    total += await releaseCleared(client, keys, queue, reply);
-  }
+  for (const { key, queue = '' } of keys.jobSets(set, queues))
+    total += await clearInStretches(client, keys, queue, set, [key, keys.clearing(key)]);
   return total;
 }
 
-/** What clear-jobs answers: the entries dropped, and unique_key, jid pairs. */
+/**
+ * Empties `queue` in one step, forgetting its jobs in the index and letting go of their unique
+ * locks; how many jobs it held. Jobs nodes have fetched already are not touched.
+ */
+export function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
+  // A fair queue's jobs wait in its groups too: they go in the same step (none for another queue).
+  const fair = keys.fair(queue);
+  const list = keys.queue(queue);
+  return clearInStretches(client, keys, queue, 'queued', [
+    ...[list, keys.clearing(list), fair.jobs, keys.clearing(fair.jobs)],
+    ...[fair.groups, fair.ring, fair.parked],
+  ]);
+}
+
+/** Jobs one clear-stretch call forgets at most: a few ms of Redis (a JSON decode each). */
+const CLEAR_STRETCH = 2_000;
+
+/**
+ * A clear: the jobs move to their clearing keys in one step (clear-detach.lua), then leave them a
+ * stretch per call (clear-stretch.lua), so no call holds Redis for long. What an earlier clear left
+ * there (one under way, or one cut off) is cleared first, and counted with this one's.
+ */
+async function clearInStretches(
+  client: RedisClient,
+  keys: Keys,
+  queue: string,
+  place: string,
+  detachKeys: string[],
+): Promise<number> {
+  // The clearing keys: the list's or set's, then (a queue) its fair groups' jobs.
+  const clearing = [detachKeys[1], ...(detachKeys[3] ? [detachKeys[3]] : [])];
+  const drain = async () => {
+    let total = 0;
+    for (const [i, key] of clearing.entries()) {
+      for (let left = 1; left > 0;) {
+        const [taken, locks, rest] = (await runScript(
+          client,
+          'clear-stretch',
+          [key, keys.jobIndex(queue)],
+          [place, CLEAR_STRETCH, i === 1 ? '1' : ''],
+        )) as [number, string[], number];
+        total += await releaseCleared(client, keys, queue, [taken, locks]);
+        left = rest;
+      }
+    }
+    return total;
+  };
+  let total = await drain();
+  while ((await runScript(client, 'clear-detach', detachKeys, [place])) === -1) total += await drain();
+  return total + (await drain());
+}
+
+/** What a clear's stretch answers: the entries dropped, and unique_key, jid pairs. */
 type ClearReply = [count: number, locks: string[]];
 
 /** Lets go of the unique locks a cleared key's jobs held; how many jobs it held. */
@@ -87,22 +137,6 @@ async function releaseCleared(client: RedisClient, keys: Keys, queue: string, [c
   for (let i = 0; i < locks.length; i += 2)
     await releaseJob(client, keys.jobIndex(queue), { lockKey: keys.uniqueLock(locks[i], queue), jid: locks[i + 1] });
   return count;
-}
-
-/**
- * Empties `queue` in one step, forgetting its jobs in the index and letting go of their unique
- * locks; how many jobs it held. Jobs nodes have fetched already are not touched.
- */
-export async function clearQueueList(client: RedisClient, keys: Keys, queue: string): Promise<number> {
-  // A fair queue's jobs wait in its groups too: they go in the same step (none for another queue).
-  const fair = keys.fair(queue);
-  const reply = (await runScript(
-    client,
-    'clear-jobs',
-    [keys.queue(queue), keys.jobIndex(queue), fair.jobs, fair.groups, fair.ring, fair.parked],
-    ['queued'],
-  )) as ClearReply;
-  return releaseCleared(client, keys, queue, reply);
 }
 
 /** Elements one find-in-list call reads at most: some 10 ms of Redis for jobs of a few hundred bytes. */
