@@ -20,8 +20,15 @@ export interface NewJob {
 }
 
 /**
+ * Jobs one enqueue call writes at most: some 25 ms of Redis. 100,000 jobs in one call held Redis for
+ * half a second, and their arguments overflowed the stack of the call that sends them.
+ */
+export const ENQUEUE_CALL_MOST = 5_000;
+
+/**
  * Writes jobs all or none (all or none per queue in the per-queue key layout, where each queue's
  * jobs are one call); per job its jid (the holder's on a unique conflict) and whether it conflicted.
+ * More than ENQUEUE_CALL_MOST jobs go in that many at a time, in order, each call all or none.
  */
 export function enqueueJobs(
   client: RedisClient,
@@ -29,10 +36,36 @@ export function enqueueJobs(
   jobs: NewJob[],
 ): Promise<Array<{ jid: string; conflict: boolean }>> {
   if (jobs.length === 0) return Promise.resolve([]);
+  if (jobs.length > ENQUEUE_CALL_MOST) return enqueueInParts(client, keys, jobs);
   // The shared key layout: one call, with the queue set among its keys (its promise as it is: each
   // async layer between the reply and the caller costs turns of the microtask queue).
   if (!keys.perQueue) return enqueueCall(client, keys, jobs, [keys.queues]);
   return enqueueByQueue(client, keys, jobs).catch((err: unknown) => Promise.reject(fromReply(err, 'enqueue')));
+}
+
+/**
+ * A long list, ENQUEUE_CALL_MOST jobs a call, one call after another: a refusal after the first
+ * (a queue full or paused meanwhile, Redis out of memory) leaves the jobs before it written, and
+ * says which (PartialEnqueueError); one in the first call writes nothing, as for a short list.
+ */
+async function enqueueInParts(
+  client: RedisClient,
+  keys: Keys,
+  jobs: NewJob[],
+): Promise<Array<{ jid: string; conflict: boolean }>> {
+  const written: Array<{ jid: string; conflict: boolean } | undefined> = [];
+  for (let from = 0; from < jobs.length; from += ENQUEUE_CALL_MOST) {
+    try {
+      written.push(...(await enqueueJobs(client, keys, jobs.slice(from, from + ENQUEUE_CALL_MOST))));
+    } catch (err) {
+      const partly = err instanceof PartialEnqueueError;
+      if (partly) written.push(...err.written);
+      if (!written.some(Boolean)) throw err;
+      written.length = jobs.length;
+      throw new PartialEnqueueError(partly ? err.cause : (err as Error), Array.from(written));
+    }
+  }
+  return written as Array<{ jid: string; conflict: boolean }>;
 }
 
 /** The per-queue key layout: one call per queue. */

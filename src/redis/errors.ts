@@ -23,9 +23,11 @@ export class BatchNotFoundError extends NexqError {
 }
 
 /**
- * Per-queue key layout: some queues' jobs of one enqueueAll were written and others were not
- * (one call per queue). `written` holds, per job, its result or undefined when it was not written,
- * so a caller can retry the rest without writing the others twice.
+ * Some jobs of one enqueueAll were written and others were not: in the per-queue key layout one
+ * queue's call failed after another's landed (one call per queue), or a list of more than 5,000
+ * jobs (enqueue-scripts.ts, ENQUEUE_CALL_MOST) was refused after its first calls. `written` holds,
+ * per job, its result or undefined when it was not written, so a caller can retry the rest without
+ * writing the others twice.
  */
 export class PartialEnqueueError extends NexqError {
   static override readonly code = 'ENQUEUE_PARTIAL';
