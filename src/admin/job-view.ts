@@ -2,7 +2,7 @@
 // entry, times as ISO strings. An entry that is not a JSON object keeps its raw text.
 import { readBacktrace } from '../job/failure';
 import { jsonObject } from '../job/json-object';
-import { readSeconds } from '../job/time';
+import { isoOfSeconds, readSeconds } from '../job/time';
 import { KeyRing, readableArgs } from '../job/encryption';
 
 export interface JobView {
@@ -21,8 +21,9 @@ export interface JobView {
   raw?: string;
 }
 
+/** ISO 8601 text of epoch seconds; null when unknown or out of any Date's range (another producer's). */
 export function isoOf(seconds: number | undefined): string | null {
-  return seconds === undefined ? null : new Date(seconds * 1000).toISOString();
+  return isoOfSeconds(seconds);
 }
 
 /** The stack of a job's last failure, decoded from its error_backtrace; null when none is kept. */

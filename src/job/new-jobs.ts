@@ -5,7 +5,7 @@ import { defaults, type TimestampFormat } from '../../config/defaults';
 import { isQueueName } from '../../config/validate';
 import { encodeNewJob, InvalidJobError, JobOptions, payloadTooLarge, uniqueKeyOf } from './job';
 import { Encryption, KeyRing, wantsEncryption } from './encryption';
-import { dateToSeconds, nowSeconds } from './time';
+import { dateToSeconds, LATEST_DATE_SECONDS, nowSeconds } from './time';
 
 export interface EnqueueRequest {
   queue: string;
@@ -116,8 +116,17 @@ function scheduledAt(request: EnqueueRequest, now: number): number | undefined {
   if (request.in !== undefined) {
     if (typeof request.in !== 'number' || !Number.isFinite(request.in))
       throw new InvalidJobError('enqueueIn needs a number of seconds');
-    return request.in > 0 ? now + request.in : undefined;
+    return request.in > 0 ? dueWithinDates(now + request.in, `enqueueIn(${request.in})`) : undefined;
   }
   // A bad delay is refused by encodeNewJob's option checks.
-  return typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? now + delay : undefined;
+  return typeof delay === 'number' && Number.isFinite(delay) && delay > 0
+    ? dueWithinDates(now + delay, `the delay option (${delay})`)
+    : undefined;
+}
+
+/** A due time a Date can hold (every view of the schedule shows it as one), or a clear refusal. */
+function dueWithinDates(at: number, what: string): number {
+  if (at > LATEST_DATE_SECONDS)
+    throw new InvalidJobError(`${what} is due past the latest time a date can hold (year 275760): no job is written`);
+  return at;
 }

@@ -12,6 +12,18 @@ export function dateToSeconds(date: Date): number {
   return date.getTime() / 1000;
 }
 
+/** The latest epoch second a JavaScript Date holds (year 275760): a later due time has no date. */
+export const LATEST_DATE_SECONDS = 8.64e12;
+
+/**
+ * ISO 8601 text of epoch seconds, or null when no Date holds them (a score or timestamp another
+ * producer wrote far out of range, or not a number): a view shows it as unknown rather than fail.
+ */
+export function isoOfSeconds(seconds: number | undefined): string | null {
+  if (seconds === undefined || !Number.isFinite(seconds) || Math.abs(seconds) > LATEST_DATE_SECONDS) return null;
+  return new Date(seconds * 1000).toISOString();
+}
+
 /** JSON text of a float timestamp, with a fraction even when it is whole. */
 export function jsonSeconds(seconds: number): string {
   return Number.isInteger(seconds) ? seconds.toFixed(1) : String(seconds);

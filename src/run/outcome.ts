@@ -9,7 +9,7 @@ import type { HandlerRetry } from '../job/retry-policy';
 import { countOf } from '../job/json-object';
 import { rewriteMembers } from '../job/json-members';
 import { JobCancelledError, jobErrorOf, JobExpiredError, JobInterruptedError } from '../job/run-errors';
-import { jsonTimestamp } from '../job/time';
+import { isoOfSeconds, jsonTimestamp } from '../job/time';
 import type { JobOutcome } from '../../workers/protocol';
 import type { KeptResult } from '../../workers/job-result';
 
@@ -126,7 +126,7 @@ export function fateOf(outcome: Outcome, fetched: FetchedJob, policy: FatePolicy
         case 'retry':
           return {
             ...decision,
-            description: `retry #${decision.retryCount} at ${new Date(decision.at * 1000).toISOString()}`,
+            description: `retry #${decision.retryCount} at ${isoOfSeconds(decision.at) ?? `${decision.at} s after 1970`}`,
           };
         case 'dead':
           return {

@@ -69,6 +69,20 @@ describe('nexq admin commands', () => {
       /^nexq: give --in or --at, not both$/,
     );
     expectUsage(await cli(['jobs', 'default', '--limit', 'many']), /^nexq: --limit must be a whole number/);
+    // Past 2^53: Redis would answer its own error for the number JavaScript sends ("1e+20").
+    expectUsage(
+      await cli(['jobs', 'default', '--limit', '99999999999999999999']),
+      /^nexq: --limit must be a whole number/,
+    );
+    // Due past any date: refused before anything is written (it used to be written, then the command failed).
+    expectUsage(
+      await cli(['enqueue', 'default', 'Foo', '[]', '--in', '9000000000000']),
+      /^nexq: --in 9000000000000 is past the latest time a date can hold/,
+    );
+    expectUsage(
+      await cli(['enqueue', 'default', 'Foo', `[${'['.repeat(5000)}${']'.repeat(5000)}]`]),
+      /^nexq: json-args is nested too deeply$/,
+    );
     expectUsage(await cli(['stats', '--bogus', '1']), /^nexq: unknown option --bogus/);
     expectUsage(await cli(['pause', 'default', '--mode', 'sideways']), /^nexq: --mode must be in, out or all/);
     expectUsage(await cli(['retry', 'abc', '--all']), /^nexq: give a jid or --all, not both$/);

@@ -1,9 +1,10 @@
 // `nexq batches [bid]`: the newest batches with their counts, or one batch with its failures.
 import { batchStatus, BatchStatus, listBatches } from '../../admin/batch-status';
 import { UsageError } from '../args';
+import { isoOfSeconds } from '../../job/time';
 import { clip, Command, CONNECTION_HELP, positionals, printJson, printTable, wholeNumber, withNexq } from './common';
 
-const at = (seconds: number | undefined) => (seconds === undefined ? '-' : new Date(seconds * 1000).toISOString());
+const at = (seconds: number | undefined) => isoOfSeconds(seconds) ?? '-';
 
 export const batchesCommand: Command = {
   summary: 'batches: total, pending, failed, dead, and when they completed',

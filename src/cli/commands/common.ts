@@ -51,6 +51,8 @@ export function wholeNumber(args: ParsedArgs, flag: string, fallback: number): n
   const value = flagText(args, flag);
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(Number(value)))
+    throw new UsageError(`--${flag} must be a whole number up to ${Number.MAX_SAFE_INTEGER}, got ${value}`);
   return Number(value);
 }
 

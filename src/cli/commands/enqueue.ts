@@ -2,6 +2,7 @@
 import { isQueueName } from '../../../config/validate';
 import { readServing, unservedReasons } from '../../redis/live-serving';
 import { UsageError } from '../args';
+import { isoOfSeconds, LATEST_DATE_SECONDS } from '../../job/time';
 import { unsafeIntegerIn } from '../json-numbers';
 import { Command, CONNECTION_HELP, flagText, positionals, printJson, withNexq } from './common';
 
@@ -15,7 +16,14 @@ function parseJsonArgs(text: string | undefined): unknown[] {
   }
   if (!Array.isArray(value))
     throw new UsageError(`json-args must be a JSON array, got ${value === null ? 'null' : typeof value}`);
-  const unsafe = unsafeIntegerIn(text, value, 'args');
+  // The check walks the value: a nesting deeper than the stack allows is refused, as JSON.parse took it.
+  let unsafe: string | undefined;
+  try {
+    unsafe = unsafeIntegerIn(text, value, 'args');
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError('json-args is nested too deeply');
+    throw err;
+  }
   if (unsafe) throw new UsageError(`json-args: ${unsafe}`);
   return value;
 }
@@ -25,6 +33,8 @@ function parseWhen(inText: string | undefined, atText: string | undefined): { in
   if (inText !== undefined) {
     if (!/^\d+(\.\d+)?$/.test(inText))
       throw new UsageError(`--in must be a number of seconds, got ${JSON.stringify(inText)}`);
+    if (Date.now() / 1000 + Number(inText) > LATEST_DATE_SECONDS)
+      throw new UsageError(`--in ${inText} is past the latest time a date can hold (year 275760)`);
     return { in: Number(inText) };
   }
   if (atText !== undefined) {
@@ -74,9 +84,7 @@ ${CONNECTION_HELP}`,
         queue,
         class: className,
         args: jobArgs,
-        at:
-          when.at?.toISOString() ??
-          (when.in !== undefined ? new Date(Date.now() + when.in * 1000).toISOString() : null),
+        at: when.at?.toISOString() ?? (when.in !== undefined ? isoOfSeconds(Date.now() / 1000 + when.in) : null),
       });
     else out.write(`${jid}\n`);
     return 0;
