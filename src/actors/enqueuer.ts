@@ -23,7 +23,17 @@ export class Enqueuer extends Actor {
 
   constructor(private readonly ctx: NodeContext) {
     super({ name: ActorNames.enqueuer, registry: ctx.registry });
-    this.unserved = new UnservedJobs(() => ctx.redis, ctx.keys, ctx.logger);
+    this.unserved = new UnservedJobs(
+      () => ctx.redis,
+      ctx.keys,
+      ctx.logger,
+      () => {
+        const { jobs } = ctx;
+        if (!jobs) return new Map();
+        const classes = new Set(jobs.handlers.classNames);
+        return new Map(jobs.running.slots.subscribed().map((q) => [q.name, classes]));
+      },
+    );
   }
 
   async enqueue(request: EnqueueRequest): Promise<string> {

@@ -2,9 +2,11 @@
 // serves (a misspelt name, a node not deployed), or a class no node serving its queue has a
 // handler for (a misspelt class), with "did you mean". Judged from the process entries
 // (src/redis/live-serving.ts), read at most every REFRESH_MS and only when an enqueue brings a
-// queue and class not judged before; the enqueue itself never waits for it.
+// queue and class not judged before, with what this node serves itself added (a queue it
+// subscribed to a moment ago is not in its entry until its next beat); the enqueue itself never
+// waits for it.
 import type { Logger } from '../runtime/logger';
-import { readServing, Serving, unservedReasons } from '../redis/live-serving';
+import { readServing, Serving, unservedReasons, withOwn } from '../redis/live-serving';
 import type { Keys } from '../redis/keys';
 import type { ScriptedRedis } from '../redis/scripts';
 
@@ -22,6 +24,8 @@ export class UnservedJobs {
     private readonly redis: () => ScriptedRedis,
     private readonly keys: Keys,
     private readonly logger: Logger,
+    /** What this node serves now: its queues, each with its handlers' classes (none in enqueuer mode). */
+    private readonly own: () => Serving = () => new Map(),
   ) {}
 
   /** Looks at the jobs just enqueued, in the background; warns of those no live node would run. */
@@ -38,7 +42,7 @@ export class UnservedJobs {
 
   private async judge(jobs: Array<{ queue: string; class: string }>): Promise<void> {
     try {
-      const serving = await this.serving();
+      const serving = withOwn(await this.serving(), this.own());
       for (const job of jobs)
         for (const reason of unservedReasons(serving, job.queue, job.class)) {
           if (this.warned.has(reason)) continue;

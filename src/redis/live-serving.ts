@@ -35,6 +35,18 @@ export async function readServing(redis: ScriptedRedis, keys: Keys): Promise<Ser
   return serving;
 }
 
+/** `serving` with what this process serves itself added (its own entry may not say it yet). */
+export function withOwn(serving: Serving, own: Serving): Serving {
+  if (own.size === 0) return serving;
+  const merged: Serving = new Map(serving);
+  for (const [queue, classes] of own) {
+    const known = merged.get(queue);
+    if (merged.has(queue) && known === undefined) continue; // some process runs any class
+    merged.set(queue, classes === undefined ? undefined : new Set([...(known ?? []), ...classes]));
+  }
+  return merged;
+}
+
 /** Why a job of `className` enqueued on `queue` would not run now, with the closest name; none when one would. */
 export function unservedReasons(serving: Serving, queue: string, className: string): string[] {
   const reason = unservedQueue(serving, queue) ?? unhandledClass(serving, queue, className);

@@ -47,6 +47,19 @@ describe('jobs no live node would run', () => {
     expect(await t.redis.llen(t.keys.queue('mial'))).to.equal(1);
   });
 
+  it('does not warn of the queues a node has just subscribed to, before its entry says so', async () => {
+    const logs = captureLogs('pretty');
+    const { node } = await worker({ logger: logs.logger });
+    // Its process entry, written at its first beat, does not list these yet.
+    const queues = Array.from({ length: 20 }, (_, i) => `fresh-${i}`);
+    for (const queue of queues) await node.subscribe(queue, 2);
+    await node.enqueueAll(queues.map((queue) => ({ queue, class: 'Record', args: [] })));
+    await node.enqueue('nowhere-like-it', 'Record', []);
+    // Judged in order: once the last one is said, the others were judged before it.
+    await waitFor(() => logs.text().includes('no live node serves queue "nowhere-like-it"'), 5000);
+    expect(logs.text()).not.to.match(/no live node serves queue "fresh-/);
+  });
+
   it('takes a process without a classes field (a Sidekiq) to run any class of its queues', async () => {
     const logs = captureLogs('pretty');
     await t.redis.sadd(t.keys.processes, 'sidekiq-host:1:abc');
