@@ -7,7 +7,7 @@
 // whose jobs all run is listed too, and the groups of this minute's and the last minute's start
 // counts (two HKEYS), so one whose jobs start as soon as they come is listed while it is busy.
 // Throughput and limits are read for the page asked only.
-import type { RateLimit } from '../../config/rate-limit';
+import { GroupLimits, groupLimitsOf } from '../../config/group-limits';
 import type { ResolvedConfig } from '../../config/validate';
 import { allMasters, type RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
@@ -32,26 +32,10 @@ export interface GroupInfo {
    */
   started15m: number;
   /**
-   * The limit that holds it back now, as far as the limits are known (`GroupLimits`): 'concurrency'
+   * The limit that holds it back now, as far as the limits are known (config/group-limits.ts): 'concurrency'
    * (running at its groupConcurrency), 'rate' (no room left in its groupRateLimit), else null.
    */
   limited: 'concurrency' | 'rate' | null;
-}
-
-/** A fair queue's limits per group, as a node serving it is configured (undefined: none, or not known). */
-export interface GroupLimits {
-  groupConcurrency?: number;
-  groupRateLimit?: RateLimit;
-}
-
-/** The limits per group of `queue` in `config`, or undefined when `config` does not serve it fair. */
-export function groupLimitsOf(config: Pick<ResolvedConfig, 'queues'>, queue: string): GroupLimits | undefined {
-  const spec = config.queues.find((q) => q.name === queue && q.fair);
-  if (!spec) return undefined;
-  return {
-    ...(spec.groupConcurrency === undefined ? {} : { groupConcurrency: spec.groupConcurrency }),
-    ...(spec.groupRateLimit === undefined ? {} : { groupRateLimit: spec.groupRateLimit }),
-  };
 }
 
 export interface GroupsPage {
