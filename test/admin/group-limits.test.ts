@@ -10,9 +10,9 @@ import { useNodes, waitFor } from '../support/node';
 
 describe('the limits per group of a fair queue, from the live nodes serving it', () => {
   const t = useNodes();
-  const { json } = cliAgainst(() => t);
+  const { json, ok } = cliAgainst(() => t);
 
-  it('shows a group running at groupConcurrency on a node as limited, in groupsOf and nexq groups --json', async () => {
+  it('shows a group running at groupConcurrency on a node as limited, in groupsOf and nexq groups', async () => {
     const node = await t.start({
       queues: [{ name: 'default', concurrency: 1, fair: true, groupConcurrency: 1 }],
       shutdownTimeout: 50,
@@ -33,6 +33,9 @@ describe('the limits per group of a fair queue, from the live nodes serving it',
     ];
     expect(await groupsOf(ctx, 'default')).to.deep.equal(expected);
     expect(await json(['groups', 'default'])).to.deep.equal(expected);
+    expect(await ok(['groups', 'default'])).to.match(
+      /^GROUP\s+WAITING\s+RUNNING\s+PAUSED\s+STARTED-15M\s+LIMITED\nb\s+1\s+0\s+-\s+0\s+-\na\s+0\s+1\s+-\s+1\s+concurrency\n$/,
+    );
   });
 
   it('reads the fair queues of the live nexq entries, the strictest of each limit where they differ', async () => {

@@ -38,7 +38,7 @@ describe("a fair queue's groups, as nexq groups shows them", () => {
     expect(await enqueuer.groups('default')).to.deep.equal(seen);
     expect(await json(['groups', 'default'])).to.deep.equal(seen);
     expect(await ok(['groups', 'default'])).to.match(
-      /^GROUP\s+WAITING\s+RUNNING\s+PAUSED\s+STARTED-15M\nacme\s+4\s+1\s+-\s+1\n\(default\)\s+1\s+0\s+-\s+0\n/,
+      /^GROUP\s+WAITING\s+RUNNING\s+PAUSED\s+STARTED-15M\s+LIMITED\nacme\s+4\s+1\s+-\s+1\s+concurrency\n\(default\)\s+1\s+0\s+-\s+0\s+-\n/,
     );
   });
 
