@@ -176,8 +176,8 @@ export class Nexq {
   /**
    * A fair queue's groups with jobs waiting in them or running, paused, or busy this minute or the
    * last, most waiting first, each with its jobs started in the last 15 minutes and the limit holding
-   * it back (known where this node serves the queue fair) (docs/fair-queues.md); `nexq groups
-   * <queue>` prints the same.
+   * it back (by this node's limits where it serves the queue fair, else by those the live nodes
+   * serving it say) (docs/fair-queues.md); `nexq groups <queue>` prints the same.
    */
   groups(queue: string): Promise<GroupInfo[]> {
     resolveQueue(queue, 1, 'queue');

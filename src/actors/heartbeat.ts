@@ -3,7 +3,8 @@
 // Responsibilities:
 //  1. Every `heartbeatInterval` seconds write the process entry (info, busy, beat, quiet) with a
 //     60 s expiry, and the hash of running jobs (each job's entry sent once, when it starts: see
-//     running-jobs-hash.ts), so dashboards and Sidekiq's ProcessSet see it; and
+//     running-jobs-hash.ts), so dashboards and Sidekiq's ProcessSet see it (and `nexq groups` the
+//     limits per group of the fair queues the node serves, which it has no config to know); and
 //     the node's beat in `nexq:nodes`, by which survivors tell when it died (see NodeReaper); all
 //     in one script (beat.lua) that scores the beat by Redis' clock, never this node's.
 //  2. Take the signal Sidekiq's API leaves for this process (`<identity>-signals`) with each beat:
@@ -17,6 +18,8 @@
 //     for `nodeTimeout`), say so once, how long it was gone: its jobs fetched ahead are dropped (the
 //     manager hears of it through the lease) and it carries on as a new member.
 import os from 'node:os';
+import { GroupLimits, groupLimitsOf } from '../../config/group-limits';
+import type { ResolvedConfig } from '../../config/validate';
 import { NEXQ_VERSION } from '../../config/version';
 import { Down, Tick, TickingActor } from '../runtime';
 import { writeBeat } from '../redis/redis-time';
@@ -30,6 +33,25 @@ export const PROCESS_TTL_SECONDS = 60;
 
 /** How long after a job starts or ends the work hash is written (the changes meanwhile go together). */
 export const WORK_FLUSH_MS = 100;
+
+/**
+ * The process entry's `info.fair` (read by src/admin/group-limits.ts): each queue of `served` (the
+ * work table's: those configured and those subscribed at run time, less those unsubscribed) that
+ * `config` serves fair -> its limits per group, only those set (`{}`: fair without limits);
+ * undefined when none is. A queue subscribed at run time takes its options from its configured
+ * entry (the manager's subscribe), so one not configured is never fair.
+ */
+function fairInfo(
+  config: Pick<ResolvedConfig, 'queues'>,
+  served: ReadonlyArray<{ name: string }>,
+): Record<string, GroupLimits> | undefined {
+  const fair: Record<string, GroupLimits> = {};
+  for (const { name } of served) {
+    const limits = groupLimitsOf(config, name);
+    if (limits) fair[name] = limits;
+  }
+  return Object.keys(fair).length > 0 ? fair : undefined;
+}
 
 type WorkChanged = { type: 'work' };
 
@@ -103,7 +125,8 @@ export class Heartbeat extends TickingActor {
    * The process entry's `info`, read by every Sidekiq's ProcessSet (docs/compatibility.md): 6.x's
    * fields, 7's `weights`, `version` and `embedded`, and 8.1's `capsules` (one, as nexq has one pool);
    * and `busy` and `quiet`, which Exq's API reads from `info` (Exq.Support.Node) where Sidekiq reads
-   * the entry's own fields.
+   * the entry's own fields. Sidekiq and Exq read none of nexq's own fields (`classes`, `fair`,
+   * `node_id`, `threads`).
    */
   info(busy = this.ctx.jobs?.running.list().length ?? 0): Record<string, unknown> {
     const { config, identity, startedAt } = this.ctx;
@@ -112,6 +135,7 @@ export class Heartbeat extends TickingActor {
     const concurrency = served.reduce((sum, q) => sum + q.concurrency, 0);
     // Weight 0 is Sidekiq's "strict order"; nexq's queue order is its own (fetchOrder).
     const weights = Object.fromEntries(served.map((q) => [q.name, 0]));
+    const fair = fairInfo(config, served);
     return {
       hostname: os.hostname(),
       started_at: startedAt,
@@ -121,6 +145,8 @@ export class Heartbeat extends TickingActor {
       queues: served.map((q) => q.name),
       // nexq's own: the job classes it has handlers for (a producer warns of one no live node has).
       classes: this.ctx.jobs?.handlers.classNames ?? [],
+      // nexq's own: the limits per group of the fair queues it serves (`nexq groups` reads them).
+      ...(fair ? { fair } : {}),
       weights: [weights],
       capsules: { default: { concurrency, mode: 'strict', weights } },
       labels: ['nexq'],

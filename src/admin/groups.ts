@@ -2,17 +2,18 @@
 // (docs/fair-queues.md), each with its jobs waiting in the groups, its jobs running on all nodes (its
 // groupConcurrency hash), its recent throughput (the jobs the fetch took of it in the last 15
 // minutes, counted per minute by the fetch: lua/_fair.lua's nexq_count_starts) and whether a limit
-// holds it back now, where the limits are known. The waiting counts are one HGETALL; the running
-// hashes are found by SCAN (an operator's look, not a loop's: every master in a cluster), so a group
-// whose jobs all run is listed too, and the groups of this minute's and the last minute's start
-// counts (two HKEYS), so one whose jobs start as soon as they come is listed while it is busy.
-// Throughput and limits are read for the page asked only.
-import type { RateLimit } from '../../config/rate-limit';
+// holds it back now, where the limits are known (src/admin/group-limits.ts). The waiting counts are
+// one HGETALL; the running hashes are found by SCAN (an operator's look, not a loop's: every master
+// in a cluster), so a group whose jobs all run is listed too, and the groups of this minute's and
+// the last minute's start counts (two HKEYS), so one whose jobs start as soon as they come is
+// listed while it is busy. Throughput and limits are read for the page asked only.
+import type { GroupLimits } from '../../config/group-limits';
 import type { ResolvedConfig } from '../../config/validate';
 import { allMasters, type RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
 import { groupActivity, pauseFairGroup } from '../redis/fair-queue';
 import { rateSpec } from '../redis/fetch-script';
+import { knownGroupLimits } from './group-limits';
 
 /** The minutes a group's recent throughput (`GroupInfo.started15m`) adds up. */
 export const RECENT_MINUTES = 15;
@@ -32,26 +33,11 @@ export interface GroupInfo {
    */
   started15m: number;
   /**
-   * The limit that holds it back now, as far as the limits are known (`GroupLimits`): 'concurrency'
-   * (running at its groupConcurrency), 'rate' (no room left in its groupRateLimit), else null.
+   * The limit that holds it back now, as far as the limits are known (src/admin/group-limits.ts):
+   * 'concurrency' (running at its groupConcurrency), 'rate' (no room left in its groupRateLimit),
+   * else null.
    */
   limited: 'concurrency' | 'rate' | null;
-}
-
-/** A fair queue's limits per group, as a node serving it is configured (undefined: none, or not known). */
-export interface GroupLimits {
-  groupConcurrency?: number;
-  groupRateLimit?: RateLimit;
-}
-
-/** The limits per group of `queue` in `config`, or undefined when `config` does not serve it fair. */
-export function groupLimitsOf(config: Pick<ResolvedConfig, 'queues'>, queue: string): GroupLimits | undefined {
-  const spec = config.queues.find((q) => q.name === queue && q.fair);
-  if (!spec) return undefined;
-  return {
-    ...(spec.groupConcurrency === undefined ? {} : { groupConcurrency: spec.groupConcurrency }),
-    ...(spec.groupRateLimit === undefined ? {} : { groupRateLimit: spec.groupRateLimit }),
-  };
 }
 
 export interface GroupsPage {
@@ -87,8 +73,9 @@ export async function groupsOf(ctx: Ctx, queue: string): Promise<GroupInfo[]> {
 
 /**
  * One page of `queue`'s groups, most waiting first (then most running, then by name): all of them
- * without `limit`. `limits` defaults to the context's config for the queue (none when it does not
- * serve it fair: `limited` is then null throughout).
+ * without `limit`. `limits` defaults to the context's config for the queue, else to what the live
+ * nodes serving it fair say (knownGroupLimits: the strictest where they disagree); with neither,
+ * `limited` is null throughout.
  *
  * `everyRunning` (the default: `nexq groups`, `nexq.groups`) finds the groups with jobs running by
  * a SCAN of the keyspace, on every master, for their running hashes, so a group whose long jobs
@@ -110,7 +97,7 @@ export async function groupsPage(
   const all = await groupCounts(ctx, queue, everyRunning);
   const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
   if (!everyRunning) await readRunning(ctx, queue, page);
-  const known = limits ?? groupLimitsOf(ctx.config, queue) ?? {};
+  const known = limits ?? (await knownGroupLimits(ctx, queue)) ?? {};
   const activity = await groupActivity(
     ctx.redis,
     ctx.keys,

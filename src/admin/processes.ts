@@ -5,6 +5,8 @@
 // 0.23 writes the entry in Sidekiq's shape with its own `info` (Exq.Support.Node): its pid a string,
 // a concurrency of 0 it never fills in, its identity the bare host name.
 import type { ActorSnapshot } from '../runtime';
+import type { RedisClient } from '../redis/client';
+import type { Keys } from '../redis/keys';
 import type { AdminContext } from './context';
 import { jsonObject } from '../job/json-object';
 import { isoOf, jobView, JobView } from './job-view';
@@ -34,7 +36,10 @@ export interface ProcessView {
 export async function liveProcessEntries({
   redis,
   keys,
-}: Pick<AdminContext, 'redis' | 'keys'>): Promise<Array<{ identity: string; hash: Partial<Record<string, string>> }>> {
+}: {
+  redis: RedisClient;
+  keys: Keys;
+}): Promise<Array<{ identity: string; hash: Partial<Record<string, string>> }>> {
   const identities = (await redis.smembers(keys.processes)).sort();
   const hashes = await Promise.all(identities.map((identity) => redis.hgetall(keys.process(identity))));
   // An expired entry reads as an empty hash.

@@ -3,7 +3,8 @@
 // and pause or resume one group. The group goes in the body, not the path: any name a job may carry
 // (slashes, '..', unicode, '' for the default group) arrives as it is.
 import type { AdminContext } from '../admin/context';
-import { GroupLimits, groupLimitsOf, groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
+import { GroupLimits, groupLimitsOf } from '../../config/group-limits';
+import { groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
 import { groupProblem } from '../job/job';
 import { ApiError, bodyField, count, queueParam, Route } from './api-params';
 

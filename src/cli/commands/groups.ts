@@ -1,5 +1,6 @@
 // `nexq groups <queue>`: a fair queue's groups with their waiting, running and recently
-// started jobs (src/admin/groups).
+// started jobs, and the limit holding each back as the live nodes serving the queue set it
+// (src/admin/groups, src/admin/group-limits).
 import { groupsOf, pauseGroup } from '../../admin/groups';
 import { knownQueue } from './known-queue';
 import { Command, CONNECTION_HELP, positionals, printJson, printTable, withNexq } from './common';
@@ -12,11 +13,13 @@ export const groupsCommand: Command = {
 
 Lists the groups of a fair queue (fair: true; docs/fair-queues.md), most jobs waiting first: the
 jobs of each waiting in the queue's groups, its jobs running on all nodes as groupConcurrency
-counts them (0 without it), whether it is paused, and its jobs started in the last 15 minutes on
-all nodes (the dashboard's groups page also says which group a limit holds back: it knows the
-limits, being served by a node that serves the queue; the CLI does not). Jobs still in the queue's list, not yet moved into
-their groups by a fetch, are counted by nexq queues, not here. The default group (jobs without one)
-shows as (default).
+counts them (0 without it), whether it is paused, its jobs started in the last 15 minutes on all
+nodes, and the limit that holds it back now (LIMITED, limited in --json): concurrency (running at
+its groupConcurrency), rate (no room left in its groupRateLimit), or - (none). The limits are those
+the live nodes serving the queue fair carry in their process entries, the strictest of each where
+they differ; with no live node serving it fair none is known and LIMITED is - throughout. Jobs
+still in the queue's list, not yet moved into their groups by a fetch, are counted by nexq queues,
+not here. The default group (jobs without one) shows as (default).
 
 pause stops every node starting the group's jobs (they keep their place; jobs running go on), resume
 lifts it; give '' for the default group.
@@ -45,13 +48,14 @@ ${CONNECTION_HELP}`,
     else
       printTable(
         out,
-        ['GROUP', 'WAITING', 'RUNNING', 'PAUSED', 'STARTED-15M'],
+        ['GROUP', 'WAITING', 'RUNNING', 'PAUSED', 'STARTED-15M', 'LIMITED'],
         groups.map((g) => [
           g.group === '' ? '(default)' : g.group,
           g.waiting,
           g.running,
           g.paused ? 'yes' : '-',
           g.started15m,
+          g.limited ?? '-',
         ]),
       );
     return 0;
