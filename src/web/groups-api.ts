@@ -3,7 +3,8 @@
 // and pause or resume one group. The group goes in the body, not the path: any name a job may carry
 // (slashes, '..', unicode, '' for the default group) arrives as it is.
 import type { AdminContext } from '../admin/context';
-import { GroupLimits, groupLimitsOf } from '../../config/group-limits';
+import type { GroupLimits } from '../../config/group-limits';
+import { knownGroupLimits } from '../admin/group-limits';
 import { groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
 import { groupProblem } from '../job/job';
 import { ApiError, bodyField, count, queueParam, Route } from './api-params';
@@ -21,11 +22,12 @@ function offsetOf(query: URLSearchParams): number {
 }
 
 /**
- * Whether `queue` is fair as far as this node can tell, with the limits per group it serves it with:
- * served fair here, or not but with groups in Redis (other nodes serve it fair: limits unknown).
+ * Whether `queue` is fair as far as this node can tell, with the limits per group it is served with:
+ * served fair here, or by live nodes that say their limits (a dashboard mounted in a producer, the
+ * common set-up), or not but with groups in Redis (limits unknown).
  */
 export async function fairState(ctx: AdminContext, queue: string): Promise<{ fair: boolean; limits?: GroupLimits }> {
-  const limits = groupLimitsOf(ctx.config, queue);
+  const limits = await knownGroupLimits(ctx, queue);
   if (limits) return { fair: true, limits };
   const fair = ctx.keys.fair(queue);
   // The keys share the queue's slot (keys.ts), so one EXISTS reads them in a cluster too.
@@ -72,7 +74,7 @@ export const GROUP_ROUTES: Route[] = [
       const page = await groupsPage(ctx, queue, { offset, limit, limits: limits ?? {}, everyRunning: false });
       return {
         queue,
-        // null: this node does not serve the queue fair, so it does not know its limits per group.
+        // null: neither this node nor a live node says it serves the queue fair: its limits are unknown.
         limits: limits
           ? { groupConcurrency: limits.groupConcurrency ?? null, groupRateLimit: limits.groupRateLimit ?? null }
           : null,

@@ -51,6 +51,17 @@ describe("web dashboard: a fair queue's groups over HTTP", () => {
     expect((await call(url, '/api/queues/fair/groups?offset=9')).body.groups).to.deep.equal([]);
   });
 
+  it("judges by the live nodes' limits on a dashboard mounted in a producer, which serves no queue", async () => {
+    const worker = await started();
+    await waitFor(() => t.redis.hget(t.keys.process(worker.nexq.node.ctx.identity), 'info'), 5000, 'its entry');
+    const { url } = await startWebNode(t, { mode: 'enqueuer' });
+    const page = await call(url, '/api/queues/fair/groups?limit=1');
+    expect(page.body.limits).to.deep.equal({ groupConcurrency: 1, groupRateLimit: null });
+    expect(page.body.groups).to.deep.equal([
+      { group: 'acme', waiting: 2, running: 1, paused: false, started15m: 1, limited: 'concurrency' },
+    ]);
+  });
+
   it("reads a page without scanning the keyspace: the running counts are those of the page's groups", async () => {
     const { url } = await started();
     const scans = async () => Number(/cmdstat_scan:calls=(\d+)/.exec(await t.redis.info('commandstats'))?.[1] ?? 0);
