@@ -1,6 +1,6 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
 import { resolveQueue, ResolvedQueue } from '../config/validate';
-import { ConfigSources, optionsOverEnv, unknownEnvWarnings } from '../config/load';
+import { API_SOURCE, ConfigSources, optionsOverEnv, unknownEnvWarnings } from '../config/load';
 import { cancelJob } from './admin/cancel';
 import { clearQueue } from './admin/clear';
 import { killJob } from './admin/kill';
@@ -57,7 +57,11 @@ export class Nexq {
    */
   static async start(options: NexqStartOptions = {}): Promise<Nexq> {
     const { environment = process.env, ...given } = options;
-    if (environment === false) return new Nexq(await NexqNode.start(given, { sources: {}, warnings: [] }));
+    if (environment === false) {
+      // Every option is the program's own: the start line and a bad value's error say so.
+      const sources = Object.fromEntries(Object.keys(given).map((key) => [key, API_SOURCE]));
+      return new Nexq(await NexqNode.start(given, { sources, warnings: [] }));
+    }
     const { config, sources } = optionsOverEnv(given, environment);
     return new Nexq(await NexqNode.start(config, { sources, warnings: unknownEnvWarnings(environment) }));
   }

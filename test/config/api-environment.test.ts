@@ -49,6 +49,14 @@ describe('Nexq.start and the environment', () => {
     expect(logs.text()).to.include(`redis ${t.url} (from Nexq.start options)`);
   });
 
+  it('names the options as the source with the environment turned off too', async () => {
+    const logs = captureLogs('pretty');
+    await start({ redis: t.url, namespace: t.ns, mode: 'enqueuer', logger: logs.logger, environment: false });
+    expect(logs.text()).to.include(`redis ${t.url} (from Nexq.start options)`);
+    const err = await start({ redis: t.url, concurrency: 0, environment: false }).catch((e: unknown) => e);
+    expect((err as Error).message).to.include('concurrency (from Nexq.start options)');
+  });
+
   it('names the variable of a bad value, and warns of a NEXQ_ variable no option reads', async () => {
     const err = await start({ environment: { REDIS_URL: t.url, NEXQ_CONCURRENCY: '0' } }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ConfigError);
