@@ -420,7 +420,10 @@ describe('nexq admin commands', () => {
       .and.to.include('nightly');
     expect(await ok(['batches', batch.bid])).to.include(`failures: ${dying}`);
     expect((await json(['batches', batch.bid])).failures).to.deep.equal([dying]);
-    expectUsage(await cli(['batches', 'no-such-bid']), /^nexq: no batch "no-such-bid"/);
+    // Not found, as a jid is (exit 1, its code), not a usage error.
+    expectUsage(await cli(['batches', 'no-such-bid']), /^nexq: no batch "no-such-bid"/, 1);
+    const missing = await cli(['batches', 'no-such-bid', '--json']);
+    expect(JSON.parse(missing.stderr).error).to.include({ code: 'BATCH_NOT_FOUND' });
   });
 
   it('takes --redis and --namespace flags over the environment, and --config files', async () => {

@@ -1,6 +1,6 @@
 // `nexq batches [bid]`: the newest batches with their counts, or one batch with its failures.
 import { batchStatus, BatchStatus, listBatches } from '../../admin/batch-status';
-import { UsageError } from '../args';
+import { BatchNotFoundError } from '../../redis/errors';
 import { isoOfSeconds } from '../../job/time';
 import { clip, Command, CONNECTION_HELP, positionals, printJson, printTable, wholeNumber, withNexq } from './common';
 
@@ -25,7 +25,7 @@ ${CONNECTION_HELP}`,
     const found: BatchStatus[] = await withNexq(args, async (s) => {
       if (bid === undefined) return listBatches(s, limit);
       const one = await batchStatus(s, bid);
-      if (!one) throw new UsageError(`no batch ${JSON.stringify(bid)} (it expired, or the bid is wrong)`);
+      if (!one) throw new BatchNotFoundError(`no batch ${JSON.stringify(bid)} (it expired, or the bid is wrong)`);
       return [one];
     });
     if (out.json) printJson(out, bid === undefined ? found : found[0]);
