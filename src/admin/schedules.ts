@@ -24,8 +24,8 @@ export interface ScheduleInfo extends ScheduleSpec {
   /** Its next tick after now (by Redis' clock when the node has sampled it); undefined if it has none. */
   nextRunAt?: Date;
   /**
-   * Its latest tick the nodes took: the one last enqueued, or, for a schedule no node had run yet,
-   * the tick at which the first node started counting (not enqueued: ticks are not caught up).
+   * Its latest tick the nodes took: the one last enqueued, or, for a schedule stored before nexq
+   * said where its state starts, the tick at which the first node started counting (not enqueued).
    */
   lastRunAt?: Date;
 }
@@ -42,7 +42,7 @@ export class Schedules {
       if (!(err instanceof ConfigError)) throw err;
       throw new ScheduleError(err.message.replace(/^invalid config: /, ''));
     }
-    await writeSchedule(this.ctx.redis, this.ctx.keys, name, spec);
+    await writeSchedule(this.ctx.redis, this.ctx.keys, name, spec, this.ctx.clock?.now() ?? Date.now() / 1000);
   }
 
   /** Removes schedule `name`: no tick of it is enqueued from the next second on. False if there was none. */
@@ -57,14 +57,15 @@ export class Schedules {
     const stored = await readSchedules(redis, keys);
     // Each version's state key holds its last tick (src/actors/periodic.ts).
     const lastTicks = await Promise.all(stored.map((s) => redis.get(keys.periodic(stateId(s), s.queue))));
-    return stored.map(({ token: _token, ...schedule }, i) => {
+    return stored.map(({ token: _token, from, ...schedule }, i) => {
       let nextRunAt: Date | undefined;
       try {
         nextRunAt = new Date(cronIn(schedule.cron, schedule.tz).next(now) * 1000);
       } catch {
         // An entry written by hand that does not parse, or one without a tick: no next run.
       }
-      const last = Number(lastTicks[i] ?? NaN);
+      // The tick the state started at was not run: no run yet.
+      const last = Number(lastTicks[i] ?? NaN) === from ? NaN : Number(lastTicks[i] ?? NaN);
       return { ...schedule, nextRunAt, ...(Number.isFinite(last) ? { lastRunAt: new Date(last * 1000) } : {}) };
     });
   }

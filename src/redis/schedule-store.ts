@@ -3,8 +3,13 @@
 // token is new whenever a schedule changes, and names its state key (the last tick enqueued,
 // enqueue-periodic.lua): a changed schedule starts afresh with its next tick on every node, as a new
 // `periodic` entry does, and never catches up a tick of its old form. The old state key goes.
+// The new version's state key is written before the schedule is: a node that first reads a
+// schedule records the tick it sees as started, not run (ticks from before a schedule existed are
+// not caught up), so a tick between the set and a node's first read (up to a second later) was
+// lost, the run `list()` had just promised. With the state there, that tick is run.
 import { randomBytes } from 'node:crypto';
 import type { PeriodicSpec } from '../../config/defaults';
+import { cronIn } from '../../config/cron-zone';
 import type { RedisClient } from './client';
 import type { Keys } from './keys';
 
@@ -13,6 +18,8 @@ export interface StoredSchedule extends PeriodicSpec {
   name: string;
   args: unknown[];
   token: string;
+  /** The tick its state key started at (not run): a later one in the key was run. */
+  from?: number;
 }
 
 /** Its state key's id: the name, and the token of this version of it. */
@@ -30,6 +37,7 @@ function parse(name: string, json: string): StoredSchedule | undefined {
       name,
       args: Array.isArray(value.args) ? value.args : [],
       token: String(value.token),
+      ...(typeof value.from === 'number' ? { from: value.from } : {}),
     } as StoredSchedule;
   } catch {
     return undefined;
@@ -53,15 +61,32 @@ const same = (a: PeriodicSpec, b: PeriodicSpec) =>
   JSON.stringify(a.args ?? []) === JSON.stringify(b.args ?? []);
 
 /** Adds or replaces schedule `name` (checked by the caller); the same spec again changes nothing. */
-export async function writeSchedule(redis: RedisClient, keys: Keys, name: string, spec: PeriodicSpec): Promise<void> {
+/**
+ * Stores schedule `name` (a new version of it when it changed), `now` (epoch seconds, by Redis'
+ * clock where known) the time of the set: its first tick after `now` is run. A second is taken off
+ * `now` for the clocks of this process and the nodes, which may differ by that much: a tick in the
+ * second before the set is run too, rather than one after it lost.
+ */
+export async function writeSchedule(
+  redis: RedisClient,
+  keys: Keys,
+  name: string,
+  spec: PeriodicSpec,
+  now: number,
+): Promise<void> {
   const old = await oldSchedule(redis, keys, name);
   if (old && same(old, spec)) return;
   const { cron, queue, class: className, args = [], tz } = spec;
   const token = randomBytes(4).toString('hex');
-  const stored = { cron, queue, class: className, args, ...(tz === undefined ? {} : { tz }), token };
+  const from = cronIn(cron, tz).previous(now - CLOCKS_APART_SECONDS);
+  const stored = { cron, queue, class: className, args, ...(tz === undefined ? {} : { tz }), token, from };
+  await redis.set(keys.periodic(stateId({ ...stored, name }), queue), String(from), 'NX');
   await redis.hset(keys.schedules, name, JSON.stringify(stored));
   if (old) await redis.del(keys.periodic(stateId(old), old.queue));
 }
+
+/** How far the setter's clock and a node's may be apart (both read Redis' time where they can). */
+const CLOCKS_APART_SECONDS = 1;
 
 /** Removes schedule `name`; false when there was none. */
 export async function deleteSchedule(redis: RedisClient, keys: Keys, name: string): Promise<boolean> {

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { ScheduleError } from '../../src/errors';
 import type { Nexq } from '../../src/nexq';
+import { enqueuePeriodic } from '../../src/redis/enqueue-scripts';
 import { useNodes, waitFor } from '../support/node';
 
 const EVERY_SECOND = '* * * * * *';
@@ -32,6 +33,32 @@ describe('schedules set at run time', () => {
     expect(job.class).to.equal('Record');
     expect(job.args).to.deep.equal(['x', 1]);
     expect(job.jid).to.match(/^periodic-beat-\d+$/);
+  });
+
+  it("runs the first tick after the set, even when it comes before a node's first read of the schedule", async () => {
+    const producer: Nexq = await t.start({ mode: 'enqueuer' });
+    const setAt = Math.floor(Date.now() / 1000);
+    await producer.schedules.set('first', { cron: '0 0 * * *', queue: 'cron', class: 'Record' });
+    // A node reads the schedules each second. Its first call for the run promised next (as `list()`
+    // says) is its first for this schedule too: it must run the tick, not take it as where to start.
+    const [stored] = await producer.schedules.list();
+    const next = stored.nextRunAt!.getTime() / 1000;
+    const state = t.keys.periodic(
+      `first@${JSON.parse((await t.redis.hget(t.keys.schedules, 'first'))!).token}`,
+      'cron',
+    );
+    expect(Number(await t.redis.get(state))).to.be.at.most(setAt);
+    const outcome = await enqueuePeriodic(
+      producer.node.ctx.redis,
+      t.keys,
+      state,
+      'cron',
+      next,
+      '{"jid":"periodic-first"}',
+      'p',
+      true,
+    );
+    expect(outcome).to.equal('enqueued');
   });
 
   it('enqueues each tick once with two nodes running it', async () => {
