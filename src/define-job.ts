@@ -48,8 +48,11 @@ export type CallbackArgs<A extends unknown[]> = A extends [...infer Own, infer L
     : never
   : never;
 
-/** Where a typed job is enqueued: a node, a batch (`nexq.batch()`), or a handler's `this.batch`. */
-export type EnqueueTarget = Nexq | Batch | JobBatch;
+/**
+ * Where a typed job is enqueued: a node, or anything that enqueues as one does (nexq/testing's
+ * `createTestNexq()`, a `NexqEnqueuer`), a batch (`nexq.batch()`), or a handler's `this.batch`.
+ */
+export type EnqueueTarget = Pick<Nexq, 'enqueue' | 'enqueueIn' | 'enqueueAt'> | Batch | JobBatch;
 
 /** One job of a definition, as `enqueueAll` takes it (of a Nexq, a batch or `this.batch`). */
 export interface TypedJob<A extends unknown[]> extends BulkJob {

@@ -3,7 +3,8 @@
 // no package, dev ones included, that needs a newer Node than the README and package.json say.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repoRoot } from '../support/paths';
@@ -40,6 +41,43 @@ describe('the package', function () {
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(doc), link.split('#')[0]));
         expect(shipped(target), `${doc} links to ${link}, which the package does not ship`).to.be.true;
       }
+    }
+  });
+
+  it("types 'nexq' and 'nexq/testing' for a TypeScript app under every moduleResolution, node10 too", () => {
+    // node10 (`"moduleResolution": "node"`, many apps' setting) reads no `exports`: typesVersions.
+    const app = mkdtempSync(path.join(os.tmpdir(), 'nexq-types-'));
+    try {
+      mkdirSync(path.join(app, 'node_modules'));
+      symlinkSync(repoRoot, path.join(app, 'node_modules', 'nexq'), 'dir');
+      writeFileSync(
+        path.join(app, 'app.ts'),
+        "import { Nexq } from 'nexq';\nimport { createTestNexq } from 'nexq/testing';\n" +
+          'export const made: [typeof Nexq, ReturnType<typeof createTestNexq>] | undefined = undefined;\n',
+      );
+      const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+      for (const [module, resolution] of [
+        ['commonjs', 'node'],
+        ['nodenext', 'nodenext'],
+        ['esnext', 'bundler'],
+      ])
+        execFileSync(
+          process.execPath,
+          [
+            tsc,
+            '--noEmit',
+            '--strict',
+            '--skipLibCheck',
+            '--module',
+            module,
+            '--moduleResolution',
+            resolution,
+            'app.ts',
+          ],
+          { cwd: app, stdio: 'pipe' },
+        );
+    } finally {
+      rmSync(app, { recursive: true, force: true });
     }
   });
 

@@ -2,6 +2,7 @@
 // each `@ts-expect-error` line must fail to compile, or the build fails with "Unused
 // '@ts-expect-error' directive". Nothing here runs: the function is never called.
 import { BatchCallbackArg, defineJob, Nexq } from '../../src/index';
+import { createTestNexq } from '../../src/testing/index';
 
 /** An interface (no index signature) of JSON-safe fields: a job may take it. */
 interface User {
@@ -19,6 +20,13 @@ export async function typeTests(nexq: Nexq): Promise<unknown[]> {
   seen.push(jid);
   await SendEmail.enqueueIn(nexq, 60, ['a@b.c', 7], { retry: 3 });
   await SendEmail.enqueueAt(nexq, new Date(), ['a@b.c', 7]);
+
+  // A test producer (nexq/testing) takes typed jobs as a node does.
+  const test = createTestNexq();
+  await SendEmail.enqueue(test, ['a@b.c', 7]);
+  await SendEmail.enqueueIn(test, 60, ['a@b.c', 7]);
+  // @ts-expect-error: the arguments swapped, on a test producer too
+  await SendEmail.enqueue(test, [7, 'a@b.c']);
 
   // @ts-expect-error: the arguments swapped
   await SendEmail.enqueue(nexq, [7, 'a@b.c']);
