@@ -53,7 +53,10 @@ export async function checkHandlers(registry: HandlerRegistry): Promise<string> 
     });
   }
   const list = modules.map(({ className, file }) => `${className} (${shortPath(file)})`);
-  return `handlers: ${list.join(', ') || 'none'}`;
+  const skipped = registry.skipped.map(shortPath);
+  // A module whose name is no class name is not a handler: said, as a misnamed handler looks like one.
+  const notHandlers = skipped.length ? `; not handlers, their names being no class names: ${skipped.join(', ')}` : '';
+  return `handlers: ${list.join(', ') || 'none'}${notHandlers}`;
 }
 
 /**

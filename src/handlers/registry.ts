@@ -49,12 +49,15 @@ export interface Resolved extends Partial<HandlerTraits> {
 export class HandlerRegistry {
   private readonly files = new Map<string, string>();
   private readonly traits = new Map<string, HandlerTraits>();
+  /** Modules in jobsDir whose names are no class name (`send-email.js`): not handlers, said at the start. */
+  readonly skipped: string[] = [];
 
   constructor(jobs: Record<string, string> = {}, jobsDir?: string, baseDir: string = process.cwd()) {
     if (jobsDir) this.scan(readableFolder(path.resolve(baseDir, jobsDir)), []);
     for (const [className, file] of Object.entries(jobs)) {
       const name = normalizeClassName(className);
-      if (!isValidClassName(name)) throw new Error(`jobs: "${className}" is not a valid class name`);
+      if (!isValidClassName(name))
+        throw new ConfigError('jobs', 'class names of letters, digits and _ (parts joined by :: or .)', className);
       this.files.set(name, path.resolve(baseDir, file));
     }
   }
@@ -108,7 +111,10 @@ export class HandlerRegistry {
       const base = entry.slice(0, -ext.length);
       if (!MODULE_EXTENSIONS.includes(ext) || (ext.endsWith('ts') && !isTypeScriptFile(entry))) continue;
       // Sorted: Foo.cjs, Foo.js, Foo.mjs come before Foo.ts, so a compiled file next to its source wins.
-      if (!isValidClassName(base)) continue;
+      if (!isValidClassName(base)) {
+        this.skipped.push(full);
+        continue;
+      }
       const names = segments.length ? [[...segments, base].join('::'), [...segments, base].join('.')] : [base];
       for (const name of names) if (!this.files.has(name)) this.files.set(name, full);
     }

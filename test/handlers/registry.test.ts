@@ -1,6 +1,7 @@
 // Which module handles a class: only entries built at start, never a path made from a class name.
 import { expect } from 'chai';
 import { HandlerRegistry, isValidClassName, UnknownJobClassError } from '../../src/handlers/registry';
+import { ConfigError } from '../../config/config-error';
 import { fixture, fixturesJobs } from '../support/paths';
 
 describe('HandlerRegistry', () => {
@@ -14,8 +15,9 @@ describe('HandlerRegistry', () => {
     }
   });
 
-  it('skips files whose names are not class names', () => {
+  it('skips files whose names are not class names, and keeps them to say so at the start', () => {
     expect(registry.classNames).not.to.include('redis-client');
+    expect(registry.skipped).to.deep.equal([fixture('redis-client.js')]);
   });
 
   it('maps the classes named in `jobs`, over jobsDir', () => {
@@ -27,8 +29,10 @@ describe('HandlerRegistry', () => {
     expect(custom.resolve('My.Job').file).to.equal(fixture('Sleep.js'));
   });
 
-  it('refuses a `jobs` entry whose name is not a class name', () => {
-    expect(() => new HandlerRegistry({ '../x': fixture('Record.js') })).to.throw(/not a valid class name/);
+  it('refuses a `jobs` entry whose name is not a class name with a ConfigError naming it', () => {
+    expect(() => new HandlerRegistry({ '../x': fixture('Record.js') }))
+      .to.throw(ConfigError, /jobs .*must be class names of letters, digits and _/)
+      .with.property('code', 'CONFIG_INVALID');
   });
 
   it('resolves an ActiveJob wrapper by its wrapped class', () => {

@@ -79,6 +79,8 @@ describe('checks at start', () => {
       .to.contain('Record (')
       .and.to.contain('Mailer::Welcome (')
       .and.not.to.contain('Mailer.Welcome (');
+    // A module of jobsDir named as no class could be (a helper, or a handler misnamed) is said too.
+    expect(handlers[0].message).to.match(/; not handlers, their names being no class names: \S*redis-client\.js$/);
   });
 });
 
