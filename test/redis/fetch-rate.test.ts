@@ -147,16 +147,24 @@ describe('the fetch script under rate limits', () => {
     expect(await redis.pttl(queue.rateKey)).to.be.within(WINDOW_60 - 1000, WINDOW_60 + 1);
   });
 
-  it('under a burst counts by GCRA: that many at once, then one every per/limit', async () => {
+  it('under a burst counts by GCRA: that many at once, then one every (per + margin)/limit', async () => {
     const bursty = { ...queue, rate: { limit: 10, per: 60, burst: 10 } };
     const first = await fetchJobs(redis, keys, 'n1', [bursty]);
     expect(first.jobs[0]).to.have.length(10);
-    // One every 6 s after the burst: the next starts 6 s after the first ones did.
-    expect(first.waits[0]).to.be.within(5000, 6000);
+    // One every 6.025 s after the burst (60 s and its 250 ms margin, over 10): the next starts then.
+    expect(first.waits[0]).to.be.within(5000, 6025);
     await redis.del(queue.rateKey);
     const smooth = await fetchJobs(redis, keys, 'n1', [{ ...queue, rate: { limit: 10, per: 60, burst: 1 } }]);
     expect(smooth.jobs[0]).to.have.length(1);
-    expect(smooth.waits[0]).to.be.within(5000, 6000);
+    expect(smooth.waits[0]).to.be.within(5000, 6025);
+  });
+
+  it("spaces a burst's starts more than per/limit apart, so handlers a few ms late never come closer", async () => {
+    // 5 a second: (1000 ms + its 50 ms margin) / 5 = 210 ms between starts, not 200.
+    const evenly = { ...queue, rate: { limit: 5, per: 1, burst: 1 } };
+    const first = await fetchJobs(redis, keys, 'n1', [evenly]);
+    expect(first.jobs[0]).to.have.length(1);
+    expect(first.waits[0]).to.be.above(200).and.at.most(210);
   });
 
   it("reports a rate key that is not a rate's and takes nothing from its queue, serving the others", async () => {
