@@ -181,7 +181,8 @@ export interface NexqOptions {
   schedulerPollTimeout: number;
   /**
    * Milliseconds `stop()` waits for running jobs; the node puts the jobs it cuts off back in their
-   * queues (with a fixed `nodeId`, they stay in backup for its next boot).
+   * queues (with a fixed `nodeId`, they stay in backup for its next boot). The stop's Redis steps
+   * end 3 s after it, whether Redis answers or not.
    */
   shutdownTimeout: number;
   /**

@@ -12,7 +12,8 @@
 //  3. Write the entry and the running-jobs hash again WORK_FLUSH_MS after a job starts or ends
 //     (one write for all the changes meanwhile), so `busy` and the running jobs are live, not up to
 //     a heartbeat late; and publish the node's supervision tree with each periodic beat.
-//  4. On stop, remove the entry at once instead of waiting for it to expire.
+//  4. Beat no more once stopped: the node then removes the entry at once instead of waiting for it
+//     to expire, within the stop's deadline (src/node/leave-redis.ts).
 //  5. Renew the node's lease (src/run/lease.ts) with each acknowledged beat; when Redis had no
 //     beat of this node after it had acknowledged one (a reaper declared it dead, frozen or cut off
 //     for `nodeTimeout`), say so once, how long it was gone: its jobs fetched ahead are dropped (the
@@ -104,21 +105,7 @@ export class Heartbeat extends TickingActor {
 
   protected override async terminate(): Promise<void> {
     await super.terminate();
-    const { keys, identity, redis } = this.ctx;
     if (this.ctx.jobs?.running.onChange) this.ctx.jobs.running.onChange = undefined;
-    await redis
-      .multi()
-      .srem(keys.processes, identity)
-      .del(
-        keys.process(identity),
-        keys.processWorkers(identity),
-        keys.processWork(identity),
-        keys.processTree(identity),
-      )
-      .exec()
-      .catch((err: unknown) =>
-        this.ctx.logger.warn(`process entry not removed: ${(err as Error).message}`, { actor: this.name }),
-      );
   }
 
   /**

@@ -6,7 +6,8 @@
 //  2. On a restart, open a fresh client (same target, same policy, scripts and write confirmation)
 //     and put it in the context: every actor reads `ctx.redis` at each use, so the next command of
 //     each goes to the fresh one; the ended one is closed.
-// It never closes the live client: the node closes it after the tree has stopped.
+// It never closes the live client: the node closes it after the tree has stopped, or at the stop's
+// deadline (src/node/stop-deadline.ts); a client that ends while the node stops is not replaced.
 import { Actor } from '../runtime';
 import type { NodeContext } from '../run/node-context';
 import { ActorNames } from '../run/node-context';
@@ -28,6 +29,7 @@ export class RedisConnection extends Actor<never, never, Info> {
   }
 
   protected override handleInfo(msg: Info): void {
+    if (this.ctx.lifecycle.stopping) return;
     throw msg.error;
   }
 

@@ -24,7 +24,9 @@ import { NodeLifecycle } from '../run/lifecycle';
 import { leaseSpanMs, NodeLease } from '../run/lease';
 import { watchProcessFaults } from './process-faults';
 import { openMainClient, waitForRedis, warnOfEviction, warnOfJobsElsewhere } from './boot-redis';
-import { claimNodeId, leaveNodeList } from './node-list';
+import { claimNodeId } from './node-list';
+import { leaveRedis } from './leave-redis';
+import { CLEANUP_FLOOR_MS, StopDeadline } from './stop-deadline';
 import { encryptionOf, openJobParts } from './job-parts';
 import { nodeTree } from '../../supervisors/node-tree';
 import type { Supervisor } from '../../supervisors/supervisor';
@@ -198,29 +200,28 @@ export class NexqNode {
   /** Resolves once the node has stopped, whoever stopped it (stop(), or TERM through Redis). */
   readonly stopped = new Promise<void>((resolve) => (this.resolveStopped = resolve));
 
-  /** Graceful stop: the manager stops fetching, running jobs get `shutdownTimeout` to finish. */
+  /**
+   * Graceful stop: the manager stops fetching, running jobs get `shutdownTimeout` to finish, then
+   * the node leaves Redis. Its Redis steps end by one deadline (./stop-deadline.ts), so the stop
+   * is over within `shutdownTimeout` and a few seconds whether Redis answers or not.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      const { config, logger, redis } = this.ctx;
+      const { config, logger } = this.ctx;
+      this.ctx.lifecycle.stopBegan();
+      const deadline = new StopDeadline(this.ctx);
       await this.web?.close();
       // Room for every child's own shutdown timeout (the manager's, the job runners', the rest).
       await this.tree.stop('shutdown', config.shutdownTimeout + 30_000);
       await this.metricsServer?.close();
       this.metricsInstance?.detach();
       await this.ctx.jobs?.pool.destroy();
-      await leaveNodeList(this.ctx).catch((err: unknown) =>
-        logger.error(`leaving the node list failed: ${(err as Error).message}`, { actor: 'node' }),
-      );
-      // Last: the id is free for the next process only once this node holds nothing under it.
-      await this.ctx.nodeClaim
-        ?.release(redis)
-        .catch((err: unknown) =>
-          logger.warn(`giving back node id ${config.nodeId} failed: ${(err as Error).message}`, { actor: 'node' }),
-        );
-      await redis.quit().catch(() => {});
+      deadline.leaveAtLeast(CLEANUP_FLOOR_MS);
+      await leaveRedis(this.ctx, deadline);
+      deadline.end();
       // Also after QUIT: only disconnect() ends a Sentinel client's failover detector, whose
       // sentinel connections would otherwise go on retrying (and erring) after the node stopped.
-      redis.disconnect();
+      this.ctx.redis.disconnect();
       this.unwatchFaults();
       logger.info('node stopped', { actor: 'node' });
       this.resolveStopped();

@@ -133,8 +133,17 @@ export abstract class Actor<Call = never, Cast = never, Info = never> {
     if (this.alive) this.#enqueue({ kind: 'info', msg });
   }
 
-  /** Sends `msg` to this actor as info after `ms`. Timers die with the actor. */
+  /**
+   * Sends `msg` to this actor as info after `ms`. Timers die with the actor, and an exited actor
+   * arms none: a handler still running after a kill (its await answered late) would otherwise keep
+   * the process alive for `ms` after its node stopped, for a message no one reads.
+   */
   sendAfter(msg: Info, ms: number): NodeJS.Timeout {
+    if (this.#state === 'exited') {
+      const inert = setTimeout(() => {}, 0);
+      clearTimeout(inert);
+      return inert;
+    }
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       this.send(msg);

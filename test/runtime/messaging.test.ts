@@ -58,6 +58,16 @@ describe('Actor cast, send and timers', function () {
     expect(spy.sendAttempts, 'the timer fired after the actor exited').to.deep.equal([]);
   });
 
+  it('arms no timer once exited: a handler that goes on after a kill keeps no process alive', async () => {
+    const spy = await Actor.start(new SendSpy());
+    spy.kill();
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    spy.sendAfter('tick', 60_000);
+    const after = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    expect(after, 'a live timer left by an exited actor').to.equal(before);
+    expect(spy.sendAttempts).to.deep.equal([]);
+  });
+
   it('drops casts and infos sent to an exited actor', async () => {
     const probe = await Actor.start(new Probe({ label: 'p' }));
     await probe.stop();

@@ -95,7 +95,8 @@ describe('web dashboard actions over HTTP', () => {
     }, 10_000);
     expect(other.node.running).to.equal(true);
     expect((await post(url, `/api/processes/${encodeURIComponent(identity)}/stop`)).status).to.equal(200);
-    await other.node.exited;
+    // The entry goes as the node leaves Redis, after its tree has stopped (src/node/leave-redis.ts).
+    await other.node.stopped;
     expect(await t.redis.sismember(t.keys.processes, identity)).to.equal(0);
   });
 
