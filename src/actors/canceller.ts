@@ -36,6 +36,8 @@ export class Canceller extends Actor<never, never, Info> {
     );
     // Not awaited: a node starts while Redis is away too; the subscription is made once it answers.
     subscriber.subscribe(this.ctx.keys.cancelChannel).catch((err: unknown) => {
+      // Its own connection closed (the node stopping right after its start) is nothing to warn of.
+      if (this.subscriber !== subscriber) return;
       this.ctx.logger.warn(`cannot subscribe to cancel requests yet: ${(err as Error).message}`, { actor: this.name });
     });
   }
