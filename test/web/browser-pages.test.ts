@@ -29,10 +29,16 @@ describe('web dashboard pages in Chromium', function () {
     expect(await nightly.locator('.next-run').textContent()).to.match(/^\d{4}-\d\d-\d\d 02:00:00 America\/New_York$/);
     expect(await nightly.locator('td').nth(2).textContent()).to.equal('America/New_York');
     expect(await b.page.locator('tr[data-schedule="hourly"] .next-run').textContent()).to.match(/:00:00 UTC$/);
-    // The node counted the new schedule from its current tick: that is its last run.
+    // A new schedule has not run yet.
+    expect(await nightly.locator('.last-run').textContent()).to.equal('–');
+    // Its next tick run (as a node's enqueue-periodic.lua records it): its last run, on its own zone.
+    const { token } = JSON.parse((await t.redis.hget(t.keys.schedules, 'nightly'))!);
+    const listed = (await nexq.schedules.list()).find((s) => s.name === 'nightly')!;
+    const ran = listed.nextRunAt!.getTime() / 1000;
+    await t.redis.set(t.keys.periodic(`nightly@${token}`, 'default'), String(ran));
     await waitFor(async () => {
       await b.page.goto(`${url}#/schedules?x=${Date.now()}`);
-      return /\d\d:\d\d:\d\d America\/New_York/.test((await nightly.locator('.last-run').textContent()) ?? '');
+      return /\d\d 02:00:00 America\/New_York/.test((await nightly.locator('.last-run').textContent()) ?? '');
     }, 10_000);
     b.page.once('dialog', (dialog) => dialog.accept().catch(() => undefined));
     await nightly.locator('button.remove').click();
