@@ -118,7 +118,7 @@ export class NexqNode {
           logger.error(`supervision tree gave up: ${describeReason(reason)}`, { actor: 'nexq.root' });
       });
       logger.info(
-        `node ${resolved.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)} (${redisFrom}), namespace ${JSON.stringify(resolved.namespace)}, ` +
+        `node ${ctx.config.nodeId} started (${resolved.mode} mode, redis ${describeTarget(resolved.redis)} (${redisFrom}), namespace ${JSON.stringify(resolved.namespace)}, ` +
           `queues ${resolved.queues.map((q) => `${q.name}:${q.concurrency}`).join(',') || 'none'})`,
         { actor: 'node' },
       );

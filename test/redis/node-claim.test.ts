@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { ClaimHolder, hostPart, NodeClaim, thisProcess } from '../../src/redis/node-claim';
 import { defineScripts, ScriptedRedis } from '../../src/redis/scripts';
+import { captureLogs } from '../support/capture-logs';
 import { useNodes, waitFor } from '../support/node';
 
 const TTL_MS = 30_000;
@@ -75,5 +76,11 @@ describe('the default node id', () => {
     expect(await t.redis.exists(t.keys.nodeClaim(id(1)))).to.equal(1);
     await a.stop();
     expect(await t.redis.exists(t.keys.nodeClaim(a.node.ctx.config.nodeId))).to.equal(0);
+  });
+
+  it('is the id the start line names', async () => {
+    const logs = captureLogs('pretty');
+    const node = await t.start({ logger: logs.logger });
+    expect(logs.text()).to.include(`node ${node.node.ctx.config.nodeId} started (`);
   });
 });
