@@ -18,6 +18,8 @@ describe('jobs under another namespace', () => {
     expect(parseQueueKey('exq:queue:backup::node-1::mail')).to.equal(undefined);
     expect(parseQueueKey('{exq}:queue:{mail}')).to.equal(undefined);
     expect(parseQueueKey('exq:queues')).to.equal(undefined);
+    // Where a clear of this namespace's queue takes its jobs (a clear cut off leaves them there).
+    expect(parseQueueKey(t.keys.clearing(t.keys.queue('mail')))).to.equal(undefined);
   });
 
   it('a node names them once, in one line with the option to set, for the queues it serves', async () => {
