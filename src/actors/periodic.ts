@@ -14,7 +14,10 @@
 //     the most recent one), and never crash.
 //  5. Read the schedules set at run time every round, at least every SCHEDULES_REFRESH_MS, so a
 //     change made on any node runs everywhere within a second; one with the name of a `periodic`
-//     entry replaces it on this node. A new or changed one starts with its next tick.
+//     entry replaces it on this node. A new or changed one starts with its next tick. A version
+//     replaced or removed since the last read writes nothing: its state key went with it.
+//  6. A schedule still listed whose state key stays gone (lost in a failover, evicted) starts again
+//     with its next tick, with a warning, rather than never running again.
 import { TickingActor } from '../runtime';
 import { encodeNewJob } from '../job/job';
 import { wantsEncryption } from '../job/encryption';
@@ -31,6 +34,11 @@ export const PERIODIC_MAX_SLEEP_MS = 60_000;
 export const PERIODIC_RETRY_MS = 1000;
 /** How often the schedules set at run time are read again. */
 export const SCHEDULES_REFRESH_MS = 1000;
+/**
+ * Rounds a listed schedule's state key is found gone before it is written afresh: more than the
+ * moment a set or remove takes between its steps (src/redis/schedule-store.ts).
+ */
+export const STATE_GONE_ROUNDS = 3;
 
 export class Periodic extends TickingActor {
   /** The `periodic` option's entries. */
@@ -39,6 +47,8 @@ export class Periodic extends TickingActor {
   private entries: PeriodicEntry[];
   /** Per entry state: the last tick this node knows was enqueued (by it or by another node). */
   private done = new Map<string, number>();
+  /** Per entry set at run time: rounds in a row its state key was found gone. */
+  private gone = new Map<string, number>();
   /** Each stored schedule's entry, by state id: parsed once per version. */
   private stored = new Map<string, PeriodicEntry>();
   /** Stored schedules this node cannot run (said once each). */
@@ -75,6 +85,8 @@ export class Periodic extends TickingActor {
       const done = this.done.get(entry.state);
       if (done !== undefined && done >= tick) return true;
       const boot = done === undefined;
+      const goneRounds = this.gone.get(entry.state) ?? 0;
+      const mode = entry.kept && goneRounds < STATE_GONE_ROUNDS ? 'kept' : boot ? 'boot' : '';
       const { queue } = entry.spec;
       const jid = periodicJid(entry.id, tick);
       const { json } = encodeNewJob(
@@ -97,9 +109,19 @@ export class Periodic extends TickingActor {
         tick,
         json,
         jid,
-        boot,
+        mode,
       );
+      if (outcome === 'gone') {
+        this.gone.set(entry.state, goneRounds + 1);
+        return true;
+      }
+      this.gone.delete(entry.state);
       this.done.set(entry.state, tick);
+      if (goneRounds >= STATE_GONE_ROUNDS)
+        logger.warn(
+          `periodic ${entry.id}: its state in Redis was gone (a failover or eviction lost it); started again at the tick of ${iso(tick)}`,
+          meta,
+        );
       if (outcome === 'enqueued') {
         if (boot)
           logger.info(
@@ -156,12 +178,8 @@ export class Periodic extends TickingActor {
     const names = new Set([...stored.values()].map((e) => e.id));
     this.entries = [...this.configured.filter((e) => !names.has(e.id)), ...stored.values()];
     // A removed or replaced schedule's state is forgotten: set again, it starts afresh.
-    const done = new Map<string, number>();
-    for (const { state } of this.entries) {
-      const tick = this.done.get(state);
-      if (tick !== undefined) done.set(state, tick);
-    }
-    this.done = done;
+    this.done = ofEntries(this.done, this.entries);
+    this.gone = ofEntries(this.gone, this.entries);
     return true;
   }
 
@@ -174,6 +192,7 @@ export class Periodic extends TickingActor {
         spec: schedule,
         schedule: cronIn(schedule.cron, schedule.tz),
         args: schedule.args,
+        kept: schedule.from !== undefined,
       };
     } catch (err) {
       if (!this.broken.has(state))
@@ -184,6 +203,16 @@ export class Periodic extends TickingActor {
       return undefined;
     }
   }
+}
+
+/** The values of `byState` for the states of `entries`. */
+function ofEntries<T>(byState: Map<string, T>, entries: PeriodicEntry[]): Map<string, T> {
+  const left = new Map<string, T>();
+  for (const { state } of entries) {
+    const value = byState.get(state);
+    if (value !== undefined) left.set(state, value);
+  }
+  return left;
 }
 
 function iso(seconds: number): string {

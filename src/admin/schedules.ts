@@ -57,15 +57,16 @@ export class Schedules {
     const stored = await readSchedules(redis, keys);
     // Each version's state key holds its last tick (src/actors/periodic.ts).
     const lastTicks = await Promise.all(stored.map((s) => redis.get(keys.periodic(stateId(s), s.queue))));
-    return stored.map(({ token: _token, from, ...schedule }, i) => {
+    return stored.map(({ token: _token, from, ran, ...schedule }, i) => {
       let nextRunAt: Date | undefined;
       try {
         nextRunAt = new Date(cronIn(schedule.cron, schedule.tz).next(now) * 1000);
       } catch {
         // An entry written by hand that does not parse, or one without a tick: no next run.
       }
-      // The tick the state started at was not run: no run yet.
-      const last = Number(lastTicks[i] ?? NaN) === from ? NaN : Number(lastTicks[i] ?? NaN);
+      // The tick the state started at was not run (unless the version before ran it): no run yet.
+      const tick = Number(lastTicks[i] ?? NaN);
+      const last = tick === from && !ran ? NaN : tick;
       return { ...schedule, nextRunAt, ...(Number.isFinite(last) ? { lastRunAt: new Date(last * 1000) } : {}) };
     });
   }

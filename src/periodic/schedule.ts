@@ -10,6 +10,8 @@ export interface PeriodicEntry {
   /** Names its state key (the last tick enqueued): the id, or for a schedule set at run time its version. */
   state: string;
   spec: PeriodicSpec;
+  /** Its state key is written and removed with it (a schedule set at run time): none means it went. */
+  kept?: boolean;
   schedule: Ticks;
   args: unknown[];
 }

@@ -122,12 +122,17 @@ async function enqueueCall(
 }
 
 /** What one call of enqueue-periodic.lua did. */
-export type PeriodicOutcome = 'enqueued' | 'already' | 'new-schedule';
+export type PeriodicOutcome = 'enqueued' | 'already' | 'new-schedule' | 'gone';
+
+/**
+ * How a call treats a schedule without state: '' enqueues the tick; 'boot' (a node's first call)
+ * records it only; 'kept' (state written and removed with the schedule) writes nothing: 'gone'.
+ */
+export type PeriodicMode = '' | 'boot' | 'kept';
 
 /**
  * Enqueues tick `tick` (epoch seconds) of a periodic job unless it or a later tick was enqueued
- * already, in one atomic step. `boot`: the node's first call for this schedule, which only records
- * the tick of a schedule Redis has no state for.
+ * already, in one atomic step; `mode` says what a schedule without state in Redis means.
  */
 export async function enqueuePeriodic(
   client: RedisClient,
@@ -137,7 +142,7 @@ export async function enqueuePeriodic(
   tick: number,
   json: string,
   jid: string,
-  boot: boolean,
+  mode: PeriodicMode,
 ): Promise<PeriodicOutcome> {
   const scriptKeys = [
     state,
@@ -149,8 +154,8 @@ export async function enqueuePeriodic(
     tick,
     json,
     queueName,
-    boot ? 'boot' : '',
+    mode,
     jid,
   ])) as number;
-  return result === 1 ? 'enqueued' : result === 0 ? 'already' : 'new-schedule';
+  return result === 1 ? 'enqueued' : result === 0 ? 'already' : result === -1 ? 'new-schedule' : 'gone';
 }

@@ -7,6 +7,10 @@
 // schedule records the tick it sees as started, not run (ticks from before a schedule existed are
 // not caught up), so a tick between the set and a node's first read (up to a second later) was
 // lost, the run `list()` had just promised. With the state there, that tick is run.
+// A state key written so is the schedule's life line: a node running this version finds it gone
+// once the version was replaced or removed, and then writes nothing (enqueue-periodic.lua, 'kept'),
+// so a node that read the schedule just before its removal neither runs it once more nor leaves
+// its state key behind.
 import { randomBytes } from 'node:crypto';
 import type { PeriodicSpec } from '../../config/defaults';
 import { cronIn } from '../../config/cron-zone';
@@ -18,8 +22,9 @@ export interface StoredSchedule extends PeriodicSpec {
   name: string;
   args: unknown[];
   token: string;
-  /** The tick its state key started at (not run): a later one in the key was run. */
+  /** The tick its state key started at: not run, unless `ran` (the replaced version's last run). */
   from?: number;
+  ran?: boolean;
 }
 
 /** Its state key's id: the name, and the token of this version of it. */
@@ -38,6 +43,7 @@ function parse(name: string, json: string): StoredSchedule | undefined {
       args: Array.isArray(value.args) ? value.args : [],
       token: String(value.token),
       ...(typeof value.from === 'number' ? { from: value.from } : {}),
+      ...(value.ran === true ? { ran: true } : {}),
     } as StoredSchedule;
   } catch {
     return undefined;
@@ -60,12 +66,14 @@ const same = (a: PeriodicSpec, b: PeriodicSpec) =>
   a.tz === b.tz &&
   JSON.stringify(a.args ?? []) === JSON.stringify(b.args ?? []);
 
-/** Adds or replaces schedule `name` (checked by the caller); the same spec again changes nothing. */
 /**
- * Stores schedule `name` (a new version of it when it changed), `now` (epoch seconds, by Redis'
- * clock where known) the time of the set: its first tick after `now` is run. A second is taken off
- * `now` for the clocks of this process and the nodes, which may differ by that much: a tick in the
- * second before the set is run too, rather than one after it lost.
+ * Stores schedule `name` (a new version of it when it changed; checked by the caller; the same spec
+ * again changes nothing), `now` (epoch seconds, by Redis' clock where known) the time of the set:
+ * its first tick after `now` is run. A second is taken off `now` for the clocks of this process and
+ * the nodes, which may differ by that much: a tick in the second before the set is run too, rather
+ * than one after it lost. A replaced version's state key is taken first, in one step: from then on
+ * no node runs that version, and the new one goes on from its last tick, so a tick the old version
+ * ran in that second is not run again.
  */
 export async function writeSchedule(
   redis: RedisClient,
@@ -78,11 +86,22 @@ export async function writeSchedule(
   if (old && same(old, spec)) return;
   const { cron, queue, class: className, args = [], tz } = spec;
   const token = randomBytes(4).toString('hex');
-  const from = cronIn(cron, tz).previous(now - CLOCKS_APART_SECONDS);
-  const stored = { cron, queue, class: className, args, ...(tz === undefined ? {} : { tz }), token, from };
+  const start = cronIn(cron, tz).previous(now - CLOCKS_APART_SECONDS);
+  const oldLast = old ? await takeState(redis, keys.periodic(stateId(old), old.queue)) : undefined;
+  const ran = oldLast !== undefined && oldLast >= start;
+  const from = ran ? oldLast : start;
+  const stored = { cron, queue, class: className, args, ...(tz === undefined ? {} : { tz }), token, from, ran };
   await redis.set(keys.periodic(stateId({ ...stored, name }), queue), String(from), 'NX');
   await redis.hset(keys.schedules, name, JSON.stringify(stored));
-  if (old) await redis.del(keys.periodic(stateId(old), old.queue));
+}
+
+/** Reads and removes a state key in one step: its last tick, undefined when it had none. */
+async function takeState(redis: RedisClient, key: string): Promise<number | undefined> {
+  const replies = await redis.multi().get(key).del(key).exec();
+  const [err, value] = replies?.[0] ?? [null, null];
+  if (err) throw err;
+  const last = Number(value ?? NaN);
+  return Number.isFinite(last) ? last : undefined;
 }
 
 /** How far the setter's clock and a node's may be apart (both read Redis' time where they can). */

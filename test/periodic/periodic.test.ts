@@ -55,7 +55,16 @@ describe('periodic jobs', () => {
         const { keys } = t;
         const state = keys.periodic('s', 'q');
         const run = (tick: number, boot = false) =>
-          enqueuePeriodic(redis, keys, state, 'q', tick, `{"jid":"periodic-s-${tick}"}`, `periodic-s-${tick}`, boot);
+          enqueuePeriodic(
+            redis,
+            keys,
+            state,
+            'q',
+            tick,
+            `{"jid":"periodic-s-${tick}"}`,
+            `periodic-s-${tick}`,
+            boot ? 'boot' : '',
+          );
 
         expect(await run(100, true)).to.equal('new-schedule');
         expect(await t.redis.get(state)).to.equal('100');
@@ -95,7 +104,7 @@ describe('periodic jobs', () => {
                 tick,
                 `{"jid":"periodic-race-${tick}"}`,
                 `periodic-race-${tick}`,
-                false,
+                '',
               ),
             ),
           );
@@ -112,7 +121,7 @@ describe('periodic jobs', () => {
       try {
         const { keys } = t;
         await t.redis.lpush(keys.periodic('broken', 'q'), 'x');
-        const err = await enqueuePeriodic(redis, keys, keys.periodic('broken', 'q'), 'q', 5, '{}', 'x', false).catch(
+        const err = await enqueuePeriodic(redis, keys, keys.periodic('broken', 'q'), 'q', 5, '{}', 'x', '').catch(
           (e: unknown) => e,
         );
         expect(err).to.be.instanceOf(Error);

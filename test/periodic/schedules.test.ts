@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { ScheduleError } from '../../src/errors';
 import type { Nexq } from '../../src/nexq';
 import { enqueuePeriodic } from '../../src/redis/enqueue-scripts';
+import { captureLogs } from '../support/capture-logs';
 import { useNodes, waitFor } from '../support/node';
 
 const EVERY_SECOND = '* * * * * *';
@@ -25,6 +26,18 @@ describe('schedules set at run time', () => {
     return queued(queue);
   }
 
+  /** The state key of the version of `name` stored now. */
+  async function stateKey(name: string, queue: string): Promise<string> {
+    const token = JSON.parse((await t.redis.hget(t.keys.schedules, name))!).token as string;
+    return t.keys.periodic(`${name}@${token}`, queue);
+  }
+
+  /** What a node's call for `tick` of the schedule version whose state is `state` does. */
+  function runTick(node: Nexq, state: string, tick: number) {
+    const jid = `periodic-x-${tick}`;
+    return enqueuePeriodic(node.node.ctx.redis, t.keys, state, 'cron', tick, JSON.stringify({ jid }), jid, 'kept');
+  }
+
   it('is set on a producer and enqueued by a worker node, which saw it without a restart', async () => {
     await t.start({ nodeId: 'worker' });
     const producer: Nexq = await t.start({ mode: 'enqueuer' });
@@ -43,22 +56,9 @@ describe('schedules set at run time', () => {
     // says) is its first for this schedule too: it must run the tick, not take it as where to start.
     const [stored] = await producer.schedules.list();
     const next = stored.nextRunAt!.getTime() / 1000;
-    const state = t.keys.periodic(
-      `first@${JSON.parse((await t.redis.hget(t.keys.schedules, 'first'))!).token}`,
-      'cron',
-    );
+    const state = await stateKey('first', 'cron');
     expect(Number(await t.redis.get(state))).to.be.at.most(setAt);
-    const outcome = await enqueuePeriodic(
-      producer.node.ctx.redis,
-      t.keys,
-      state,
-      'cron',
-      next,
-      '{"jid":"periodic-first"}',
-      'p',
-      true,
-    );
-    expect(outcome).to.equal('enqueued');
+    expect(await runTick(producer, state, next)).to.equal('enqueued');
   });
 
   it('enqueues each tick once with two nodes running it', async () => {
@@ -98,6 +98,53 @@ describe('schedules set at run time', () => {
     expect(await node.schedules.remove('swap')).to.equal(false);
     expect((await node.schedules.list()).map((s) => s.name)).to.deep.equal(['berlin']);
     expect(await t.redis.keys(`*periodic*swap@*`)).to.deep.equal([]);
+  });
+
+  it("goes on from a replaced version's last tick, so a tick that version ran is not run again", async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    await producer.schedules.set('swap', { cron: EVERY_SECOND, queue: 'cron', class: 'Record', args: ['old'] });
+    const oldState = await stateKey('swap', 'cron');
+    // A node runs the old version's tick of this second, and the schedule is replaced within it.
+    const tick = Math.floor((await t.redis.time())[0]);
+    expect(await runTick(producer, oldState, tick)).to.equal('enqueued');
+    await producer.schedules.set('swap', { cron: EVERY_SECOND, queue: 'cron', class: 'Record', args: ['new'] });
+    const newState = await stateKey('swap', 'cron');
+    expect(await runTick(producer, newState, tick)).to.equal('already');
+    // A node still running the old version finds it gone, and writes nothing.
+    expect(await runTick(producer, oldState, tick)).to.equal('gone');
+    expect(await t.redis.exists(oldState)).to.equal(0);
+    expect(await t.redis.llen(t.keys.queue('cron'))).to.equal(1);
+    // The tick the new version goes on from was run: it is the schedule's last run.
+    const [listed] = await producer.schedules.list();
+    expect(listed.lastRunAt?.getTime()).to.equal(tick * 1000);
+  });
+
+  it('writes nothing for a schedule removed after a node read it: no job, no state key left', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    await producer.schedules.set('gone', { cron: EVERY_SECOND, queue: 'cron', class: 'Record' });
+    const state = await stateKey('gone', 'cron');
+    expect(await producer.schedules.remove('gone')).to.equal(true);
+    const tick = Math.floor((await t.redis.time())[0]) + 1;
+    expect(await runTick(producer, state, tick)).to.equal('gone');
+    expect(await t.redis.exists(state)).to.equal(0);
+    expect(await t.redis.llen(t.keys.queue('cron'))).to.equal(0);
+  });
+
+  it('starts a listed schedule again, with a warning, when its state key stays gone', async () => {
+    const logs = captureLogs();
+    const node = await t.start({ logger: logs.logger });
+    await node.schedules.set('lost', { cron: EVERY_SECOND, queue: 'cron', class: 'Record' });
+    await waitForJobs('cron', 1);
+    const state = await stateKey('lost', 'cron');
+    // As a failover that lost the write, or an eviction, would leave it.
+    await t.redis.del(state);
+    const lostAt = Math.floor((await t.redis.time())[0]);
+    await waitFor(
+      async () => (await queued('cron')).some((job) => Number(job.jid.split('-').pop()) > lostAt + 1),
+      20_000,
+      'a tick after the state key was lost',
+    );
+    expect(logs.text()).to.match(/periodic lost: its state in Redis was gone/);
   });
 
   it('refuses a bad schedule, naming the field, and writes nothing', async () => {

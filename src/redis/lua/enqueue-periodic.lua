@@ -9,10 +9,13 @@
 -- ARGV[2]  the job JSON (its jid names the tick)
 -- ARGV[3]  queue name
 -- ARGV[4]  'boot' on a node's first call for this schedule: a schedule with no state yet is new,
---          so its tick is recorded and not enqueued (ticks from before it existed are not run)
+--          so its tick is recorded and not enqueued (ticks from before it existed are not run);
+--          'kept' for a schedule whose state key is written and removed with it (set at run time,
+--          src/redis/schedule-store.ts): no state means that version was replaced or removed since
+--          the node read it, and nothing is written
 -- ARGV[5]  the job's jid
 -- Returns 1 when it pushed the job, 0 when this tick or a later one was enqueued already, -1 when
--- it recorded a new schedule's first tick without enqueuing it.
+-- it recorded a new schedule's first tick without enqueuing it, -2 when a 'kept' state was gone.
 -- The cluster rule (_prelude.lua): it only adds (SET, LPUSH, SADD, HSET).
 nexq_expect_type(KEYS[1], 'string')
 nexq_expect_type(KEYS[2], 'list')
@@ -23,6 +26,8 @@ if last and tonumber(last) then
   if tonumber(last) >= tick then
     return 0
   end
+elseif not last and ARGV[4] == 'kept' then
+  return -2
 elseif not last and ARGV[4] == 'boot' then
   redis.call('SET', KEYS[1], ARGV[1])
   return -1
