@@ -24,6 +24,7 @@ export type NexqErrorCode =
   | 'QUEUE_FULL'
   | 'ENQUEUE_PARTIAL'
   | 'BATCH_NOT_FOUND'
+  | 'QUEUE_NOT_FAIR'
   | 'JOB_RUNNING'
   | 'REDIS_OOM'
   | 'REDIS_WRONG_TYPE'

@@ -9,6 +9,7 @@ export type { NexqErrorCode } from '../config/nexq-error';
 export { ConfigError, UnknownOptionError } from '../config/config-error';
 export { CronError } from '../config/cron';
 export { ScheduleError } from './admin/schedules';
+export { NotFairQueueError } from './admin/groups';
 export { InvalidJobError, MalformedJobError, PayloadTooLargeError } from './job/job';
 export { HandlerCheckError } from './handlers/check';
 export { UnknownJobClassError } from './handlers/registry';

@@ -8,11 +8,13 @@
 // the last minute's start counts (two HKEYS), so one whose jobs start as soon as they come is
 // listed while it is busy. Throughput and limits are read for the page asked only.
 import type { GroupLimits } from '../../config/group-limits';
+import { NexqError } from '../../config/nexq-error';
 import type { ResolvedConfig } from '../../config/validate';
 import { allMasters, type RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
 import { groupActivity, pauseFairGroup } from '../redis/fair-queue';
 import { rateSpec } from '../redis/fetch-script';
+import { readServing } from '../redis/live-serving';
 import { knownGroupLimits } from './group-limits';
 
 /** The minutes a group's recent throughput (`GroupInfo.started15m`) adds up. */
@@ -49,18 +51,41 @@ export interface GroupsPage {
 
 type Ctx = { redis: RedisClient; keys: Keys; config: Pick<ResolvedConfig, 'queues'> };
 
+/** A group pause or resume asked of a queue that is not fair: its groups take no turns to hold. */
+export class NotFairQueueError extends NexqError {
+  static override readonly code = 'QUEUE_NOT_FAIR';
+  override readonly name = 'NotFairQueueError';
+}
+
+/**
+ * Whether `queue` is fair as far as this process can tell, with the limits per group it is served
+ * with: served fair here, or by live nodes that say their limits (a dashboard mounted in a producer,
+ * the CLI), or not but with groups in Redis (limits unknown).
+ */
+export async function fairState(ctx: Ctx, queue: string): Promise<{ fair: boolean; limits?: GroupLimits }> {
+  const limits = await knownGroupLimits(ctx, queue);
+  if (limits) return { fair: true, limits };
+  const fair = ctx.keys.fair(queue);
+  // The keys share the queue's slot (keys.ts), so one EXISTS reads them in a cluster too.
+  return { fair: (await ctx.redis.exists(fair.groups, fair.ring, fair.paused, fair.jobs)) > 0 };
+}
+
 /**
  * Pauses (or resumes) `group` of fair queue `queue` on every node: its jobs keep their place and no
  * node starts one until it is resumed (lua/fair-pause.lua). False when it already was so. The
- * default group is '' here.
+ * default group is '' here. A queue that live processes serve, none of them fair, and that has no
+ * groups (fairState) is refused with NotFairQueueError: it runs its jobs oldest first whatever their
+ * group, so the pause would hold nothing. One no live process serves may be paused ahead: the
+ * pause holds once nodes serve it fair.
  */
-export function pauseGroup(
-  { redis, keys }: { redis: RedisClient; keys: Keys },
-  queue: string,
-  group: string,
-  pause = true,
-): Promise<boolean> {
-  return pauseFairGroup(redis, keys, queue, group, pause);
+export async function pauseGroup(ctx: Ctx, queue: string, group: string, pause = true): Promise<boolean> {
+  const [{ fair }, serving] = await Promise.all([fairState(ctx, queue), readServing(ctx.redis, ctx.keys)]);
+  if (!fair && serving.has(queue))
+    throw new NotFairQueueError(
+      `queue ${JSON.stringify(queue)} is not a fair queue (the nodes serving it do not serve it fair: true, and it has ` +
+        `no groups): its jobs run oldest first whatever their group, so a group cannot be ${pause ? 'paused' : 'resumed'}`,
+    );
+  return pauseFairGroup(ctx.redis, ctx.keys, queue, group, pause);
 }
 
 /**

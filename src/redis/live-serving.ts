@@ -7,7 +7,7 @@
 import { closestName } from '../../config/closest-name';
 import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
-import type { ScriptedRedis } from './scripts';
+import type { RedisClient } from './client';
 
 /** Queue -> the classes its live processes have handlers for (undefined: one of them runs any class). */
 export type Serving = Map<string, Set<string> | undefined>;
@@ -16,7 +16,7 @@ export type Serving = Map<string, Set<string> | undefined>;
 const ACTIVE_JOB_WRAPPER = 'ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper';
 
 /** What the live process entries say they serve. */
-export async function readServing(redis: ScriptedRedis, keys: Keys): Promise<Serving> {
+export async function readServing(redis: RedisClient, keys: Keys): Promise<Serving> {
   const identities = await redis.smembers(keys.processes);
   const infos = await Promise.all(identities.map((identity) => redis.hget(keys.process(identity), 'info')));
   const serving: Serving = new Map();

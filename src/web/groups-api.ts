@@ -4,8 +4,7 @@
 // (slashes, '..', unicode, '' for the default group) arrives as it is.
 import type { AdminContext } from '../admin/context';
 import type { GroupLimits } from '../../config/group-limits';
-import { knownGroupLimits } from '../admin/group-limits';
-import { groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
+import { fairState, groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
 import { groupProblem } from '../job/job';
 import { ApiError, bodyField, count, queueParam, Route } from './api-params';
 
@@ -19,19 +18,6 @@ function offsetOf(query: URLSearchParams): number {
   if (!/^\d+$/.test(text) || Number(text) > MAX_OFFSET)
     throw new ApiError(400, `offset must be a whole number from 0 to ${MAX_OFFSET}`);
   return Number(text);
-}
-
-/**
- * Whether `queue` is fair as far as this node can tell, with the limits per group it is served with:
- * served fair here, or by live nodes that say their limits (a dashboard mounted in a producer, the
- * common set-up), or not but with groups in Redis (limits unknown).
- */
-export async function fairState(ctx: AdminContext, queue: string): Promise<{ fair: boolean; limits?: GroupLimits }> {
-  const limits = await knownGroupLimits(ctx, queue);
-  if (limits) return { fair: true, limits };
-  const fair = ctx.keys.fair(queue);
-  // The keys share the queue's slot (keys.ts), so one EXISTS reads them in a cluster too.
-  return { fair: (await ctx.redis.exists(fair.groups, fair.ring, fair.paused, fair.jobs)) > 0 };
 }
 
 /** `text` as a fair queue's name, with its limits per group where known; a queue fair nowhere is a 404. */

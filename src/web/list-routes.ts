@@ -7,7 +7,7 @@ import { jobSetSize } from '../redis/known-queues';
 import { waitingJobs } from '../redis/fair-queue';
 import { readServing, unservedReasons } from '../redis/live-serving';
 import { ApiError, count, queueParam, Route, setParam } from './api-params';
-import { fairState } from './groups-api';
+import { fairState } from '../admin/groups';
 
 const MAX_FILTER_CHARS = 200;
 

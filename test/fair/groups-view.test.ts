@@ -3,10 +3,11 @@
 import { expect } from 'chai';
 import { sleep, useNodes, waitFor } from '../support/node';
 import { cliAgainst } from '../support/cli';
+import { NotFairQueueError } from '../../src/errors';
 
 describe("a fair queue's groups, as nexq groups shows them", () => {
   const t = useNodes();
-  const { json, ok } = cliAgainst(() => t);
+  const { cli, json, ok } = cliAgainst(() => t);
 
   it('lists each group with its jobs waiting and running on all nodes, most waiting first', async () => {
     const enqueuer = await t.start({ mode: 'enqueuer' });
@@ -63,6 +64,23 @@ describe("a fair queue's groups, as nexq groups shows them", () => {
     expect(await ok(['groups', 'resume', 'default', 'held'])).to.equal('group held of queue default resumed\n');
     const values = (await t.waitForRecords(out, 4)).map((r: { value: string }) => r.value);
     expect(values.slice(2)).to.deep.equal(['held-1', 'held-2']);
+  });
+
+  it('refuses to pause a group of a queue the live nodes serve, none of them fair: the pause would hold nothing', async () => {
+    const node = await t.start({ queues: [{ name: 'plain', concurrency: 1 }] });
+    await waitFor(async () => (await t.redis.scard(t.keys.processes)) === 1, 5000, 'the node beating');
+    const err = await node.pauseGroup('plain', 'acme').then(
+      () => expect.fail('paused'),
+      (e: unknown) => e as NotFairQueueError,
+    );
+    expect(err).to.be.instanceOf(NotFairQueueError);
+    expect(err.code).to.equal('QUEUE_NOT_FAIR');
+    expect(err.message).to.match(/^queue "plain" is not a fair queue .* so a group cannot be paused$/);
+    await t.redis.sadd(t.keys.queues, 'plain');
+    const refused = await cli(['groups', 'resume', 'plain', 'acme']);
+    expect(refused.status).to.equal(1);
+    expect(refused.stderr).to.match(/^nexq: queue "plain" is not a fair queue .* so a group cannot be resumed\n$/);
+    expect(await t.redis.exists(t.keys.fair('plain').paused)).to.equal(0);
   });
 
   it('pauses a group whose jobs already wait in turn: it leaves the round until resumed', async () => {

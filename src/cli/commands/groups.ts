@@ -22,7 +22,8 @@ still in the queue's list, not yet moved into their groups by a fetch, are count
 not here. The default group (jobs without one) shows as (default).
 
 pause stops every node starting the group's jobs (they keep their place; jobs running go on), resume
-lifts it; give '' for the default group.
+lifts it; give '' for the default group. A queue the live nodes serve, none of them fair, and
+without groups is refused (exit 1, QUEUE_NOT_FAIR): its jobs run oldest first whatever their group.
 
 Options:
 ${CONNECTION_HELP}`,
