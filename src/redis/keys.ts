@@ -36,8 +36,7 @@
 //   <ns>:nexq:group-starts:<q>:<m>     hash: group -> jobs of fair queue <q> the fetch took in minute <m>
 //                                      (Redis ms / 60000), expiring after an hour (recent throughput)
 //   <ns>:nexq:fair-parked:<q>          list: its groups at their groupConcurrency, out of the ring (lua/_fair.lua)
-//   <ns>:nexq:clearing:<key>           a queue or set being cleared, <key> its name without <ns>: and with
-//                                      a queue's `queue:` read `list:` (lua/clear-*.lua)
+//   <ns>:nexq:clearing:<key>           a queue or set being cleared, <key> its name without <ns>: (lua/clear-*.lua)
 //   <ns>:nexq:cancel                   pub/sub channel: jids to cancel, heard by every node
 //   <ns>:nexq:wake                     pub/sub channel: queue keys that just received jobs (idle nodes wake)
 //   <ns>:nexq:result:<jid>             string: a job's kept result (JSON), with its TTL (keepResult)
@@ -141,12 +140,10 @@ export class Keys {
 
   /**
    * Where a clear moves a queue or set (`key`, one of this namespace's) in one step, to forget its
-   * jobs a stretch at a time (lua/clear-detach.lua): in its slot, as the hash tag stays. A queue's
-   * `queue:` is named `list:` there, so a scan for queues (`*queue:*`, other-namespaces.ts) never
-   * takes the key of a clear for a queue of a namespace `<ns>:nexq:clearing`.
+   * jobs a stretch at a time (lua/clear-detach.lua): in its slot, as the hash tag stays.
    */
   clearing(key: string): string {
-    return `${this.queuePrefix}nexq:clearing:${key.slice(this.queuePrefix.length).replace(/^queue:/, 'list:')}`;
+    return `${this.queuePrefix}nexq:clearing:${key.slice(this.queuePrefix.length)}`;
   }
 
   /** The glob that matches every backup list of `nodeId`. */

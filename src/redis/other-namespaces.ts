@@ -80,7 +80,10 @@ export function parseQueueKey(key: string): { namespace: string; queue: string }
   const queue = key.slice(at + 'queue:'.length);
   // Backup lists (`queue:backup::<node>::<q>`), per-queue layout keys (`queue:{q}`) and odd names are not queues.
   if (queue === '' || queue.includes(':') || queue.includes('{')) return undefined;
-  return { namespace: at === 0 ? '' : key.slice(0, at - 1), queue };
+  const namespace = at === 0 ? '' : key.slice(0, at - 1);
+  // A queue a clear of some namespace took away (`<ns>:nexq:clearing:queue:<q>`, Keys#clearing) is no queue.
+  if (namespace === 'nexq:clearing' || namespace.endsWith(':nexq:clearing')) return undefined;
+  return { namespace, queue };
 }
 
 /** Lists and namespaces a line names, the largest first; the rest are counted. */
