@@ -63,10 +63,11 @@ export class Periodic extends TickingActor {
 
   /** Each entry's errors are logged by enqueueDue; a failed one makes the next round come sooner. */
   protected override async tick(): Promise<void> {
-    let failed = !(await this.refresh());
+    const listed = await this.refresh();
+    let failed = !listed;
     const now = this.ctx.clock.now();
     for (const entry of this.entries) {
-      if (!(await this.enqueueDue(entry, now))) failed = true;
+      if (!(await this.enqueueDue(entry, now, listed))) failed = true;
     }
     this.lastRoundFailed = failed;
   }
@@ -75,8 +76,11 @@ export class Periodic extends TickingActor {
     return this.sleepMs(this.lastRoundFailed);
   }
 
-  /** Enqueues the entry's last tick at or before `now` unless it is done; false after an error. */
-  private async enqueueDue(entry: PeriodicEntry, now: number): Promise<boolean> {
+  /**
+   * Enqueues the entry's last tick at or before `now` unless it is done; false after an error.
+   * `listed`: the schedules were read this round (so a stored entry is still listed as it is).
+   */
+  private async enqueueDue(entry: PeriodicEntry, now: number, listed: boolean): Promise<boolean> {
     const { keys, redis, config, logger, encryption } = this.ctx;
     const meta = { actor: this.name };
     let tick: number | undefined;
@@ -86,7 +90,9 @@ export class Periodic extends TickingActor {
       if (done !== undefined && done >= tick) return true;
       const boot = done === undefined;
       const goneRounds = this.gone.get(entry.state) ?? 0;
-      const mode = entry.kept && goneRounds < STATE_GONE_ROUNDS ? 'kept' : boot ? 'boot' : '';
+      // A state gone for good starts afresh as a new schedule does: its next tick is run.
+      const restart = entry.kept && goneRounds >= STATE_GONE_ROUNDS;
+      const mode = entry.kept && !restart ? 'kept' : boot || restart ? 'boot' : '';
       const { queue } = entry.spec;
       const jid = periodicJid(entry.id, tick);
       const { json } = encodeNewJob(
@@ -112,18 +118,20 @@ export class Periodic extends TickingActor {
         mode,
       );
       if (outcome === 'gone') {
-        this.gone.set(entry.state, goneRounds + 1);
+        // Counted only while the schedules read this round still list this version.
+        if (listed) this.gone.set(entry.state, goneRounds + 1);
         return true;
       }
       this.gone.delete(entry.state);
       this.done.set(entry.state, tick);
-      if (goneRounds >= STATE_GONE_ROUNDS)
+      if (restart && outcome === 'new-schedule')
         logger.warn(
-          `periodic ${entry.id}: its state in Redis was gone (a failover or eviction lost it); started again at the tick of ${iso(tick)}`,
+          `periodic ${entry.id}: its state in Redis (its last tick) was gone while the schedule stayed listed ` +
+            `(lost in a failover or an eviction, deleted by hand, or a set that stopped half way); started again, next job at ${iso(entry.schedule.next(now))}`,
           meta,
         );
-      if (outcome === 'enqueued') {
-        if (boot)
+      else if (outcome === 'enqueued') {
+        if (boot || restart)
           logger.info(
             `periodic ${entry.id}: caught up the tick of ${iso(tick)} missed while no node ran (${jid})`,
             meta,

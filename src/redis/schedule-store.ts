@@ -88,11 +88,15 @@ export async function writeSchedule(
   const token = randomBytes(4).toString('hex');
   const start = cronIn(cron, tz).previous(now - CLOCKS_APART_SECONDS);
   const oldLast = old ? await takeState(redis, keys.periodic(stateId(old), old.queue)) : undefined;
-  const ran = oldLast !== undefined && oldLast >= start;
+  // The old version's state was run unless it is still the tick that version started from.
+  const ran =
+    old !== undefined && oldLast !== undefined && oldLast >= start && (oldLast !== old.from || old.ran === true);
   const from = ran ? oldLast : start;
   const stored = { cron, queue, class: className, args, ...(tz === undefined ? {} : { tz }), token, from, ran };
   await redis.set(keys.periodic(stateId({ ...stored, name }), queue), String(from), 'NX');
   await redis.hset(keys.schedules, name, JSON.stringify(stored));
+  // Once more: a node of an earlier version (no 'kept') may have written it since it was taken.
+  if (old) await redis.del(keys.periodic(stateId(old), old.queue));
 }
 
 /** Reads and removes a state key in one step: its last tick, undefined when it had none. */
@@ -109,10 +113,14 @@ const CLOCKS_APART_SECONDS = 1;
 
 /** Removes schedule `name`; false when there was none. */
 export async function deleteSchedule(redis: RedisClient, keys: Keys, name: string): Promise<boolean> {
-  const old = await oldSchedule(redis, keys, name);
-  const removed = (await redis.hdel(keys.schedules, name)) === 1;
+  // Read and removed in one step, so the state key removed is that of the version taken away, even
+  // when a set replaced it meanwhile.
+  const replies = await redis.multi().hget(keys.schedules, name).hdel(keys.schedules, name).exec();
+  for (const [err] of replies ?? []) if (err) throw err;
+  const json = replies?.[0]?.[1];
+  const old = typeof json === 'string' ? parse(name, json) : undefined;
   if (old) await redis.del(keys.periodic(stateId(old), old.queue));
-  return removed;
+  return replies?.[1]?.[1] === 1;
 }
 
 async function oldSchedule(redis: RedisClient, keys: Keys, name: string): Promise<StoredSchedule | undefined> {

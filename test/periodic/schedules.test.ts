@@ -5,7 +5,7 @@ import { ScheduleError } from '../../src/errors';
 import type { Nexq } from '../../src/nexq';
 import { enqueuePeriodic } from '../../src/redis/enqueue-scripts';
 import { captureLogs } from '../support/capture-logs';
-import { useNodes, waitFor } from '../support/node';
+import { sleep, useNodes, waitFor } from '../support/node';
 
 const EVERY_SECOND = '* * * * * *';
 
@@ -144,7 +144,33 @@ describe('schedules set at run time', () => {
       20_000,
       'a tick after the state key was lost',
     );
-    expect(logs.text()).to.match(/periodic lost: its state in Redis was gone/);
+    expect(logs.text()).to.match(
+      /periodic lost: its state in Redis \(its last tick\) was gone while the schedule stayed listed/,
+    );
+  });
+
+  it('counts a state gone only in rounds that read the schedules: one removed while they cannot be read stays gone', async () => {
+    const node = await t.start();
+    await node.schedules.set('z', { cron: EVERY_SECOND, queue: 'cron', class: 'Record' });
+    await waitForJobs('cron', 1);
+    const state = await stateKey('z', 'cron');
+    // Removed as remove() does, while the node cannot read the schedules (as in a failover of their master).
+    await t.redis.multi().del(t.keys.schedules).del(state).set(t.keys.schedules, 'unreadable').exec();
+    const removedAt = Math.floor((await t.redis.time())[0]);
+    await sleep(6500); // more rounds than a listed schedule's state may be gone before it starts again
+    await t.redis.del(t.keys.schedules);
+    const late = (await queued('cron')).filter((job) => Number(job.jid.split('-').pop()) > removedAt);
+    expect(late.map((job) => job.jid)).to.deep.equal([]);
+    expect(await t.redis.exists(state)).to.equal(0);
+  });
+
+  it('lists no last run after a replace of a schedule that had not run', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    await producer.schedules.set('hourly', { cron: '0 * * * *', queue: 'cron', class: 'Record', args: [1] });
+    await producer.schedules.set('hourly', { cron: '0 * * * *', queue: 'cron', class: 'Record', args: [2] });
+    const [listed] = await producer.schedules.list();
+    expect(listed.args).to.deep.equal([2]);
+    expect(listed).not.to.have.property('lastRunAt');
   });
 
   it('refuses a bad schedule, naming the field, and writes nothing', async () => {
