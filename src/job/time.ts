@@ -63,17 +63,34 @@ export class Clock {
     return this.anchor !== undefined;
   }
 
-  /** How far off `now()` may be: half the round trip of the sample it is anchored on, in seconds. */
+  /**
+   * How far off `now()` may be, in seconds: half the round trip of the sample it is anchored on,
+   * and what the monotonic clock may have drifted from Redis' since (MAX_DRIFT).
+   */
   get uncertaintySeconds(): number {
-    return this.anchor ? this.anchor.roundTripMs / 2000 : Infinity;
+    const a = this.anchor;
+    return a ? (a.roundTripMs / 2 + (performance.now() - a.monotonicMs) * MAX_DRIFT) / 1000 : Infinity;
   }
 
   /**
    * Anchors the clock on Redis' `redisSeconds`, read between `sentMs` and `receivedMs` (monotonic,
-   * performance.now()) while the wall clock read `wallSeconds` halfway. Returns the offset.
+   * performance.now()) while the wall clock read `wallSeconds` halfway, unless the anchor it has
+   * is the surer one: a sample whose reply came late (a frozen process, a loaded machine, a Redis
+   * busy with a long script) could be off by half its round trip, so it replaces the anchor only
+   * when its uncertainty is no larger than the anchor's now. Returns Redis' time minus the wall
+   * clock at the sample, by the anchor kept.
    */
   sample(redisSeconds: number, sentMs: number, receivedMs: number, wallSeconds: number): number {
-    this.anchor = { redis: redisSeconds, monotonicMs: (sentMs + receivedMs) / 2, roundTripMs: receivedMs - sentMs };
-    return (this.offsetSeconds = redisSeconds - wallSeconds);
+    const monotonicMs = (sentMs + receivedMs) / 2;
+    const roundTripMs = receivedMs - sentMs;
+    const a = this.anchor;
+    const kept =
+      !a || roundTripMs / 2 <= a.roundTripMs / 2 + (monotonicMs - a.monotonicMs) * MAX_DRIFT
+        ? (this.anchor = { redis: redisSeconds, monotonicMs, roundTripMs })
+        : a;
+    return (this.offsetSeconds = kept.redis + (monotonicMs - kept.monotonicMs) / 1000 - wallSeconds);
   }
 }
+
+/** How fast this machine's monotonic clock may run from Redis' (500 ppm: far past a real clock's drift). */
+const MAX_DRIFT = 0.0005;
