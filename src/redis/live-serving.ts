@@ -24,13 +24,7 @@ export async function readServing(redis: RedisClient, keys: Keys): Promise<Servi
     const info = text ? jsonObject(text) : undefined;
     if (!info || !Array.isArray(info.queues)) continue;
     const classes = Array.isArray(info.classes) ? info.classes.filter((c) => typeof c === 'string') : undefined;
-    for (const queue of info.queues) {
-      if (typeof queue !== 'string') continue;
-      const known = serving.get(queue);
-      if (serving.has(queue) && known === undefined) continue; // some process runs any class
-      if (!classes) serving.set(queue, undefined);
-      else serving.set(queue, new Set([...(known ?? []), ...classes]));
-    }
+    for (const queue of info.queues) if (typeof queue === 'string') addServed(serving, queue, classes);
   }
   return serving;
 }
@@ -39,12 +33,15 @@ export async function readServing(redis: RedisClient, keys: Keys): Promise<Servi
 export function withOwn(serving: Serving, own: Serving): Serving {
   if (own.size === 0) return serving;
   const merged: Serving = new Map(serving);
-  for (const [queue, classes] of own) {
-    const known = merged.get(queue);
-    if (merged.has(queue) && known === undefined) continue; // some process runs any class
-    merged.set(queue, classes === undefined ? undefined : new Set([...(known ?? []), ...classes]));
-  }
+  for (const [queue, classes] of own) addServed(merged, queue, classes && [...classes]);
   return merged;
+}
+
+/** Adds to `serving` a process that serves `queue` with handlers for `classes` (undefined: any class). */
+function addServed(serving: Serving, queue: string, classes: string[] | undefined): void {
+  const known = serving.get(queue);
+  if (serving.has(queue) && known === undefined) return; // some process runs any class
+  serving.set(queue, classes === undefined ? undefined : new Set([...(known ?? []), ...classes]));
 }
 
 /** Why a job of `className` enqueued on `queue` would not run now, with the closest name; none when one would. */
