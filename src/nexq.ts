@@ -1,5 +1,5 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
-import { resolveQueue, ResolvedQueue } from '../config/validate';
+import { resolveQueue, ResolvedQueue } from '../config/queue-options';
 import { API_SOURCE, ConfigSources, optionsOverEnv, unknownEnvWarnings } from '../config/load';
 import { cancelJob } from './admin/cancel';
 import { clearQueue } from './admin/clear';

@@ -24,7 +24,7 @@
 //     fetched ahead, put back what a fetch answered late; go on when a beat renews the claim, and
 //     forget what it held fetched ahead when that beat says the node was declared dead meanwhile.
 import { Actor } from '../runtime';
-import { resolveQueue, type ResolvedQueue } from '../../config/validate';
+import { resolveQueue, type ResolvedQueue } from '../../config/queue-options';
 import { commandTimeoutOf } from '../redis/connection';
 import type { RedisClient } from '../redis/client';
 import { classLimits } from '../redis/limits';
