@@ -1,4 +1,5 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
+// One file: the Nexq class is the API, each method a few lines that hand the call to its layer.
 import { resolveQueue, ResolvedQueue } from '../config/queue-options';
 import { API_SOURCE, ConfigSources, optionsOverEnv, unknownEnvWarnings } from '../config/load';
 import { cancelJob } from './admin/cancel';
