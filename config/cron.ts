@@ -12,8 +12,8 @@
 // `*`), a day matches if EITHER does (`0 0 1 * MON` is the 1st and every Monday); when one of them
 // starts with `*`, a day must match both.
 //
-// No dependencies: it is the syntax of the `periodic` option's cron field, which config/validate.ts
-// checks with it at start; src/periodic/ runs the schedules.
+// No dependencies: it is the syntax of the `periodic` option's cron field, which
+// config/periodic-options.ts checks with it at start; src/periodic/ runs the schedules.
 import { NexqError } from './nexq-error';
 
 export class CronError extends NexqError {

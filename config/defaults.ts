@@ -1,4 +1,5 @@
 // nexq's typed options and their defaults. Every option is documented where it is declared.
+// One file, one table: each option's type, JSDoc and default, which scripts/docs-config.ts reads as one.
 import type { RedisTarget } from './redis-options';
 import type { RateLimit } from './rate-limit';
 import os from 'node:os';

@@ -3,7 +3,7 @@
 // process entry carries for the processes without that option (src/actors/heartbeat.ts, `info.fair`)
 // and what `nexq groups` and the dashboard judge `limited` by (src/admin/group-limits.ts).
 import type { RateLimit } from './rate-limit';
-import type { ResolvedQueue } from './validate';
+import type { ResolvedQueue } from './queue-options';
 
 /** A fair queue's limits per group, only those set (`{}`: fair without limits). */
 export interface GroupLimits {

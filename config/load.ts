@@ -1,14 +1,12 @@
 // Gathers options from a config file (JSON or YAML) and the environment; flags are laid over by
 // the CLI. Precedence, weakest first: defaults < file < environment < command-line flags. Each
 // layer remembers which options it set, so a bad value is reported with where it came from.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { closestName } from './closest-name';
 import { ConfigError } from './config-error';
 import { defaults, NexqConfig, NexqOptions, QueueSpec, WebOptions } from './defaults';
 import { layRedisParts, REDIS_ENV } from './redis-sources';
 import { resolveConfig } from './validate';
+import { readConfigFile } from './config-file';
 
 /** Option name -> where its value came from: the file, an environment variable or a flag. */
 export type ConfigSources = Record<string, string>;
@@ -16,44 +14,6 @@ export type ConfigSources = Record<string, string>;
 export interface LayeredConfig {
   config: NexqConfig;
   sources: ConfigSources;
-}
-
-const YAML_EXTENSIONS = ['.yaml', '.yml'];
-
-/** Reads `file`: YAML when it ends in .yaml or .yml, JSON otherwise; the options must be an object. */
-export function readConfigFile(file: string): NexqConfig {
-  const yaml = YAML_EXTENSIONS.includes(path.extname(file).toLowerCase());
-  const format = yaml ? 'YAML' : 'JSON';
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError('--config', `a readable ${format} file`, `${file} (${(err as NodeJS.ErrnoException).code})`);
-  }
-  let value: unknown;
-  try {
-    value = yaml ? parseYaml(text) : JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(
-      '--config',
-      `valid ${format}`,
-      `${file}${yaml ? yamlErrorAt(err) : `: ${(err as Error).message}`}`,
-    );
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError('--config', `a ${format} object of options`, file);
-  }
-  return value;
-}
-
-/** " line 3, column 1: Map keys must be unique", from the yaml package's error, on one line. */
-function yamlErrorAt(err: unknown): string {
-  const e = err as { message?: string; linePos?: Array<{ line: number; col: number }> };
-  const message = String(e.message ?? err)
-    .split('\n')[0]
-    .replace(/ at line \d+, column \d+:?$/, '');
-  const at = e.linePos?.[0];
-  return at ? ` line ${at.line}, column ${at.col}: ${message}` : `: ${message}`;
 }
 
 /** "default:10,mail:5,low" -> queue specs (a queue without :N takes the default concurrency). */
@@ -289,7 +249,8 @@ const WEB_VARS = ['NEXQ_WEB_PORT', 'NEXQ_WEB_HOST', 'NEXQ_WEB_USERNAME', 'NEXQ_W
 
 /**
  * The dashboard from NEXQ_WEB_PORT (which turns it on), NEXQ_WEB_HOST, NEXQ_WEB_USERNAME and
- * NEXQ_WEB_PASSWORD; undefined when none is set. Validation (config/validate.ts) names the variable's key.
+ * NEXQ_WEB_PASSWORD; undefined when none is set. Validation (config/http-options.ts) names the
+ * variable's key.
  */
 function webFromEnv(env: NodeJS.ProcessEnv): Partial<WebOptions> | undefined {
   const web: Partial<WebOptions> = {};

@@ -1,5 +1,5 @@
-// The identity of a `periodic` entry, checked at start (config/validate.ts) and used by the Periodic
-// actor (src/periodic/schedule.ts): every node with the same config computes the same id.
+// The identity of a `periodic` entry, checked at start (config/periodic-options.ts) and used by the
+// Periodic actor (src/periodic/schedule.ts): every node with the same config computes the same id.
 import { createHash } from 'node:crypto';
 import type { PeriodicSpec } from './defaults';
 

@@ -3,28 +3,16 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, UnknownOptionError } from './config-error';
-import { defaults, NexqConfig, NexqOptions, QueueSpec } from './defaults';
-import type { KeyLayout, PeriodicSpec, WebOptions } from './defaults';
-import { CronError } from './cron';
-import { cronIn } from './cron-zone';
-import { PERIODIC_NAME, periodicId } from './periodic-id';
+import { defaults, NexqConfig, NexqOptions } from './defaults';
+import type { KeyLayout } from './defaults';
 import { checkRedisTarget } from './redis-options';
 import { resolveKeyLayout } from './key-layout';
-import { checkClassRateLimits, checkRateLimit, type RateLimit } from './rate-limit';
+import { checkClassRateLimits } from './rate-limit';
+import { resolveQueue, type ResolvedQueue } from './queue-options';
+import { checkPeriodic } from './periodic-options';
+import { checkMetrics, resolveWeb } from './http-options';
 
 export { ConfigError };
-
-export interface ResolvedQueue {
-  name: string;
-  concurrency: number;
-  globalConcurrency?: number;
-  weight?: number;
-  rateLimit?: RateLimit;
-  encrypt?: boolean;
-  fair?: boolean;
-  groupConcurrency?: number;
-  groupRateLimit?: RateLimit;
-}
 
 export interface ResolvedConfig extends Omit<NexqOptions, 'queues' | 'nodeId' | 'keyLayout'> {
   queues: ResolvedQueue[];
@@ -44,12 +32,7 @@ export function generateNodeId(): string {
   return `${host}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-const QUEUE_NAME = /^[^\s:]{1,200}$/;
 const KNOWN_KEYS = new Set(Object.keys(defaults()));
-
-export function isQueueName(name: unknown): name is string {
-  return typeof name === 'string' && QUEUE_NAME.test(name);
-}
 
 function integer(config: NexqOptions, key: keyof NexqOptions, min: number): void {
   const value = config[key];
@@ -70,50 +53,6 @@ function isPlainObject(value: unknown): boolean {
 
 function oneOf(config: NexqOptions, key: keyof NexqOptions, allowed: string[]): void {
   if (!allowed.includes(config[key] as string)) throw new ConfigError(key, `one of ${allowed.join(', ')}`, config[key]);
-}
-
-export function resolveQueue(entry: string | QueueSpec, fallbackConcurrency: number, key: string): ResolvedQueue {
-  const spec = typeof entry === 'string' ? { name: entry } : entry;
-  if (!isObject(spec) || !isQueueName(spec.name)) {
-    throw new ConfigError(key, 'a queue name (no spaces or colons) or { name, concurrency }', entry);
-  }
-  const concurrency = spec.concurrency ?? fallbackConcurrency;
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new ConfigError(`${key}.concurrency`, 'an integer >= 1', concurrency);
-  }
-  const resolved: ResolvedQueue = { name: spec.name, concurrency };
-  if (spec.globalConcurrency !== undefined) {
-    if (!Number.isInteger(spec.globalConcurrency) || spec.globalConcurrency < 1)
-      throw new ConfigError(`${key}.globalConcurrency`, 'an integer >= 1', spec.globalConcurrency);
-    resolved.globalConcurrency = spec.globalConcurrency;
-  }
-  if (spec.weight !== undefined) {
-    if (typeof spec.weight !== 'number' || !Number.isFinite(spec.weight) || spec.weight <= 0)
-      throw new ConfigError(`${key}.weight`, 'a number > 0', spec.weight);
-    resolved.weight = spec.weight;
-  }
-  if (spec.rateLimit !== undefined) resolved.rateLimit = checkRateLimit(spec.rateLimit, `${key}.rateLimit`);
-  if (spec.encrypt !== undefined) {
-    if (typeof spec.encrypt !== 'boolean') throw new ConfigError(`${key}.encrypt`, 'true or false', spec.encrypt);
-    if (spec.encrypt) resolved.encrypt = true;
-  }
-  if (spec.fair !== undefined) {
-    if (typeof spec.fair !== 'boolean') throw new ConfigError(`${key}.fair`, 'true or false', spec.fair);
-    if (spec.fair) resolved.fair = true;
-  }
-  if (spec.groupConcurrency !== undefined) {
-    if (!Number.isInteger(spec.groupConcurrency) || spec.groupConcurrency < 1)
-      throw new ConfigError(`${key}.groupConcurrency`, 'an integer >= 1', spec.groupConcurrency);
-    if (!resolved.fair)
-      throw new ConfigError(`${key}.groupConcurrency`, 'set only on a queue with fair: true', spec.groupConcurrency);
-    resolved.groupConcurrency = spec.groupConcurrency;
-  }
-  if (spec.groupRateLimit !== undefined) {
-    if (!resolved.fair)
-      throw new ConfigError(`${key}.groupRateLimit`, 'set only on a queue with fair: true', spec.groupRateLimit);
-    resolved.groupRateLimit = checkRateLimit(spec.groupRateLimit, `${key}.groupRateLimit`);
-  }
-  return resolved;
 }
 
 /** Merges `config` over the defaults and checks every key. Throws ConfigError on the first bad one. */
@@ -233,114 +172,6 @@ function checkEncryptionKeys(keys: unknown): void {
         `a comma-separated list of base64 32-byte keys (openssl rand -base64 32); key ${i + 1} is not`,
         '<hidden>',
       );
-  });
-}
-
-/** `metrics`: a boolean, or `{ port, host? }` with a TCP port and a host name or address. */
-function checkMetrics(metrics: unknown): void {
-  if (typeof metrics === 'boolean') return;
-  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics))
-    throw new ConfigError('metrics', 'true, false or { port, host? }', metrics);
-  for (const field of Object.keys(metrics)) {
-    if (field !== 'port' && field !== 'host') throw new ConfigError(`metrics.${field}`, 'one of port, host', field);
-  }
-  const { port, host } = metrics as { port?: unknown; host?: unknown };
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError('metrics.port', 'an integer from 0 to 65535', port);
-  if (host !== undefined && (typeof host !== 'string' || !/^[^\s/]{1,253}$/.test(host)))
-    throw new ConfigError('metrics.host', 'a host name or IP address', host);
-}
-
-const WEB_KEYS = ['port', 'host', 'username', 'password'];
-export const DEFAULT_WEB_HOST = '127.0.0.1';
-
-/** `web`: a port, an optional host (127.0.0.1 by default), basic auth credentials both or neither. */
-function resolveWeb(web: unknown): WebOptions | undefined {
-  if (web === undefined) return undefined;
-  if (typeof web !== 'object' || web === null || Array.isArray(web))
-    throw new ConfigError('web', 'an object { port, host?, username?, password? }', web);
-  for (const field of Object.keys(web)) {
-    if (!WEB_KEYS.includes(field)) throw new ConfigError(`web.${field}`, `one of ${WEB_KEYS.join(', ')}`, field);
-  }
-  const { port, host = DEFAULT_WEB_HOST, username, password } = web as WebOptions;
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError('web.port', 'an integer from 0 to 65535', port);
-  if (typeof host !== 'string' || host === '')
-    throw new ConfigError('web.host', 'an address to bind, e.g. 127.0.0.1', host);
-  if (username !== undefined && (typeof username !== 'string' || username === '' || username.includes(':'))) {
-    throw new ConfigError('web.username', 'a non-empty string without ":"', username);
-  }
-  if (password !== undefined && (typeof password !== 'string' || password === ''))
-    throw new ConfigError('web.password', 'a non-empty string', '<hidden>');
-  if ((username === undefined) !== (password === undefined)) {
-    throw new ConfigError(
-      username === undefined ? 'web.username' : 'web.password',
-      'given together with the other (basic auth needs both)',
-      '<missing>',
-    );
-  }
-  return { port, host, ...(username !== undefined ? { username, password } : {}) };
-}
-
-const PERIODIC_KEYS = ['cron', 'queue', 'class', 'args', 'name', 'tz'];
-
-/** One schedule (a `periodic` entry, or one set at run time): cron, queue, class, JSON args, name, tz. */
-export function checkPeriodicEntry(entry: unknown, key: string): PeriodicSpec {
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-    throw new ConfigError(key, 'an object { cron, queue, class, args?, name?, tz? }', entry);
-  for (const field of Object.keys(entry)) {
-    if (!PERIODIC_KEYS.includes(field))
-      throw new ConfigError(`${key}.${field}`, `one of ${PERIODIC_KEYS.join(', ')}`, field);
-  }
-  const spec = entry as PeriodicSpec;
-  if (spec.tz !== undefined && typeof spec.tz !== 'string')
-    throw new ConfigError(`${key}.tz`, 'an IANA time zone name', spec.tz);
-  try {
-    cronIn(spec.cron, spec.tz);
-  } catch (err) {
-    if (!(err instanceof CronError)) throw err;
-    const field = err.message.startsWith('unknown time zone') ? 'tz' : 'cron';
-    throw new ConfigError(
-      `${key}.${field}`,
-      field === 'tz' ? 'an IANA time zone name' : `a cron expression (${err.message})`,
-      spec[field],
-    );
-  }
-  if (!isQueueName(spec.queue)) throw new ConfigError(`${key}.queue`, 'a queue name (no spaces or colons)', spec.queue);
-  if (typeof spec.class !== 'string' || spec.class === '')
-    throw new ConfigError(`${key}.class`, 'a non-empty class name', spec.class);
-  if (spec.args !== undefined) {
-    if (!Array.isArray(spec.args)) throw new ConfigError(`${key}.args`, 'an array', spec.args);
-    try {
-      JSON.stringify(spec.args);
-    } catch (err) {
-      throw new ConfigError(`${key}.args`, `an array JSON can hold (${(err as Error).message})`, '<unserializable>');
-    }
-  }
-  if (spec.name !== undefined && (typeof spec.name !== 'string' || !PERIODIC_NAME.test(spec.name))) {
-    throw new ConfigError(`${key}.name`, 'up to 100 letters, digits, ".", "_" or "-"', spec.name);
-  }
-  return spec;
-}
-
-/** Each `periodic` entry: a valid schedule with an id of its own. */
-function checkPeriodic(periodic: unknown): void {
-  if (!Array.isArray(periodic))
-    throw new ConfigError('periodic', 'an array of { cron, queue, class, args?, name?, tz? }', periodic);
-  const ids = new Map<string, number>();
-  periodic.forEach((entry: unknown, i) => {
-    const key = `periodic[${i}]`;
-    const spec = checkPeriodicEntry(entry, key);
-    const id = periodicId(spec);
-    const first = ids.get(id);
-    if (first !== undefined) {
-      throw new ConfigError(
-        spec.name === undefined ? key : `${key}.name`,
-        `distinct from periodic[${first}] (entries with one id share one schedule; give them different names)`,
-        spec.name ?? entry,
-      );
-    }
-    ids.set(id, i);
   });
 }
 

@@ -1,5 +1,6 @@
 // The public API, Exq's in camelCase: start a node, enqueue jobs, manage subscriptions, stop.
-import { resolveQueue, ResolvedQueue } from '../config/validate';
+// One file: the Nexq class is the API, each method a few lines that hand the call to its layer.
+import { resolveQueue, ResolvedQueue } from '../config/queue-options';
 import { API_SOURCE, ConfigSources, optionsOverEnv, unknownEnvWarnings } from '../config/load';
 import { cancelJob } from './admin/cancel';
 import { clearQueue } from './admin/clear';
@@ -8,7 +9,8 @@ import { jobInfo, JobInfo } from './admin/job-info';
 import { pausedQueues, pauseQueue, PauseMode, resumeQueue } from './admin/pause';
 import { Schedules } from './admin/schedules';
 import type { Enqueuer, EnqueueRequest, EnqueueResult } from './actors/enqueuer';
-import type { Manager, ManagerCall } from './actors/manager';
+import type { Manager } from './actors/manager';
+import type { ManagerCall } from './actors/manager-parts';
 import { Batch, BatchOptions, newBatch } from './admin/batch';
 import { batchStatus, BatchStatus, listBatches } from './admin/batch-status';
 import type { JobOptions } from './job/job';

@@ -19,8 +19,7 @@ import type { PostToMain } from './job-batch';
 import { CONTROL, ControlMessage, DONE, JobOutcome, JobTask, PROGRESS, ThreadData, TURN } from './protocol';
 import { FIELDS, MAX_QUEUES, QueueSlots, readSlots } from './work-table-layout';
 import { claimsViews } from './claims-layout';
-import { SlotClaims } from './slot-claims';
-import { LocalJob, RunQueue } from './run-queue';
+import { LocalJob, RunQueue, SlotClaims } from './run-queue';
 
 const data = workerData as Partial<ThreadData> | undefined;
 const retry = data?.retry ?? DEFAULT_RETRY_SETTINGS;

@@ -1,7 +1,8 @@
 // The layout of the shared work table (src/run/work-table.ts): one row of Int32 cells per queue a
 // node serves, in a SharedArrayBuffer every worker thread gets at start. The main thread writes
 // the row's settings and its own count of jobs handed to threads; the threads claim and give back
-// the row's running slots with Atomics (workers/slot-claims.ts), which keep each cell whole.
+// the row's running slots with Atomics (SlotClaims in workers/run-queue.ts), which keep each cell
+// whole.
 
 /** concurrency, busy (handed to threads: the main thread's count), active (1 while subscribed), running, starving. */
 export const FIELDS = 5;

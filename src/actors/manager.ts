@@ -23,33 +23,21 @@
 //     frozen or cut off from Redis for most of `nodeTimeout`): fetch nothing, keep what it holds
 //     fetched ahead, put back what a fetch answered late; go on when a beat renews the claim, and
 //     forget what it held fetched ahead when that beat says the node was declared dead meanwhile.
+// Its messages and its parts, built and wired to its mailbox, are in src/actors/manager-parts.ts.
 import { Actor } from '../runtime';
-import { resolveQueue, type ResolvedQueue } from '../../config/validate';
-import { commandTimeoutOf } from '../redis/connection';
-import type { RedisClient } from '../redis/client';
-import { classLimits } from '../redis/limits';
+import { resolveQueue } from '../../config/queue-options';
 import type { JobsContext } from '../run/node-context';
 import { ActorNames } from '../run/node-context';
-import { IdleWatch } from '../fetch/idle-watch';
-import { FetchAnswer, LateFetches } from '../fetch/late-fetches';
+import type { IdleWatch } from '../fetch/idle-watch';
+import type { FetchAnswer, LateFetches } from '../fetch/late-fetches';
 import { reclaimUnworked, rehydrateBackups, requeueOwnBackup } from '../fetch/own-backups';
 import { decideFetch, decisionViews } from '../fetch/policy';
-import { PollInfo, PollSchedule } from '../fetch/poll-schedule';
+import type { PollInfo, PollSchedule } from '../fetch/poll-schedule';
 import { fetchOrder } from '../fetch/queue-order';
-import { Reclaimer } from '../fetch/reclaimer';
-import { ServedQueues } from '../fetch/served-queues';
-import { Dispatcher } from './dispatcher';
-import { Fetcher } from '../fetch/fetcher';
-import type { HandOverParts } from '../fetch/fetcher';
-
-/**
- * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
- * killed manager would skip the terminate that closes its wake subscriber and returns what it
- * fetched ahead.
- */
-export function managerShutdownMs(redis: RedisClient): number {
-  return commandTimeoutOf(redis) + 2000;
-}
+import type { Reclaimer } from '../fetch/reclaimer';
+import type { ServedQueues } from '../fetch/served-queues';
+import type { Fetcher } from '../fetch/fetcher';
+import { managerParts, type ManagerCall, type ManagerInfo } from './manager-parts';
 
 /** How long a stopping manager waits for the jobs waiting on threads to come back, ms. */
 const WITHDRAW_WAIT_MS = 1000;
@@ -57,23 +45,7 @@ const WITHDRAW_WAIT_MS = 1000;
 /** After a Redis error the next poll waits this many poll intervals (Exq's backoff). */
 export const ERROR_BACKOFF_POLLS = 10;
 
-export type ManagerCall =
-  | { type: 'subscribe'; queue: string; concurrency?: number }
-  | { type: 'unsubscribe'; queue: string }
-  | { type: 'unsubscribe_all' }
-  | { type: 'subscriptions' };
-
-type Info =
-  | PollInfo
-  | { type: 'slot_freed'; queue: string }
-  | { type: 'reclaim'; queue: string }
-  | { type: 'wake'; queueKey: string | null; heard: number }
-  | { type: 'tracking_on' }
-  | ({ type: 'late_fetched' } & FetchAnswer)
-  | { type: 'connection_ended'; error: Error }
-  | { type: 'lease_regained' };
-
-export class Manager extends Actor<ManagerCall, never, Info> {
+export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
   private readonly queues: ServedQueues;
   private readonly idle: IdleWatch;
   private readonly late: LateFetches;
@@ -84,58 +56,20 @@ export class Manager extends Actor<ManagerCall, never, Info> {
 
   constructor(private readonly ctx: JobsContext) {
     super({ name: ActorNames.manager, registry: ctx.registry });
-    const { config, keys } = ctx;
-    const classes = classLimits(config, keys);
-    // Fetching ahead would hold slots of a limit across nodes, or of the node's cap, unused; under
-    // a rate limit it would start a job counted in one window later, in the next (the fetch counts
-    // each start as it takes the job). Nor for a queue of concurrency 1: its jobs wait on whichever
-    // thread took them, and a slot goes first to a job waiting on its own thread, so with one slot
-    // they could start out of order.
-    const prefetchOf = (q: ResolvedQueue) =>
-      q.globalConcurrency === undefined &&
-      q.rateLimit === undefined &&
-      classes.length === 0 &&
-      config.totalConcurrency === 0 &&
-      q.concurrency > 1
-        ? Math.round(config.prefetch * q.concurrency)
-        : 0;
-    const table = ctx.jobs.running.slots;
-    this.queues = new ServedQueues(config.queues, keys, config.nodeId, prefetchOf, (queue) => table.ahead(queue));
-    this.idle = new IdleWatch(() => ctx.redis, ctx, keys, config.idlePollInterval, {
-      wake: (queueKey) => this.send({ type: 'wake', queueKey, heard: this.queues.heard() }),
-      trackingOn: () => this.send({ type: 'tracking_on' }),
-      // The subscriber ioredis ended by itself: crash, the restart subscribes afresh.
-      ended: (error) => this.send({ type: 'connection_ended', error }),
-      warn: (message) => ctx.logger.warn(message, { actor: this.name }),
-      info: (message) => ctx.logger.info(message, { actor: this.name }),
-    });
-    this.late = new LateFetches((answer) => this.send({ type: 'late_fetched', ...answer }));
-    this.schedule = new PollSchedule({
+    const parts = managerParts(ctx, {
+      name: this.name,
       send: (msg) => this.send(msg),
       sendAfter: (msg, ms) => this.sendAfter(msg, ms),
-      cancel: (timer) => this.cancelTimer(timer),
-    });
-    this.reclaimer = new Reclaimer(ctx, this.name);
-    // A job's runner outlives a restart of the manager that started it: it tells whichever runs now.
-    const current = () => ctx.registry.whereis<Manager>(ActorNames.manager);
-    const events = {
-      slotFreed: (queue: string) => current()?.send({ type: 'slot_freed', queue }),
-      reclaim: (queue: string) => current()?.send({ type: 'reclaim', queue }),
-    };
-    const dispatcher = new Dispatcher(ctx, events, this.name);
-    ctx.lease.onRegained = () => current()?.send({ type: 'lease_regained' });
-    const handOverParts: HandOverParts = {
-      mayStart: () => ctx.lease.holds(),
-      queues: this.queues,
-      table: ctx.jobs.running.slots,
-      reclaimer: this.reclaimer,
-      dispatch: (queue, backupKey, raw) => dispatcher.dispatch(queue, backupKey, raw),
+      cancelTimer: (timer) => this.cancelTimer(timer),
       withdraw: (queue) => this.withdraw(queue),
       queueFailed: (queue, message) => this.queueFailed(queue, message),
-      logger: ctx.logger,
-      actor: this.name,
-    };
-    this.fetcher = new Fetcher(ctx, handOverParts, this.late, classes);
+    });
+    this.queues = parts.queues;
+    this.idle = parts.idle;
+    this.late = parts.late;
+    this.schedule = parts.schedule;
+    this.reclaimer = parts.reclaimer;
+    this.fetcher = parts.fetcher;
   }
 
   /** Free and busy slots per queue: the shared work table. */
@@ -169,7 +103,7 @@ export class Manager extends Actor<ManagerCall, never, Info> {
     }
   }
 
-  protected override async handleInfo(msg: Info): Promise<void> {
+  protected override async handleInfo(msg: ManagerInfo): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
     if (
       msg.type === 'slot_freed' ||

@@ -17,7 +17,7 @@ import { buryDue, enqueueDue } from '../redis/move-scripts';
 import type { NodeContext } from '../run/node-context';
 import { knownQueues } from '../redis/known-queues';
 import { ActorNames } from '../run/node-context';
-import { isQueueName } from '../../config/validate';
+import { isQueueName } from '../../config/queue-options';
 
 /** Due jobs read per round trip; a full batch means more may be due, so the next is read at once. */
 export const SCHEDULER_BATCH = 100;

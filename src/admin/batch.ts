@@ -6,7 +6,7 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { EnqueueRequest } from '../job/new-jobs';
 import { encodeNewJob, InvalidJobError, JobOptions } from '../job/job';
-import { isQueueName } from '../../config/validate';
+import { isQueueName } from '../../config/queue-options';
 import { addToBatch, BATCH_TTL_SECONDS, BatchEvent, childMember } from '../redis/batch-scripts';
 import type { Enqueuer, EnqueueResult } from '../actors/enqueuer';
 import { ActorNames, NodeContext } from '../run/node-context';

@@ -1,7 +1,7 @@
 // Pausing queues on every node, through the shared `<ns>:nexq:paused` hash (one per queue in the
 // per-queue key layout) (Disque's PAUSE): 'in'
 // refuses enqueues, 'out' stops every node fetching, 'all' both.
-import { resolveQueue } from '../../config/validate';
+import { resolveQueue } from '../../config/queue-options';
 import type { Manager } from '../actors/manager';
 import { ActorNames } from '../run/node-context';
 import type { AdminContext } from './context';

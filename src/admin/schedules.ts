@@ -2,7 +2,8 @@
 // /api/schedules): add or replace, remove, list with each one's next run. Kept in Redis
 // (src/redis/schedule-store.ts); every node's Periodic actor reads them each second and enqueues
 // each tick once across nodes, as it does the `periodic` option's entries.
-import { ConfigError, checkPeriodicEntry } from '../../config/validate';
+import { ConfigError } from '../../config/validate';
+import { checkPeriodicEntry } from '../../config/periodic-options';
 import { cronIn } from '../../config/cron-zone';
 import type { PeriodicSpec } from '../../config/defaults';
 import { NexqError } from '../../config/nexq-error';

@@ -4,7 +4,7 @@
 // turn to the next one: queue order (strict priority, the default), or — when any queue has a
 // weight — an order drawn at random by weight (gocraft's priority sampler: a queue of weight w
 // comes first w times in W, so a heavy queue gets most slots and a light one is never starved).
-import type { ResolvedQueue } from '../../config/validate';
+import type { ResolvedQueue } from '../../config/queue-options';
 
 export function fetchOrder<Q extends Pick<ResolvedQueue, 'name' | 'weight'>>(
   queues: Q[],

@@ -3,7 +3,7 @@
 // to the threads ahead of a free slot (`prefetch`: they wait in a thread's run queue, and in the
 // backup list). The manager's state for runtime subscribe and unsubscribe; the slots themselves,
 // and the count of jobs handed over, are in the work table.
-import type { ResolvedQueue } from '../../config/validate';
+import type { ResolvedQueue } from '../../config/queue-options';
 import type { Keys } from '../redis/keys';
 import type { FetchQueue } from '../redis/fetch-script';
 import type { QueueState } from './policy';

@@ -1,5 +1,6 @@
 // The job as it travels through Redis: Sidekiq's / Exq's JSON. Decoding checks the fields nexq
 // relies on and keeps the raw text, which is what goes back to Redis (LREM needs it byte-exact).
+// One file: the wire format both ways, decoding and encoding the same fields under the same rules.
 import { NexqError, type NexqErrorCode } from '../../config/nexq-error';
 import { createHash } from 'node:crypto';
 import { v4 as uuidv4 } from 'uuid';

@@ -2,7 +2,7 @@
 // The Enqueuer writes the result to Redis; nexq/testing records it in memory. Both share this, so
 // a test sees the same JSON, jids, timestamps and errors as production.
 import { defaults, type TimestampFormat } from '../../config/defaults';
-import { isQueueName } from '../../config/validate';
+import { isQueueName } from '../../config/queue-options';
 import { encodeNewJob, InvalidJobError, JobOptions, payloadTooLarge, uniqueKeyOf } from './job';
 import { Encryption, KeyRing, wantsEncryption } from './encryption';
 import { dateToSeconds, LATEST_DATE_SECONDS, nowSeconds } from './time';

@@ -7,7 +7,7 @@ import type { ResolvedConfig } from '../../config/validate';
 import type { HandlerRegistry } from '../handlers/registry';
 import { loggingMiddleware } from '../run/logging-middleware';
 import type { Middleware } from '../run/middleware';
-import { AckBatcher } from '../redis/ack-batcher';
+import { AckBatcher } from '../redis/settle-scripts';
 import type { NodeContext, NodeJobs } from '../run/node-context';
 import { ThreadPool } from '../pool/thread-pool';
 import { BatchJob, joinBatch } from '../admin/batch';

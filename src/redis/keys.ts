@@ -1,4 +1,5 @@
-// Every Redis key nexq touches is built here. Two layouts:
+// Every Redis key nexq touches is listed here and built by Keys: a queue's keys in this file, the
+// node-wide ones in src/redis/node-keys.ts, in the key space of src/redis/key-space.ts. Two layouts:
 //
 // 'shared' (the default): Exq's layout, which is Sidekiq's plus a prefix.
 //   <ns>:queues                        set of known queue names
@@ -69,67 +70,17 @@
 // beats). A script then touches the keys of one queue (or the node-wide ones) only. Sidekiq and Exq
 // cannot read this layout (docs/compatibility.md).
 import { KeyLayoutError } from './errors';
+import { globEscape } from './key-space';
+import { NodeKeys } from './node-keys';
 export { KeyLayoutError };
+export { statDay } from './node-keys';
 
 import type { KeyLayout } from '../../config/defaults';
 
 export type { KeyLayout };
 export type JobSet = 'schedule' | 'retry' | 'dead';
 
-export class Keys {
-  private readonly prefix: string;
-  /** Prefix of the keys that belong to one queue (the node-wide prefix in the shared layout). */
-  private readonly queuePrefix: string;
-  readonly perQueue: boolean;
-
-  constructor(
-    readonly namespace: string,
-    readonly layout: KeyLayout = 'shared',
-  ) {
-    this.perQueue = layout === 'per-queue';
-    if (this.perQueue && (namespace === '' || /[{}]/.test(namespace))) {
-      throw new KeyLayoutError(
-        `the per-queue key layout needs a namespace without braces (got ${JSON.stringify(namespace)}): each queue's keys carry the queue's own hash tag`,
-      );
-    }
-    this.queuePrefix = namespace === '' ? '' : `${namespace}:`;
-    this.prefix = this.perQueue ? `{${namespace}}:` : this.queuePrefix;
-  }
-
-  key(name: string): string {
-    return this.prefix + name;
-  }
-
-  /**
-   * Whether this layout can name the keys of a queue called `queue`: any name in the shared
-   * layout; in the per-queue one a name that can be a hash tag (non-empty, no braces).
-   */
-  fits(queue: string): boolean {
-    return !this.perQueue || queueFitsTag(queue);
-  }
-
-  /**
-   * The group of queues whose keys may meet in one script call: every queue in the shared layout
-   * (''), each queue alone in the per-queue layout (its name).
-   */
-  group(queue: string): string {
-    return this.perQueue ? queue : '';
-  }
-
-  /** A key of `queue`: `<ns>:<name>:<q>`, or `<ns>:<name>:{<q>}` in the per-queue layout. */
-  private ofQueue(name: string, queue: string, suffix = ''): string {
-    return `${this.queuePrefix}${name}${this.perQueue ? `{${checkQueue(queue)}}` : queue}${suffix}`;
-  }
-
-  /** A key that one queue owns in the per-queue layout and all queues share in the shared layout. */
-  private sharedOrOfQueue(name: string, queue: string): string {
-    return this.perQueue ? this.ofQueue(`${name}:`, queue) : this.key(name);
-  }
-
-  get queues(): string {
-    return this.key('queues');
-  }
-
+export class Keys extends NodeKeys {
   queue(queue: string): string {
     return this.ofQueue('queue:', queue);
   }
@@ -198,49 +149,12 @@ export class Keys {
     return [...new Set(queues)].sort().map((queue) => ({ key: this.jobSet(set, queue), queue }));
   }
 
-  /** Per-class metrics of one UTC minute (`YYYY-MM-DDTHH:MM`), a node-wide key. */
-  classMetrics(minute: string): string {
-    return this.key(`nexq:metrics:${minute}`);
-  }
-
-  /** Per-queue jobs processed in one UTC minute (`YYYY-MM-DDTHH:MM`), a node-wide key. */
-  queueMetrics(minute: string): string {
-    return this.key(`nexq:queue-metrics:${minute}`);
-  }
-
   /**
    * nexq's own: jobs of `queue` processed (failures included), added to by the same script that takes
    * each job off its backup list, so it never disagrees with the backup lists (`nexq drain`).
    */
   processed(queue: string): string {
     return this.ofQueue('nexq:processed:', queue);
-  }
-
-  stat(name: 'processed' | 'failed', day?: string): string {
-    return this.key(day ? `stat:${name}:${day}` : `stat:${name}`);
-  }
-
-  /** nexq's own: node id -> epoch seconds of its last beat, for dead-node recovery. */
-  get nodes(): string {
-    return this.key('nexq:nodes');
-  }
-
-  /**
-   * Exq's: node id -> epoch seconds of its last beat (Exq.Redis.Heartbeat); nexq writes nothing
-   * there. Exq names it `"#{namespace}:heartbeats"` whatever the namespace: `:heartbeats` for ''.
-   */
-  get exqHeartbeats(): string {
-    return `${this.namespace}:heartbeats`;
-  }
-
-  /** nexq's own: the process that holds the default node id `nodeId`, with a time to live. */
-  nodeClaim(nodeId: string): string {
-    return this.key(`nexq:node-claim:${nodeId}`);
-  }
-
-  /** nexq's own: node id -> process identity, so a dead node's process entry can be removed. */
-  get nodeIdentities(): string {
-    return this.key('nexq:node-identities');
   }
 
   /** nexq's own: hash queue -> in | out | all, for paused queues (one hash per queue in the per-queue layout). */
@@ -317,11 +231,6 @@ export class Keys {
     return [...new Set(queues)].sort().map((queue) => ({ key: this.jobIndex(queue), queue }));
   }
 
-  /** nexq's own: the pub/sub channel that carries cancel requests to every node. */
-  get cancelChannel(): string {
-    return this.key('nexq:cancel');
-  }
-
   /**
    * nexq's own: the pub/sub channel on which the scripts that push jobs into a queue name its key
    * (`nexq_wake` in lua/_prelude.lua, which derives it from the queue key by the same rule: the
@@ -330,16 +239,6 @@ export class Keys {
   get wakeChannel(): string {
     const queueKey = this.queue('q');
     return `${queueKey.slice(0, queueKey.indexOf('queue:'))}nexq:wake`;
-  }
-
-  /** nexq's own: the result a job kept (its handler's return value as JSON), expiring after its keepResult. */
-  result(jid: string): string {
-    return this.key(`nexq:result:${jid}`);
-  }
-
-  /** nexq's own: the pub/sub channel that says which job just kept a result (waitFor listens). */
-  get resultChannel(): string {
-    return this.key('nexq:results');
   }
 
   /** nexq's own: a unique job's lock, holding its jid (unique within its queue in the per-queue layout). */
@@ -352,11 +251,6 @@ export class Keys {
     return this.perQueue ? this.ofQueue('nexq:periodic:', queue, `:${id}`) : this.key(`nexq:periodic:${id}`);
   }
 
-  /** nexq's own: the schedules set at run time, name -> JSON (src/redis/schedule-store.ts). */
-  get schedules(): string {
-    return this.key('nexq:schedules');
-  }
-
   /**
    * nexq's own: batch `bid`'s hash (`part` absent) or its member sets, all in one slot (the batch's
    * own tag in the per-queue layout). Undefined for a bid that cannot be a hash tag there.
@@ -367,42 +261,11 @@ export class Keys {
     return bid === '' || /[{}]/.test(bid) ? undefined : `${this.queuePrefix}nexq:batch:{${bid}}${suffix}`;
   }
 
-  /** nexq's own: every batch by when it was created (node-wide), for `nexq batches`. */
-  get batches(): string {
-    return this.key('nexq:batches');
-  }
-
   /** nexq's own: set once callback `event` of batch `bid` was pushed into `queue` (in the queue's slot). */
   batchFired(queue: string, bid: string, event: string): string {
     return this.perQueue
       ? this.ofQueue('nexq:batch-fired:', queue, `:${bid}:${event}`)
       : this.key(`nexq:batch-fired:${bid}:${event}`);
-  }
-
-  get processes(): string {
-    return this.key('processes');
-  }
-
-  process(identity: string): string {
-    return this.key(identity);
-  }
-
-  processWorkers(identity: string): string {
-    return this.key(`${identity}:workers`);
-  }
-
-  /** nexq's own: the node's supervision tree (JSON), written with its heartbeat. */
-  processTree(identity: string): string {
-    return this.key(`nexq:tree:${identity}`);
-  }
-
-  /** The same running-jobs hash as Sidekiq 6.5 and later name it (they read this one). */
-  processWork(identity: string): string {
-    return this.key(`${identity}:work`);
-  }
-
-  processSignals(identity: string): string {
-    return this.key(`${identity}-signals`);
   }
 }
 
@@ -429,27 +292,4 @@ export interface FairKeys {
   starts: string;
   /** List: groups a fetch found at their groupConcurrency, out of the ring until one finds room again. */
   parked: string;
-}
-
-/** A queue name that can be a hash tag: non-empty, no braces (a brace would end or move the tag). */
-function queueFitsTag(queue: string): boolean {
-  return queue !== '' && !/[{}]/.test(queue);
-}
-
-function checkQueue(queue: string): string {
-  if (!queueFitsTag(queue)) {
-    throw new KeyLayoutError(
-      `queue name ${JSON.stringify(queue)} cannot be used in the per-queue key layout: it must be non-empty and without braces`,
-    );
-  }
-  return queue;
-}
-
-function globEscape(text: string): string {
-  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
-}
-
-/** UTC day as Sidekiq writes it in per-day stat keys. */
-export function statDay(date: Date = new Date()): string {
-  return date.toISOString().slice(0, 10);
 }

@@ -6,7 +6,7 @@ import type { JobEvents } from '../events/job-events';
 import type { HandlerRegistry } from '../handlers/registry';
 import type { Logger } from '../runtime/logger';
 import type { Middleware } from './middleware';
-import type { AckBatcher } from '../redis/ack-batcher';
+import type { AckBatcher } from '../redis/settle-scripts';
 import type { Keys } from '../redis/keys';
 import type { ScriptedRedis } from '../redis/scripts';
 import type { ThreadPool } from '../pool/thread-pool';

@@ -1,9 +1,9 @@
 // The shared table of per-queue concurrency, busy and running counts: the one source of truth for
 // slots. It lives in a SharedArrayBuffer (layout: workers/work-table-layout.ts) so worker threads
-// use it too: each claims a running slot there before it starts a job (workers/slot-claims.ts), and
-// a handler's `this.slots()` reads its queue's row. Names map to rows on the main thread, which
-// alone subscribes queues and counts the jobs it hands to threads (busy: started or waiting there
-// for a slot); each job's task carries its row.
+// use it too: each claims a running slot there before it starts a job (SlotClaims in
+// workers/run-queue.ts), and a handler's `this.slots()` reads its queue's row. Names map to rows
+// on the main thread, which alone subscribes queues and counts the jobs it hands to threads (busy:
+// started or waiting there for a slot); each job's task carries its row.
 import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING, STARVING } from '../../workers/work-table-layout';
 
 export { MAX_QUEUES };

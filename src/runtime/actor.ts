@@ -6,6 +6,7 @@
 //  3. Crash on any throw: run `terminate(reason)`, fail pending calls, tell every monitor why.
 //  4. Stop on request: finish the message in hand, run `terminate`, and exit with the reason given;
 //     an actor that does not finish within its stop timeout is killed.
+// One file: one class, whose mailbox, calls, monitors and stop all work on its private state.
 import { ActorExitedError, CallTimeoutError, describeReason } from './errors';
 import type { Registry } from './registry';
 

@@ -1,7 +1,7 @@
 // What the dashboard's API routes share: the error that carries an HTTP status, the route table's
 // types, and the readers of path, query and body parameters.
 import { NexqError } from '../../config/nexq-error';
-import { isQueueName } from '../../config/validate';
+import { isQueueName } from '../../config/queue-options';
 import { AdminContext, isJobSet, JobSet } from '../admin/context';
 
 export class ApiError extends NexqError {

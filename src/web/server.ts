@@ -4,7 +4,7 @@
 // mount in their own app too.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_WEB_HOST } from '../../config/validate';
+import { DEFAULT_WEB_HOST } from '../../config/http-options';
 import type { AdminContext } from '../admin/context';
 import type { Logger } from '../runtime/logger';
 import { BasicAuth } from './auth';

@@ -5,14 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaults } from '../../config/defaults';
-import {
-  envName,
-  fileAndEnv,
-  layerFromEnv,
-  readConfigFile,
-  unknownEnvWarnings,
-  validateLayers,
-} from '../../config/load';
+import { envName, fileAndEnv, layerFromEnv, unknownEnvWarnings, validateLayers } from '../../config/load';
+import { readConfigFile } from '../../config/config-file';
 import { ConfigError, resolveConfig } from '../../config/validate';
 import { parseArgs } from '../../src/cli/args';
 import { connectionConfig } from '../../src/cli/commands/common';

@@ -1,4 +1,4 @@
-// A worker thread's run queue and slot claims (workers/run-queue.ts, workers/slot-claims.ts), run
+// A worker thread's run queue and slot claims (workers/run-queue.ts), run
 // here on one thread with two queues standing for two threads over one shared table: a queue's
 // running count never passes its concurrency, a freed slot goes to the next job waiting on the
 // same thread without a release, or back to the table (waking the other thread's jobs), and a job
@@ -6,8 +6,7 @@
 // slot per job, all at once or none, and one above its queue's concurrency is withdrawn.
 import { expect } from 'chai';
 import { claimsViews, CLAIMS_BYTES, LEASE_FOREVER } from '../../workers/claims-layout';
-import { LocalJob, RunQueue } from '../../workers/run-queue';
-import { SlotClaims } from '../../workers/slot-claims';
+import { LocalJob, RunQueue, SlotClaims } from '../../workers/run-queue';
 import { WorkTable } from '../../src/run/work-table';
 import { waitFor } from '../support/node';
 

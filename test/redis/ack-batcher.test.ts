@@ -2,7 +2,7 @@
 // many acks of one backup list leave it in a few commands, the list otherwise as it was.
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { AckBatcher } from '../../src/redis/ack-batcher';
+import { AckBatcher } from '../../src/redis/settle-scripts';
 import { Keys } from '../../src/redis/keys';
 import { defineScripts } from '../../src/redis/scripts';
 import { freshNamespace, sharedRedis } from '../support/global-hooks';

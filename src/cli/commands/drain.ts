@@ -4,7 +4,7 @@
 import { NexqError } from '../../../config/nexq-error';
 import { UsageError } from '../args';
 import { LiveLine, renderProgress } from '../progress-bar';
-import { isQueueName } from '../../../config/validate';
+import { isQueueName } from '../../../config/queue-options';
 import { Command, CONNECTION_HELP, flagText, Output, printJson, withNexq } from './common';
 import { DrainState, isDrained, processedSince, readDrainState, remainingOf, totalQueued } from './drain-state';
 import { QueueUnservedError } from '../errors';

@@ -1,5 +1,5 @@
 // `nexq enqueue <queue> <class> [json-args] [--in SECONDS | --at ISO]`: prints the new job's jid.
-import { isQueueName } from '../../../config/validate';
+import { isQueueName } from '../../../config/queue-options';
 import { readServing, unservedReasons } from '../../redis/live-serving';
 import { UsageError } from '../args';
 import { isoOfSeconds, LATEST_DATE_SECONDS } from '../../job/time';
