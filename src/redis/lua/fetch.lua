@@ -240,7 +240,8 @@ for i = 1, n do
   if wanted > 0 then
     local why
     if fair then
-      moved, why, left, more = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0, now)
+      moved, why, left, more = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0, now,
+        not limitedClasses)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else
