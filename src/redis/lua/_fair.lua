@@ -450,7 +450,7 @@ local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead, now, admit
   end
   local group_admit, count, full = nexq_group_admit(f, node, admit)
   local moved, left, took, more
-  if admits_all and not f.limit and not f.spec and sizes.counts == 1 and sizes.ring == 1 and sizes.parked == 0 then
+  if wanted > 0 and admits_all and not f.limit and not f.spec and sizes.counts == 1 and sizes.ring == 1 and sizes.parked == 0 then
     moved, left, took, more = nexq_fair_take_sole(f, backup, wanted, sizes)
   end
   if not moved then
