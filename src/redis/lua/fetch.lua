@@ -237,10 +237,15 @@ for i = 1, n do
     end
   end
   local left, more
-  if wanted > 0 then
+  -- Jobs a fair queue may take ahead of its free slots, in turn (_fair.lua). A fetch for that room
+  -- alone (no slot free here: asked 0) takes them as a plain queue's does below, unless a pause or
+  -- its rate leaves room for fewer than twice as many.
+  local fair_ahead = fair and ahead_ok and not rate.limit and ahead or 0
+  local ahead_only = fair_ahead > 0 and asked == 0 and state == 'm' and nexq_rate_room(rate) >= 2 * fair_ahead
+  if wanted > 0 or ahead_only then
     local why
     if fair then
-      moved, why, left, more = nexq_fair_fetch(fair, node, backup, wanted, admit, ahead_ok and not rate.limit and ahead or 0, now)
+      moved, why, left, more = nexq_fair_fetch(fair, node, backup, wanted, admit, fair_ahead, now, not limitedClasses)
     elseif limitedClasses then
       moved, why, left = take_window(queue, backup, wanted)
     else
@@ -273,6 +278,13 @@ for i = 1, n do
         state = left > 0 and 'l' or 'e'
       end
     end
+  end
+  if state == 'm' and fair_ahead > 0 and left and not more and #moved <= asked then
+    -- A fair fetch that took none ahead: fewer than a backlog's worth wait behind its jobs (or
+    -- none), so the node takes none ahead until a slot frees ('s', as a plain queue says below).
+    -- It said 'm' before, and a fetch for room ahead alone then came back at once, in a loop of
+    -- empty fetches while every slot was busy (W2 at c10: one empty fetch per ten jobs).
+    state = left > 0 and 's' or 'e'
   end
   -- Under its own rate limit (or pause) jobs taken ahead count as they are taken, and are taken
   -- only while the window holds room for twice as many: a generous limit costs nothing, a tight one
