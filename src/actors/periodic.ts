@@ -49,6 +49,10 @@ export class Periodic extends TickingActor {
   private done = new Map<string, number>();
   /** Per entry set at run time: rounds in a row its state key was found gone. */
   private gone = new Map<string, number>();
+  /** States of the `periodic` entries a schedule of their name replaced at the last read. */
+  private overridden = new Set<string>();
+  /** Those back since (the schedule went): each starts at its next tick, as a new schedule does. */
+  private returning = new Set<string>();
   /** Each stored schedule's entry, by state id: parsed once per version. */
   private stored = new Map<string, PeriodicEntry>();
   /** Stored schedules this node cannot run (said once each). */
@@ -92,7 +96,8 @@ export class Periodic extends TickingActor {
       const goneRounds = this.gone.get(entry.state) ?? 0;
       // A state gone for good starts afresh as a new schedule does: its next tick is run.
       const restart = entry.kept && goneRounds >= STATE_GONE_ROUNDS;
-      const mode = entry.kept && !restart ? 'kept' : boot || restart ? 'boot' : '';
+      const returning = this.returning.has(entry.state);
+      const mode = returning ? 'start' : entry.kept && !restart ? 'kept' : boot || restart ? 'boot' : '';
       const { queue } = entry.spec;
       const jid = periodicJid(entry.id, tick);
       const { json } = encodeNewJob(
@@ -123,6 +128,7 @@ export class Periodic extends TickingActor {
         return true;
       }
       this.gone.delete(entry.state);
+      this.returning.delete(entry.state);
       this.done.set(entry.state, tick);
       if (restart && outcome === 'new-schedule')
         logger.warn(
@@ -185,6 +191,12 @@ export class Periodic extends TickingActor {
     this.stored = stored;
     const names = new Set([...stored.values()].map((e) => e.id));
     this.entries = [...this.configured.filter((e) => !names.has(e.id)), ...stored.values()];
+    // A `periodic` entry back from under a removed schedule of its name does not catch up the tick
+    // that schedule may have run (the same jid): it starts afresh.
+    const overridden = new Set(this.configured.filter((e) => names.has(e.id)).map((e) => e.state));
+    for (const state of this.overridden) if (!overridden.has(state)) this.returning.add(state);
+    for (const state of overridden) this.returning.delete(state);
+    this.overridden = overridden;
     // A removed or replaced schedule's state is forgotten: set again, it starts afresh.
     this.done = ofEntries(this.done, this.entries);
     this.gone = ofEntries(this.gone, this.entries);

@@ -127,8 +127,10 @@ export type PeriodicOutcome = 'enqueued' | 'already' | 'new-schedule' | 'gone';
 /**
  * How a call treats a schedule without state: '' enqueues the tick; 'boot' (a node's first call)
  * records it only; 'kept' (state written and removed with the schedule) writes nothing: 'gone'.
+ * 'start' records the tick whatever the state holds (a `periodic` entry coming back from under a
+ * schedule of its name).
  */
-export type PeriodicMode = '' | 'boot' | 'kept';
+export type PeriodicMode = '' | 'boot' | 'kept' | 'start';
 
 /**
  * Enqueues tick `tick` (epoch seconds) of a periodic job unless it or a later tick was enqueued

@@ -87,10 +87,14 @@ export async function writeSchedule(
   const { cron, queue, class: className, args = [], tz } = spec;
   const token = randomBytes(4).toString('hex');
   const start = cronIn(cron, tz).previous(now - CLOCKS_APART_SECONDS);
-  const oldLast = old ? await takeState(redis, keys.periodic(stateId(old), old.queue)) : undefined;
+  // Without an old version, the last tick of a `periodic` entry of this name (its state, keyed by
+  // the name) that this schedule replaces: a tick it ran is not run again under the same jid.
+  const oldLast = old
+    ? await takeState(redis, keys.periodic(stateId(old), old.queue))
+    : tickIn(await redis.get(keys.periodic(name, queue)));
   // The old version's state was run unless it is still the tick that version started from.
   const ran =
-    old !== undefined && oldLast !== undefined && oldLast >= start && (oldLast !== old.from || old.ran === true);
+    oldLast !== undefined && oldLast >= start && (old === undefined || oldLast !== old.from || old.ran === true);
   const from = ran ? oldLast : start;
   const stored = { cron, queue, class: className, args, ...(tz === undefined ? {} : { tz }), token, from, ran };
   await redis.set(keys.periodic(stateId({ ...stored, name }), queue), String(from), 'NX');
@@ -104,6 +108,11 @@ async function takeState(redis: RedisClient, key: string): Promise<number | unde
   const replies = await redis.multi().get(key).del(key).exec();
   const [err, value] = replies?.[0] ?? [null, null];
   if (err) throw err;
+  return tickIn(value as string | null);
+}
+
+/** The tick a state key holds, undefined when none (or not a number). */
+function tickIn(value: string | null): number | undefined {
   const last = Number(value ?? NaN);
   return Number.isFinite(last) ? last : undefined;
 }

@@ -83,6 +83,11 @@ describe('periodic jobs', () => {
           '{"jid":"periodic-s-101"}',
         ]);
         expect(await t.redis.smembers(keys.queues)).to.deep.equal(['q']);
+        // 'start' (a `periodic` entry back from under a schedule of its name) records, never enqueues.
+        expect(await enqueuePeriodic(redis, keys, state, 'q', 110, '{}', 'j', 'start')).to.equal('new-schedule');
+        expect(await enqueuePeriodic(redis, keys, state, 'q', 110, '{}', 'j', 'start')).to.equal('already');
+        expect(await t.redis.get(state)).to.equal('110');
+        expect(await t.redis.llen(keys.queue('q'))).to.equal(2);
       } finally {
         redis.disconnect();
       }

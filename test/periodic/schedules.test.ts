@@ -173,6 +173,36 @@ describe('schedules set at run time', () => {
     expect(listed).not.to.have.property('lastRunAt');
   });
 
+  it('brings back a `periodic` entry from under a removed schedule of its name at its next tick, not catching up', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    const hour = Math.floor((await t.redis.time())[0] / 3600) * 3600;
+    // The entry ran the tick an hour ago, then a schedule of its name replaced it.
+    await t.redis.set(t.keys.periodic('hourly', 'cron'), String(hour - 3600));
+    await producer.schedules.set('hourly', { cron: '0 * * * *', queue: 'cron', class: 'Record', args: ['set'] });
+    await t.start({ periodic: [{ name: 'hourly', cron: '0 * * * *', queue: 'cron', class: 'Record' }] });
+    await sleep(1500); // a round or more with the schedule read
+    expect(await producer.schedules.remove('hourly')).to.equal(true);
+    // The entry is back within a second; the tick of this hour, which the schedule may have run, is
+    // recorded, not run again.
+    await waitFor(
+      async () => Number(await t.redis.get(t.keys.periodic('hourly', 'cron'))) >= hour,
+      5000,
+      "the entry's state at this hour's tick",
+    );
+    expect(await t.redis.llen(t.keys.queue('cron'))).to.equal(0);
+  });
+
+  it('goes on from the last tick of the `periodic` entry of its name that it replaces', async () => {
+    const producer = await t.start({ mode: 'enqueuer' });
+    // The entry (its state keyed by its name) ran this second's tick just before the set.
+    const tick = Math.floor((await t.redis.time())[0]);
+    await t.redis.set(t.keys.periodic('entry', 'cron'), String(tick));
+    await producer.schedules.set('entry', { cron: EVERY_SECOND, queue: 'cron', class: 'Record' });
+    expect(await runTick(producer, await stateKey('entry', 'cron'), tick)).to.equal('already');
+    const [listed] = await producer.schedules.list();
+    expect(listed.lastRunAt?.getTime()).to.equal(tick * 1000);
+  });
+
   it('refuses a bad schedule, naming the field, and writes nothing', async () => {
     const node = await t.start({ mode: 'enqueuer' });
     const refused = (spec: object) =>

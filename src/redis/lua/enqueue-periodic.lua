@@ -12,7 +12,9 @@
 --          so its tick is recorded and not enqueued (ticks from before it existed are not run);
 --          'kept' for a schedule whose state key is written and removed with it (set at run time,
 --          src/redis/schedule-store.ts): no state means that version was replaced or removed since
---          the node read it, and nothing is written
+--          the node read it, and nothing is written; 'start' for a `periodic` entry coming back when
+--          the schedule of its name that replaced it went: its tick is recorded and not enqueued
+--          (that schedule may have run it, under the same jid)
 -- ARGV[5]  the job's jid
 -- Returns 1 when it pushed the job, 0 when this tick or a later one was enqueued already, -1 when
 -- it recorded a new schedule's first tick without enqueuing it, -2 when a 'kept' state was gone.
@@ -22,6 +24,11 @@ nexq_expect_type(KEYS[2], 'list')
 if KEYS[4] then nexq_expect_type(KEYS[4], 'set') end
 local tick = tonumber(ARGV[1])
 local last = redis.call('GET', KEYS[1])
+if ARGV[4] == 'start' then
+  if last and tonumber(last) and tonumber(last) >= tick then return 0 end
+  redis.call('SET', KEYS[1], ARGV[1])
+  return -1
+end
 if last and tonumber(last) then
   if tonumber(last) >= tick then
     return 0
