@@ -130,15 +130,18 @@ export interface NexqOptions {
   /**
    * Jobs a node keeps fetched ahead per queue, beyond its free slots, as a share of the queue's
    * concurrency (1: as many as it runs at once; 0: none), so a freed slot starts the next job on
-   * its worker thread without a round trip to the main thread or Redis. They wait in a thread's
+   * its worker thread without a round trip to the main thread or Redis; while a queue's jobs run
+   * shorter than a refill takes (about 1 ms), as many as its slots finish in one, up to 32, so
+   * sub-millisecond jobs do not wait on the refill (a job of 1 ms or more never gets more than
+   * this share gives). They wait in a thread's
    * run queue and in the node's backup list (recovered like running jobs after a crash), are
    * shown as reserved, not busy, go back to the head of their queue when
    * the node goes quiet, stops or leaves the queue, or at the next refill after a pause for output
    * (until then, up to half of them may still start), and are taken only while 100 more jobs wait,
-   * so a short queue is shared. Not for queues with `globalConcurrency`, on a node with
-   * `classConcurrency`, `classRateLimits` or a `totalConcurrency` cap; under a `rateLimit` only
-   * while the window has room for twice as many; not for a queue of concurrency 1, whose jobs so
-   * start in their queue's order. Set 0 for long jobs: a job fetched ahead waits for a slot of its
+   * so a short queue is shared. Not for queues with `globalConcurrency` or a `rateLimit` (a job
+   * counted in a window starts in it), on a node with `classConcurrency`, `classRateLimits` or a
+   * `totalConcurrency` cap; not for a queue of concurrency 1, whose jobs so start in their queue's
+   * order. Set 0 for long jobs: a job fetched ahead waits for a slot of its
    * node even when another node is free.
    */
   prefetch: number;

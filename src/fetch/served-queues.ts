@@ -3,10 +3,23 @@
 // to the threads ahead of a free slot (`prefetch`: they wait in a thread's run queue, and in the
 // backup list). The manager's state for runtime subscribe and unsubscribe; the slots themselves,
 // and the count of jobs handed over, are in the work table.
+//
+// The room ahead is `prefetch` × concurrency, and more while a queue's jobs run shorter than a
+// refill takes. The jobs ahead hide the refill (a fetch's round trip, then the hand-over to the
+// threads, about REFILL_MS here) only if they outlast it: ten slots of no-op jobs used up ten jobs
+// ahead long before the next ten arrived, and the slots waited. So the room is what the queue's
+// slots finish in one refill at their recent pace (src/run/run-pace.ts), at most SHORT_JOBS_AHEAD
+// (what the main thread hands over in about that time), never less than `prefetch` gives. Jobs of
+// a millisecond or more never get more than `prefetch`.
 import type { ResolvedQueue } from '../../config/queue-options';
 import type { Keys } from '../redis/keys';
 import type { FetchQueue } from '../redis/fetch-script';
 import type { QueueState } from './policy';
+
+/** About how long a refill takes, from a fetch sent to its jobs on the threads, ms. */
+const REFILL_MS = 1;
+/** The most jobs kept ahead of a queue's slots for its short jobs' sake. */
+export const SHORT_JOBS_AHEAD = 32;
 
 /** A served queue with what the last fetch from it said. */
 export interface ServedQueue extends ResolvedQueue {
@@ -38,7 +51,8 @@ export class ServedQueues {
 
   /**
    * `prefetchOf` says how many jobs a queue may hand over ahead of its free slots; `ahead` how many
-   * it has handed over beyond its concurrency now (the work table's count).
+   * it has handed over beyond its concurrency now (the work table's count); `runMs` how long its
+   * jobs lately ran, if any ended here.
    */
   constructor(
     configured: ResolvedQueue[],
@@ -46,6 +60,7 @@ export class ServedQueues {
     private readonly nodeId: string,
     private readonly prefetchOf: (q: ResolvedQueue) => number,
     private readonly ahead: (queue: string) => number = () => 0,
+    private readonly runMs: (queue: string) => number | undefined = () => undefined,
   ) {
     this.serve(configured.map((q) => this.toServed(q)));
   }
@@ -99,15 +114,24 @@ export class ServedQueues {
     const q = this.get(name);
     if (!q || q.prefetch === 0 || q.state !== 'more') return 0;
     // Refilled once half is used, so one fetch brings several jobs rather than one per freed slot.
+    const room = this.room(q);
     const ahead = this.ahead(name);
-    if (ahead > Math.floor(q.prefetch / 2)) return 0;
-    return q.prefetch - ahead;
+    if (ahead > Math.floor(room / 2)) return 0;
+    return room - ahead;
   }
 
   /** True while `name` may hand one more job to the threads ahead of a free slot. */
   mayHandAhead(name: string): boolean {
     const q = this.get(name);
-    return q !== undefined && this.ahead(name) < q.prefetch;
+    return q !== undefined && this.ahead(name) < this.room(q);
+  }
+
+  /** How many jobs `q` may hold ahead of its free slots now (the header says why). */
+  private room(q: ServedQueue): number {
+    const ms = q.prefetch === 0 ? undefined : this.runMs(q.name);
+    if (ms === undefined) return q.prefetch;
+    const finishedInARefill = ms <= 0 ? Infinity : Math.ceil((q.concurrency * REFILL_MS) / ms);
+    return Math.max(q.prefetch, Math.min(finishedInARefill, SHORT_JOBS_AHEAD));
   }
 
   /**

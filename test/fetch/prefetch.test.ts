@@ -2,7 +2,8 @@
 // on its worker threads and in its backup list (so a crash recovers them as running jobs), are not
 // shown as busy, and go back to the head of their queue when the node goes quiet or stops; a short
 // queue is shared, not held; a queue of concurrency 1 takes none ahead (its jobs start in order),
-// nor one under a rate limit (a job counted in a window starts in it).
+// nor one under a rate limit (a job counted in a window starts in it); a queue whose jobs end
+// quicker than a refill keeps more ahead.
 import { expect } from 'chai';
 import type { Nexq } from '../../src/nexq';
 import { captureLogs } from '../support/capture-logs';
@@ -27,6 +28,32 @@ describe('jobs fetched ahead (prefetch)', () => {
     await waitFor(async () => (await t.redis.llen(out)) >= 150, 20_000, 'every job to run');
     await sleep(100);
     expect((await t.redis.lrange(out, 0, -1)).sort()).to.deep.equal([...jids].sort());
+  });
+
+  it('keeps more than prefetch × concurrency ahead of a queue whose jobs run shorter than a refill, and runs each once', async () => {
+    const node = await t.start({ queues: [{ name: 'q', concurrency: 10 }], prefetch: 1 });
+    // Jobs that do nothing set the queue's pace; jobs held at a gate then keep it (none ends).
+    await node.enqueueAll(Array.from({ length: 300 }, () => ({ queue: 'q', class: 'Noop', args: [] })));
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.queue('q'))) + (await t.redis.llen(backupOf(node))) === 0,
+      10_000,
+      'the short jobs to run',
+    );
+    const gate = t.out('gate');
+    const held = await node.enqueueAll(
+      Array.from({ length: 150 }, () => ({ queue: 'q', class: 'Gate', args: [t.url, gate] })),
+    );
+    // 10 running and 10 ahead is what prefetch 1 alone keeps; jobs this short get more.
+    await waitFor(async () => (await t.redis.llen(backupOf(node))) > 20, 10_000, 'more than 10 jobs ahead');
+    expect(node.node.ctx.jobs?.running.list().length).to.be.at.most(10);
+    await t.redis.rpush(gate, ...held);
+    await waitFor(
+      async () => (await t.redis.llen(t.keys.queue('q'))) + (await t.redis.llen(backupOf(node))) === 0,
+      20_000,
+      'every gated job to run',
+    );
+    await sleep(100);
+    expect(await t.redis.llen(gate), 'each gated job ran once: one token each').to.equal(0);
   });
 
   it('takes none ahead under a rate limit: each job starts in the window that counted it', async () => {

@@ -1,7 +1,8 @@
 // What the manager knows of the queues it serves (src/fetch/served-queues.ts): which wake signals a
-// fetch already answered, and a signal heard while a fetch was out late.
+// fetch already answered, a signal heard while a fetch was out late, and how many jobs a queue may
+// hold ahead of its free slots.
 import { expect } from 'chai';
-import { ServedQueues } from '../../src/fetch/served-queues';
+import { ServedQueues, SHORT_JOBS_AHEAD } from '../../src/fetch/served-queues';
 import { Keys } from '../../src/redis/keys';
 
 const served = () =>
@@ -64,5 +65,38 @@ describe('served queues', () => {
       { name: 'a', concurrency: 5 },
       { name: 'b', concurrency: 5 },
     ]);
+  });
+
+  it('keeps more jobs ahead of a queue whose jobs run shorter than a refill, up to a cap, never fewer than prefetch gives', () => {
+    const pace = new Map<string, number>();
+    let ahead = 0;
+    const queues = new ServedQueues(
+      [
+        { name: 'a', concurrency: 5 },
+        { name: 'one', concurrency: 1 },
+      ],
+      new Keys('t'),
+      'n1',
+      (q) => (q.concurrency > 1 ? q.concurrency : 0),
+      () => ahead,
+      (queue) => pace.get(queue),
+    );
+    queues.record('a', 'more');
+    queues.record('one', 'more');
+    expect(queues.reserveRoom('a'), 'no run heard yet: prefetch × concurrency').to.equal(5);
+    pace.set('a', 5);
+    expect(queues.reserveRoom('a'), 'jobs of 5 ms').to.equal(5);
+    pace.set('a', 0.5);
+    expect(queues.reserveRoom('a'), 'five slots finish ten jobs of 0.5 ms in a refill').to.equal(10);
+    pace.set('a', 0);
+    expect(queues.reserveRoom('a'), 'jobs that end in the turn they start').to.equal(SHORT_JOBS_AHEAD);
+    ahead = SHORT_JOBS_AHEAD - 1;
+    expect(queues.mayHandAhead('a')).to.equal(true);
+    ahead = SHORT_JOBS_AHEAD;
+    expect(queues.mayHandAhead('a')).to.equal(false);
+    ahead = 0;
+    pace.set('one', 0);
+    expect(queues.reserveRoom('one'), 'a queue that takes none ahead still takes none').to.equal(0);
+    expect(queues.mayHandAhead('one')).to.equal(false);
   });
 });
