@@ -7,42 +7,47 @@
 import { GroupLimits, groupLimitsOf } from '../../config/group-limits';
 import { checkRateLimit, type RateLimit } from '../../config/rate-limit';
 import type { ResolvedConfig } from '../../config/validate';
-import { jsonObject } from '../job/json-object';
 import type { RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
-import { liveProcessEntries } from './processes';
+import { readLiveInfos, type LiveInfos } from '../redis/live-infos';
 
 type Ctx = { redis: RedisClient; keys: Keys; config: Pick<ResolvedConfig, 'queues'> };
 
 /**
  * The limits per group `queue` is held to, as far as this process can tell: its config's when it
- * serves the queue fair, else the live nodes' (liveGroupLimits); undefined when neither says.
+ * serves the queue fair, else the live nodes' (liveGroupLimits), from `infos` when the live process
+ * entries were read already (readLiveInfos), else read here only if the config does not say;
+ * undefined when neither says.
  */
-export async function knownGroupLimits(ctx: Ctx, queue: string): Promise<GroupLimits | undefined> {
-  return groupLimitsOf(ctx.config, queue) ?? (await liveGroupLimits(ctx, queue));
+export async function knownGroupLimits(ctx: Ctx, queue: string, infos?: LiveInfos): Promise<GroupLimits | undefined> {
+  const own = groupLimitsOf(ctx.config, queue);
+  if (own) return own;
+  return infos ? groupLimitsIn(infos, queue) : liveGroupLimits(ctx, queue);
 }
 
-/**
- * The limits per group of `queue` as the live nexq nodes that serve it fair say in their process
- * entries, the strictest of each kind where they disagree (a group is then shown held back when
- * one of them would start none of its jobs, though one with a looser limit still might); undefined
- * when no live node serves it fair (Sidekiq and Exq processes, and older nexq nodes, do not say).
- */
+/** The limits per group of `queue` as the live nexq nodes say (groupLimitsIn), reading their entries. */
 export async function liveGroupLimits(
   ctx: Pick<Ctx, 'redis' | 'keys'>,
   queue: string,
 ): Promise<GroupLimits | undefined> {
-  const said: GroupLimits[] = [];
-  for (const { hash } of await liveProcessEntries(ctx)) {
-    const limits = hash.info === undefined ? undefined : limitsIn(hash.info, queue);
-    if (limits) said.push(limits);
-  }
+  return groupLimitsIn(await readLiveInfos(ctx.redis, ctx.keys), queue);
+}
+
+/**
+ * The limits per group of `queue` as the live nexq nodes that serve it fair say in their process
+ * entries' `infos`, the strictest of each kind where they disagree (a group is then shown held back
+ * when one of them would start none of its jobs, though one with a looser limit still might);
+ * undefined when no live node serves it fair (Sidekiq and Exq processes, and older nexq nodes, do
+ * not say).
+ */
+export function groupLimitsIn(infos: LiveInfos, queue: string): GroupLimits | undefined {
+  const said = infos.flatMap((info) => limitsIn(info, queue) ?? []);
   return said.length === 0 ? undefined : strictest(said);
 }
 
-/** The limits of `queue` in a process entry's `info` (its JSON), if it serves the queue fair. */
-function limitsIn(info: string, queue: string): GroupLimits | undefined {
-  const fair = jsonObject(info)?.fair;
+/** The limits of `queue` in a process entry's `info`, if it serves the queue fair. */
+function limitsIn(info: Record<string, unknown>, queue: string): GroupLimits | undefined {
+  const fair = info.fair;
   if (typeof fair !== 'object' || fair === null || !Object.hasOwn(fair, queue)) return undefined;
   const entry = (fair as Record<string, unknown>)[queue];
   if (typeof entry !== 'object' || entry === null) return undefined;

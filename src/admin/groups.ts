@@ -14,7 +14,8 @@ import { allMasters, type RedisClient } from '../redis/client';
 import type { Keys } from '../redis/keys';
 import { groupActivity, pauseFairGroup } from '../redis/fair-queue';
 import { rateSpec } from '../redis/fetch-script';
-import { readServing } from '../redis/live-serving';
+import { readLiveInfos, type LiveInfos } from '../redis/live-infos';
+import { servingOf } from '../redis/live-serving';
 import { knownGroupLimits } from './group-limits';
 
 /** The minutes a group's recent throughput (`GroupInfo.started15m`) adds up. */
@@ -60,10 +61,15 @@ export class NotFairQueueError extends NexqError {
 /**
  * Whether `queue` is fair as far as this process can tell, with the limits per group it is served
  * with: served fair here, or by live nodes that say their limits (a dashboard mounted in a producer,
- * the CLI), or not but with groups in Redis (limits unknown).
+ * the CLI), or not but with groups in Redis (limits unknown). `infos`: the live process entries,
+ * when the caller read them already (readLiveInfos) for another answer of the same request.
  */
-export async function fairState(ctx: Ctx, queue: string): Promise<{ fair: boolean; limits?: GroupLimits }> {
-  const limits = await knownGroupLimits(ctx, queue);
+export async function fairState(
+  ctx: Ctx,
+  queue: string,
+  infos?: LiveInfos,
+): Promise<{ fair: boolean; limits?: GroupLimits }> {
+  const limits = await knownGroupLimits(ctx, queue, infos);
   if (limits) return { fair: true, limits };
   const fair = ctx.keys.fair(queue);
   // The keys share the queue's slot (keys.ts), so one EXISTS reads them in a cluster too.
@@ -76,11 +82,19 @@ export async function fairState(ctx: Ctx, queue: string): Promise<{ fair: boolea
  * default group is '' here. A queue that live processes serve, none of them fair, and that has no
  * groups (fairState) is refused with NotFairQueueError: it runs its jobs oldest first whatever their
  * group, so the pause would hold nothing. One no live process serves may be paused ahead: the
- * pause holds once nodes serve it fair.
+ * pause holds once nodes serve it fair. Both answers come from one read of the live process
+ * entries: `infos` when the caller read them already, else read here.
  */
-export async function pauseGroup(ctx: Ctx, queue: string, group: string, pause = true): Promise<boolean> {
-  const [{ fair }, serving] = await Promise.all([fairState(ctx, queue), readServing(ctx.redis, ctx.keys)]);
-  if (!fair && serving.has(queue))
+export async function pauseGroup(
+  ctx: Ctx,
+  queue: string,
+  group: string,
+  pause = true,
+  infos?: LiveInfos,
+): Promise<boolean> {
+  const live = infos ?? (await readLiveInfos(ctx.redis, ctx.keys));
+  const { fair } = await fairState(ctx, queue, live);
+  if (!fair && servingOf(live).has(queue))
     throw new NotFairQueueError(
       `queue ${JSON.stringify(queue)} is not a fair queue (the nodes serving it do not serve it fair: true, and it has ` +
         `no groups): its jobs run oldest first whatever their group, so a group cannot be ${pause ? 'paused' : 'resumed'}`,

@@ -1,13 +1,12 @@
 // Which queues and job classes the live processes serve, from their process entries (Sidekiq's
 // `<ns>:<identity>` hash, whose `info` lists `queues`; a nexq node adds `classes`, its handlers'
-// names), and why a job of a queue and class would wait or fail: no live node serves the queue,
-// or none of those serving it has a handler for the class. A process without `classes` (a Sidekiq
-// or an older nexq) is taken to run any class. An entry expires a minute after its last beat, so
-// one that is there is live.
+// names; read by live-infos.ts), and why a job of a queue and class would wait or fail: no live
+// node serves the queue, or none of those serving it has a handler for the class. A process
+// without `classes` (a Sidekiq or an older nexq) is taken to run any class.
 import { closestName } from '../../config/closest-name';
-import { jsonObject } from '../job/json-object';
 import type { Keys } from './keys';
 import type { RedisClient } from './client';
+import { readLiveInfos, type LiveInfos } from './live-infos';
 
 /** Queue -> the classes its live processes have handlers for (undefined: one of them runs any class). */
 export type Serving = Map<string, Set<string> | undefined>;
@@ -17,12 +16,14 @@ const ACTIVE_JOB_WRAPPER = 'ActiveJob::QueueAdapters::SidekiqAdapter::JobWrapper
 
 /** What the live process entries say they serve. */
 export async function readServing(redis: RedisClient, keys: Keys): Promise<Serving> {
-  const identities = await redis.smembers(keys.processes);
-  const infos = await Promise.all(identities.map((identity) => redis.hget(keys.process(identity), 'info')));
+  return servingOf(await readLiveInfos(redis, keys));
+}
+
+/** What the live process entries whose infos were read (readLiveInfos) say they serve. */
+export function servingOf(infos: LiveInfos): Serving {
   const serving: Serving = new Map();
-  for (const text of infos) {
-    const info = text ? jsonObject(text) : undefined;
-    if (!info || !Array.isArray(info.queues)) continue;
+  for (const info of infos) {
+    if (!Array.isArray(info.queues)) continue;
     const classes = Array.isArray(info.classes) ? info.classes.filter((c) => typeof c === 'string') : undefined;
     for (const queue of info.queues) if (typeof queue === 'string') addServed(serving, queue, classes);
   }

@@ -6,6 +6,7 @@ import type { AdminContext } from '../admin/context';
 import type { GroupLimits } from '../../config/group-limits';
 import { fairState, groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
 import { groupProblem } from '../job/job';
+import { readLiveInfos, type LiveInfos } from '../redis/live-infos';
 import { ApiError, bodyField, count, queueParam, Route } from './api-params';
 
 /** Groups per page at most: a queue may hold 100,000 groups, a page shows a few. */
@@ -20,16 +21,18 @@ function offsetOf(query: URLSearchParams): number {
   return Number(text);
 }
 
-/** `text` as a fair queue's name, with its limits per group where known; a queue fair nowhere is a 404. */
-async function fairQueue(ctx: AdminContext, text: string): Promise<{ queue: string; limits?: GroupLimits }> {
-  const queue = queueParam(ctx, text);
-  const { fair, limits } = await fairState(ctx, queue);
+/**
+ * The limits per group of fair queue `queue` where known (from `infos`, the live process entries,
+ * when read already); a queue fair nowhere is a 404.
+ */
+async function fairLimits(ctx: AdminContext, queue: string, infos?: LiveInfos): Promise<GroupLimits | undefined> {
+  const { fair, limits } = await fairState(ctx, queue, infos);
   if (!fair)
     throw new ApiError(
       404,
       `queue ${queue} is not a fair queue: this node does not serve it fair, and it has no groups`,
     );
-  return { queue, limits };
+  return limits;
 }
 
 function groupOf(body: unknown): string {
@@ -43,8 +46,11 @@ function groupOf(body: unknown): string {
 function pauseRoute(pause: boolean): Route['handler'] {
   return async (ctx, [q], _, body) => {
     const group = groupOf(body);
-    const { queue } = await fairQueue(ctx, q);
-    const changed = await pauseGroup(ctx, queue, group, pause);
+    const queue = queueParam(ctx, q);
+    // One read of the live process entries says both whether the queue is fair and whether pauseGroup may pause it.
+    const infos = await readLiveInfos(ctx.redis, ctx.keys);
+    await fairLimits(ctx, queue, infos);
+    const changed = await pauseGroup(ctx, queue, group, pause, infos);
     return { queue, group, paused: pause, changed };
   };
 }
@@ -56,7 +62,8 @@ export const GROUP_ROUTES: Route[] = [
     handler: async (ctx, [q], query) => {
       const limit = count(query, 'limit', 50, MAX_GROUPS_PAGE);
       const offset = offsetOf(query);
-      const { queue, limits } = await fairQueue(ctx, q);
+      const queue = queueParam(ctx, q);
+      const limits = await fairLimits(ctx, queue);
       const page = await groupsPage(ctx, queue, { offset, limit, limits: limits ?? {}, everyRunning: false });
       return {
         queue,

@@ -5,7 +5,8 @@ import { readProcesses, readProcessTree, readRunningJobs } from '../admin/proces
 import { JobFilter, searchQueue, searchSet } from '../admin/search';
 import { jobSetSize } from '../redis/known-queues';
 import { waitingJobs } from '../redis/fair-queue';
-import { readServing, unservedReasons } from '../redis/live-serving';
+import { readLiveInfos } from '../redis/live-infos';
+import { Serving, servingOf, unservedReasons } from '../redis/live-serving';
 import { ApiError, count, queueParam, Route, setParam } from './api-params';
 import { fairState } from '../admin/groups';
 
@@ -37,17 +38,22 @@ async function processes(ctx: AdminContext) {
   );
 }
 
+/** What the live processes serve and whether `queue` is fair, from one read of their entries. */
+async function servingAndFair(ctx: AdminContext, queue: string): Promise<{ serving: Serving; fair: boolean }> {
+  const infos = await readLiveInfos(ctx.redis, ctx.keys);
+  return { serving: servingOf(infos), fair: (await fairState(ctx, queue, infos)).fair };
+}
+
 export const LIST_ROUTES: Route[] = [
   {
     method: 'GET',
     path: /^\/queues\/([^/]+)$/,
     handler: async (ctx, [q], query) => {
       const queue = queueParam(ctx, q);
-      const [size, page, serving, { fair }] = await Promise.all([
+      const [size, page, { serving, fair }] = await Promise.all([
         waitingJobs(ctx.redis, ctx.keys, queue),
         searchQueue(ctx, queue, filterOf(query), count(query, 'limit', 50, 1000), cursorOf(query)),
-        readServing(ctx.redis, ctx.keys),
-        fairState(ctx, queue),
+        servingAndFair(ctx, queue),
       ]);
       // Why the jobs shown would not run now: no live node serves the queue, or has their class's handler.
       const classes = [...new Set(page.jobs.map((j) => j.class).filter((c): c is string => typeof c === 'string'))];

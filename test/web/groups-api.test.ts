@@ -2,6 +2,11 @@
 // with the limit holding each back and the jobs each started lately; pause and resume one group
 // behind the CSRF header, any name a job may carry; every odd request a clear 4xx.
 import { expect } from 'chai';
+import { pauseGroup } from '../../src/admin/groups';
+import { NotFairQueueError } from '../../src/errors';
+import type { Route } from '../../src/web/api-params';
+import { GROUP_ROUTES } from '../../src/web/groups-api';
+import { LIST_ROUTES } from '../../src/web/list-routes';
 import { useNodes, waitFor } from '../support/node';
 import { call, startWebNode } from './support';
 
@@ -71,6 +76,36 @@ describe("web dashboard: a fair queue's groups over HTTP", () => {
       { group: 'acme', waiting: 2, running: 1, paused: false, started15m: 1, limited: 'concurrency' },
     ]);
     expect(await scans()).to.equal(before);
+  });
+
+  it("reads the live process entries once a request on a producer's dashboard, whose config says no limits", async () => {
+    const worker = await started();
+    await waitFor(() => t.redis.hget(t.keys.process(worker.nexq.node.ctx.identity), 'info'), 5000, 'its entry');
+    const { ctx } = (await t.start({ mode: 'enqueuer' })).node;
+    let reads = 0;
+    const redis = new Proxy(ctx.redis, {
+      get(target, name) {
+        const value: unknown = Reflect.get(target, name);
+        if (name !== 'smembers') return typeof value === 'function' ? value.bind(target) : value;
+        return (key: string) => ((reads += key === t.keys.processes ? 1 : 0), target.smembers(key));
+      },
+    });
+    const counted = { ...ctx, redis };
+    const read = async <T>(answer: () => Promise<T>) => ((reads = 0), [await answer(), reads] as const);
+    const route = (routes: Route[], method: string, path: string, q: string, body?: unknown) =>
+      routes.find((r) => r.method === method && r.path.test(path))!.handler(counted, [q], new URLSearchParams(), body);
+    expect(
+      await read(() => route(GROUP_ROUTES, 'POST', '/queues/fair/groups/pause', 'fair', { group: 'acme' })),
+    ).to.deep.equal([{ queue: 'fair', group: 'acme', paused: true, changed: true }, 1]);
+    expect(await read(() => pauseGroup(counted, 'fair', 'acme', false))).to.deep.equal([true, 1]);
+    // Served by the worker, not fair, no groups: still refused.
+    const refused = await read(() => pauseGroup(counted, 'plain', 'acme').catch((err: unknown) => err));
+    expect(refused[0]).to.be.instanceOf(NotFairQueueError);
+    expect(refused[1]).to.equal(1);
+    // The queue's page: the warnings' serving view and its `fair`, from one read.
+    const fairOf = (q: string) => read(async () => ((await route(LIST_ROUTES, 'GET', `/queues/${q}`, q)) as any).fair);
+    expect(await fairOf('fair')).to.deep.equal([true, 1]);
+    expect(await fairOf('plain')).to.deep.equal([false, 1]);
   });
 
   it('pauses and resumes one group, whatever its name, only with the CSRF header', async () => {
