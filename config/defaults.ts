@@ -131,7 +131,7 @@ export interface NexqOptions {
    * Jobs a node keeps fetched ahead per queue, beyond its free slots, as a share of the queue's
    * concurrency (1: as many as it runs at once; 0: none), so a freed slot starts the next job on
    * its worker thread without a round trip to the main thread or Redis; while a queue's jobs run
-   * shorter than a refill takes (about 1 ms), as many as its slots finish in one, up to 32, so
+   * shorter than a refill takes (about 1 ms), as many as its slots finish in one, up to 64, so
    * sub-millisecond jobs do not wait on the refill (a job of 1 ms or more never gets more than
    * this share gives). They wait in a thread's
    * run queue and in the node's backup list (recovered like running jobs after a crash), are

@@ -8,9 +8,10 @@
 // refill takes. The jobs ahead hide the refill (a fetch's round trip, then the hand-over to the
 // threads, about REFILL_MS here) only if they outlast it: ten slots of no-op jobs used up ten jobs
 // ahead long before the next ten arrived, and the slots waited. So the room is what the queue's
-// slots finish in one refill at their recent pace (src/run/run-pace.ts), at most SHORT_JOBS_AHEAD
-// (what the main thread hands over in about that time), never less than `prefetch` gives. Jobs of
-// a millisecond or more never get more than `prefetch`.
+// slots finish in one refill at their recent pace (src/run/run-pace.ts), at most SHORT_JOBS_AHEAD,
+// never less than `prefetch` gives. Jobs of a millisecond or more never get more than `prefetch`.
+// The cap bounds memory: in bench W2 (no-op jobs) 32 took c10 from ~11,000 to ~15,000 jobs/s,
+// 64 to ~18,000, 128 to ~19,000 with 20 MB more peak RSS at c30 and c50 (bench/README.md).
 import type { ResolvedQueue } from '../../config/queue-options';
 import type { Keys } from '../redis/keys';
 import type { FetchQueue } from '../redis/fetch-script';
@@ -19,7 +20,7 @@ import type { QueueState } from './policy';
 /** About how long a refill takes, from a fetch sent to its jobs on the threads, ms. */
 const REFILL_MS = 1;
 /** The most jobs kept ahead of a queue's slots for its short jobs' sake. */
-export const SHORT_JOBS_AHEAD = 32;
+export const SHORT_JOBS_AHEAD = 64;
 
 /** A served queue with what the last fetch from it said. */
 export interface ServedQueue extends ResolvedQueue {
