@@ -141,8 +141,8 @@ export interface NexqOptions {
    * so a short queue is shared. Not for queues with `globalConcurrency` or a `rateLimit` (a job
    * counted in a window starts in it), on a node with `classConcurrency`, `classRateLimits` or a
    * `totalConcurrency` cap; not for a queue of concurrency 1, whose jobs so start in their queue's
-   * order. Set 0 for long jobs: a job fetched ahead waits for a slot of its
-   * node even when another node is free.
+   * order. Set 0 for long jobs, and for a queue that mixes sub-millisecond jobs with long ones: a
+   * job fetched ahead waits for a slot of its node even when another node is free.
    */
   prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */
