@@ -17,7 +17,7 @@ import { DEFAULT_RETRY_SETTINGS } from './retry-on-thread';
 import { importModule } from './typescript-loader';
 import type { PostToMain } from './job-batch';
 import { CONTROL, ControlMessage, DONE, JobOutcome, JobTask, PROGRESS, ThreadData, TURN } from './protocol';
-import { FIELDS, MAX_QUEUES, QueueSlots, readSlots } from './work-table-layout';
+import { FIELDS, MAX_QUEUES, QueueSlots, readSlots, recordPace } from './work-table-layout';
 import { claimsViews } from './claims-layout';
 import { LocalJob, RunQueue, SlotClaims } from './run-queue';
 
@@ -75,7 +75,9 @@ function runQueued(task: JobTask & { id: number }, onEnd: (outcome: JobOutcome) 
     row,
     generation: task.generation,
     run: () => {
+      const startedAt = performance.now();
       const end = (outcome: JobOutcome) => {
+        if (row !== undefined) recordPace(cells, row, (performance.now() - startedAt) * 1000);
         runQueue.ended(row);
         onEnd(outcome);
       };

@@ -81,14 +81,14 @@ export function managerParts(ctx: JobsContext, manager: ManagerMailbox): Manager
     q.concurrency > 1
       ? Math.round(config.prefetch * q.concurrency)
       : 0;
-  const { slots: table, pace } = ctx.jobs.running;
+  const table = ctx.jobs.running.slots;
   const queues = new ServedQueues(
     config.queues,
     keys,
     config.nodeId,
     prefetchOf,
     (queue) => table.ahead(queue),
-    (queue) => pace.of(queue),
+    (queue) => table.pace(queue),
   );
   const idle = new IdleWatch(() => ctx.redis, ctx, keys, config.idlePollInterval, {
     wake: (queueKey) => manager.send({ type: 'wake', queueKey, heard: queues.heard() }),

@@ -8,8 +8,9 @@
 // refill takes. The jobs ahead hide the refill (a fetch's round trip, then the hand-over to the
 // threads, about REFILL_MS here) only if they outlast it: ten slots of no-op jobs used up ten jobs
 // ahead long before the next ten arrived, and the slots waited. So the room is what the queue's
-// slots finish in one refill at their recent pace (src/run/run-pace.ts), at most SHORT_JOBS_AHEAD,
-// never less than `prefetch` gives. Jobs of a millisecond or more never get more than `prefetch`.
+// slots finish in one refill at their recent pace (how long its jobs ran on the threads, kept in
+// the work table: workers/work-table-layout.ts), at most SHORT_JOBS_AHEAD, never less than
+// `prefetch` gives. Jobs of a millisecond or more never get more than `prefetch`.
 // The cap bounds memory: in bench W2 (no-op jobs) 32 took c10 from ~11,000 to ~15,000 jobs/s,
 // 64 to ~18,000, 128 to ~19,000 with 20 MB more peak RSS at c30 and c50 (bench/README.md).
 import type { ResolvedQueue } from '../../config/queue-options';
@@ -31,6 +32,11 @@ export interface ServedQueue extends ResolvedQueue {
   brokenUntil: number;
   /** How many jobs may be handed over ahead of a free slot (0: none, e.g. under a limit across nodes). */
   prefetch: number;
+  /**
+   * The room ahead its last fetch asked to fill: the jobs that fetch brings are handed over even
+   * if the room shrank while it was out (its jobs' pace rose), rather than put back.
+   */
+  roomAsked: number;
   /** The node's count of fetches sent when its last fetch was sent (0: none yet). */
   fetchSent: number;
   /**
@@ -75,7 +81,16 @@ export class ServedQueues {
   /** The queues served, with their concurrency (what `subscriptions` answers). */
   list(): ResolvedQueue[] {
     return this.queues.map(
-      ({ state: _s, opensAt: _o, brokenUntil: _b, prefetch: _p, fetchSent: _f, heardMeanwhile: _h, ...q }) => q,
+      ({
+        state: _s,
+        opensAt: _o,
+        brokenUntil: _b,
+        prefetch: _p,
+        roomAsked: _r,
+        fetchSent: _f,
+        heardMeanwhile: _h,
+        ...q
+      }) => q,
     );
   }
 
@@ -118,13 +133,14 @@ export class ServedQueues {
     const room = this.room(q);
     const ahead = this.ahead(name);
     if (ahead > Math.floor(room / 2)) return 0;
+    q.roomAsked = room;
     return room - ahead;
   }
 
   /** True while `name` may hand one more job to the threads ahead of a free slot. */
   mayHandAhead(name: string): boolean {
     const q = this.get(name);
-    return q !== undefined && this.ahead(name) < this.room(q);
+    return q !== undefined && this.ahead(name) < Math.max(this.room(q), q.roomAsked);
   }
 
   /** How many jobs `q` may hold ahead of its free slots now (the header says why). */
@@ -227,6 +243,7 @@ export class ServedQueues {
       opensAt: 0,
       brokenUntil: 0,
       prefetch: this.prefetchOf(q),
+      roomAsked: 0,
       fetchSent: 0,
       heardMeanwhile: false,
     };

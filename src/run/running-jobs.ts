@@ -5,11 +5,8 @@
 //    worker threads can read too;
 //  - which backup entries a live worker holds (the reclaim puts back the others);
 //  - how to cancel a job by jid (the Canceller);
-//  - what runs, since when (the heartbeat's process entry, Sidekiq's Busy page);
-//  - how long each queue's jobs lately ran (how many the fetch keeps ahead of its slots).
-import { performance } from 'node:perf_hooks';
+//  - what runs, since when (the heartbeat's process entry, Sidekiq's Busy page).
 import { nowSeconds } from '../job/time';
-import { RunPace } from './run-pace';
 import { WorkTable } from './work-table';
 
 export interface RunningJob {
@@ -33,8 +30,6 @@ interface Entry extends RunningJob {
   progress?: unknown;
   /** Its handler started on a thread (it may first wait there for a slot). */
   started?: boolean;
-  /** performance.now() when its start was heard. */
-  startedAt?: number;
   worker?: Cancellable;
   /** Its slot was given back when its thread finished, before its Redis step landed. */
   slotFree?: boolean;
@@ -42,7 +37,6 @@ interface Entry extends RunningJob {
 
 export class RunningJobs {
   readonly slots = new WorkTable();
-  readonly pace = new RunPace();
   private readonly entries = new Set<Entry>();
   /** Per queue, how many live job runners hold each raw payload (a payload fetched twice counts twice). */
   private readonly held = new Map<string, Map<string, number>>();
@@ -69,7 +63,6 @@ export class RunningJobs {
     const entry = job as Entry;
     if (!this.entries.has(entry) || entry.started) return;
     entry.started = true;
-    entry.startedAt = performance.now();
     entry.runAt = this.now();
     this.onChange?.();
   }
@@ -88,7 +81,6 @@ export class RunningJobs {
     const entry = job as Entry;
     if (!this.entries.has(entry) || entry.slotFree) return false;
     entry.slotFree = true;
-    if (entry.startedAt !== undefined) this.pace.record(job.queue, performance.now() - entry.startedAt);
     return this.slots.release(job.queue);
   }
 

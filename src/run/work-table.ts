@@ -3,8 +3,18 @@
 // use it too: each claims a running slot there before it starts a job (SlotClaims in
 // workers/run-queue.ts), and a handler's `this.slots()` reads its queue's row. Names map to rows
 // on the main thread, which alone subscribes queues and counts the jobs it hands to threads (busy:
-// started or waiting there for a slot); each job's task carries its row.
-import { ACTIVE, BUSY, CONCURRENCY, FIELDS, MAX_QUEUES, RUNNING, STARVING } from '../../workers/work-table-layout';
+// started or waiting there for a slot); each job's task carries its row. The threads also keep
+// there how long each queue's jobs lately ran (`pace`).
+import {
+  ACTIVE,
+  BUSY,
+  CONCURRENCY,
+  FIELDS,
+  MAX_QUEUES,
+  PACE,
+  RUNNING,
+  STARVING,
+} from '../../workers/work-table-layout';
 
 export { MAX_QUEUES };
 
@@ -30,6 +40,7 @@ export class WorkTable {
       Atomics.store(this.cells, row * FIELDS + BUSY, 0);
       Atomics.store(this.cells, row * FIELDS + RUNNING, 0);
       Atomics.store(this.cells, row * FIELDS + STARVING, 0);
+      Atomics.store(this.cells, row * FIELDS + PACE, -1);
     }
     Atomics.store(this.cells, row * FIELDS + CONCURRENCY, concurrency);
     Atomics.store(this.cells, row * FIELDS + ACTIVE, 1);
@@ -63,6 +74,13 @@ export class WorkTable {
 
   row(queue: string): number | undefined {
     return this.rows.get(queue);
+  }
+
+  /** How long `queue`'s jobs lately ran on the threads, ms; undefined before one of them ended. */
+  pace(queue: string): number | undefined {
+    const row = this.rows.get(queue);
+    const micros = row === undefined ? -1 : Atomics.load(this.cells, row * FIELDS + PACE);
+    return micros < 0 ? undefined : micros / 1000;
   }
 
   free(queue: string): number {

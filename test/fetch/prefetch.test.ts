@@ -40,8 +40,9 @@ describe('jobs fetched ahead (prefetch)', () => {
       'the short jobs to run',
     );
     const gate = t.out('gate');
+    // Enough that jobs ahead leave a backlog (100) behind them.
     const held = await node.enqueueAll(
-      Array.from({ length: 150 }, () => ({ queue: 'q', class: 'Gate', args: [t.url, gate] })),
+      Array.from({ length: 300 }, () => ({ queue: 'q', class: 'Gate', args: [t.url, gate] })),
     );
     // 10 running and 10 ahead is what prefetch 1 alone keeps; jobs this short get more.
     await waitFor(async () => (await t.redis.llen(backupOf(node))) > 20, 10_000, 'more than 10 jobs ahead');

@@ -94,6 +94,13 @@ describe('served queues', () => {
     expect(queues.mayHandAhead('a')).to.equal(true);
     ahead = SHORT_JOBS_AHEAD;
     expect(queues.mayHandAhead('a')).to.equal(false);
+    // A fetch asked for the whole room, then its jobs' pace rose while it was out: what it brings is
+    // still handed over, not put back.
+    ahead = 0;
+    expect(queues.reserveRoom('a')).to.equal(SHORT_JOBS_AHEAD);
+    pace.set('a', 5);
+    ahead = SHORT_JOBS_AHEAD - 1;
+    expect(queues.mayHandAhead('a')).to.equal(true);
     ahead = 0;
     pace.set('one', 0);
     expect(queues.reserveRoom('one'), 'a queue that takes none ahead still takes none').to.equal(0);

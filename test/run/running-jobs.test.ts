@@ -79,20 +79,4 @@ describe('RunningJobs', () => {
     expect(job).to.include({ jid: 'a', queue: 'q', raw: 'raw-a' });
     expect(job.runAt).to.be.at.least(before);
   });
-
-  it("records how long a queue's jobs ran, from the start heard to the thread's end, and nothing for a job never started", () => {
-    const running = table(2);
-    expect(running.pace.of('q'), 'no run yet').to.equal(undefined);
-    const withdrawn = running.start('w', 'q', '{"jid":"w"}');
-    running.freeSlot(withdrawn);
-    running.finish(withdrawn);
-    expect(running.pace.of('q'), 'a job that never started').to.equal(undefined);
-    const a = running.start('a', 'q', '{"jid":"a"}');
-    running.started(a);
-    running.freeSlot(a);
-    running.finish(a);
-    const first = running.pace.of('q');
-    expect(first).to.be.a('number').and.at.least(0);
-    expect(running.pace.of('other'), 'another queue').to.equal(undefined);
-  });
 });

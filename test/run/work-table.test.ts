@@ -1,6 +1,7 @@
 // The shared table of per-queue concurrency and busy counts.
 import { expect } from 'chai';
 import { MAX_QUEUES, WorkTable } from '../../src/run/work-table';
+import { recordPace } from '../../workers/work-table-layout';
 
 describe('WorkTable', () => {
   it('gives a new queue all its slots free', () => {
@@ -113,5 +114,20 @@ describe('WorkTable', () => {
     const table = new WorkTable();
     for (let i = 0; i < MAX_QUEUES; i++) table.add(`q${i}`, 1);
     expect(() => table.add('one-more', 1)).to.throw(/at most/);
+  });
+
+  it("keeps the pace the threads record for a queue's jobs, none before one ended, and a fresh row starts without one", () => {
+    const table = new WorkTable();
+    const row = table.add('a', 2);
+    expect(table.pace('a'), 'no job ended yet').to.equal(undefined);
+    const cells = new Int32Array(table.buffer);
+    recordPace(cells, row, 2000);
+    expect(table.pace('a'), 'the first run sets it').to.equal(2);
+    for (let i = 0; i < 100; i++) recordPace(cells, row, 100);
+    expect(table.pace('a'), 'later runs move it').to.be.within(0.1, 0.2);
+    expect(table.pace('other'), 'a queue it does not know').to.equal(undefined);
+    table.remove('a');
+    table.add('b', 1);
+    expect(table.pace('b'), 'the reused row keeps nothing of the queue before').to.equal(undefined);
   });
 });
