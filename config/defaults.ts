@@ -19,8 +19,8 @@ export interface QueueSpec {
    * Jobs of this queue that may start per window across all nodes: `{ limit: 100, per: 60 }` is
    * never more than 100 in any 60 seconds (a sliding window, held by the fetch in Redis; see
    * docs/rate-limits.md); `burst: true` (or a number) trades that for an average rate with bursts.
-   * Give every node the same value. Jobs fetched ahead (`prefetch`) count when fetched, and are
-   * fetched only while the window has room for twice as many.
+   * Give every node the same value. A queue with a rate limit fetches no jobs ahead (`prefetch`):
+   * a job counted in a window starts in it.
    */
   rateLimit?: RateLimit;
   /**
@@ -130,19 +130,20 @@ export interface NexqOptions {
   /**
    * Jobs a node keeps fetched ahead per queue, beyond its free slots, as a share of the queue's
    * concurrency (1: as many as it runs at once; 0: none), so a freed slot starts the next job on
-   * its worker thread without a round trip to the main thread or Redis; while a queue's jobs run
-   * shorter than a refill takes (about 1 ms), as many as its slots finish in one, up to 64, so
-   * sub-millisecond jobs do not wait on the refill (a job of 1 ms or more never gets more than
-   * this share gives). They wait in a thread's
-   * run queue and in the node's backup list (recovered like running jobs after a crash), are
-   * shown as reserved, not busy, go back to the head of their queue when
-   * the node goes quiet, stops or leaves the queue, or at the next refill after a pause for output
-   * (until then, up to half of them may still start), and are taken only while 100 more jobs wait,
-   * so a short queue is shared. Not for queues with `globalConcurrency` or a `rateLimit` (a job
-   * counted in a window starts in it), on a node with `classConcurrency`, `classRateLimits` or a
-   * `totalConcurrency` cap; not for a queue of concurrency 1, whose jobs so start in their queue's
-   * order. Set 0 for long jobs, and for a queue that mixes sub-millisecond jobs with long ones: a
-   * job fetched ahead waits for a slot of its node even when another node is free.
+   * its worker thread without a round trip to the main thread or Redis. While a queue's jobs run
+   * shorter than a refill takes (about 1 ms, timed on the threads), it keeps as many as its slots
+   * finish in one refill, up to 64, so sub-millisecond jobs do not wait on the refill; a queue
+   * whose jobs run 1 ms or more keeps exactly this share. They wait in a thread's run queue and in
+   * the node's backup list (recovered like running jobs after a crash), are shown as reserved, not
+   * busy, go back to the head of their queue when the node goes quiet, stops or leaves the queue,
+   * or at the next refill after a pause for output (until then, those held may still start: half
+   * of them, or most where the queue's jobs slowed down meanwhile), and only as many are taken as
+   * leave 100 more waiting, so a short queue is shared. Not for queues with `globalConcurrency` or
+   * a `rateLimit` (a job counted in a window starts in it), on a node with `classConcurrency`,
+   * `classRateLimits` or a `totalConcurrency` cap; not for a queue of concurrency 1, whose jobs so
+   * start in their queue's order. Set 0 for long jobs, and for a queue that mixes sub-millisecond
+   * jobs with long ones: a job fetched ahead waits for a slot of its node even when another node
+   * is free.
    */
   prefetch: number;
   /** Handlers by class name: `{ HardWorker: './jobs/hard-worker.js' }`. */

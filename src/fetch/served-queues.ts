@@ -33,8 +33,8 @@ export interface ServedQueue extends ResolvedQueue {
   /** How many jobs may be handed over ahead of a free slot (0: none, e.g. under a limit across nodes). */
   prefetch: number;
   /**
-   * The room ahead its last fetch asked to fill: the jobs that fetch brings are handed over even
-   * if the room shrank while it was out (its jobs' pace rose), rather than put back.
+   * The room ahead at its last refill point (reserveRoom): the jobs a fetch asked for then are
+   * handed over even if the room shrank while it was out (its jobs' pace rose), not put back.
    */
   roomAsked: number;
   /** The node's count of fetches sent when its last fetch was sent (0: none yet). */
@@ -146,7 +146,7 @@ export class ServedQueues {
   /** How many jobs `q` may hold ahead of its free slots now (the header says why). */
   private room(q: ServedQueue): number {
     const ms = q.prefetch === 0 ? undefined : this.runMs(q.name);
-    if (ms === undefined) return q.prefetch;
+    if (ms === undefined || ms >= REFILL_MS) return q.prefetch;
     const finishedInARefill = ms <= 0 ? Infinity : Math.ceil((q.concurrency * REFILL_MS) / ms);
     return Math.max(q.prefetch, Math.min(finishedInARefill, SHORT_JOBS_AHEAD));
   }

@@ -45,6 +45,16 @@ describe('a fair queue fetched for its room ahead of free slots', () => {
     expect(await redis.llen(queue.backupKey)).to.equal(6);
   });
 
+  it("takes as many ahead as leave a backlog of 100 behind them, in turn, and says 'short'", async () => {
+    await fill(60);
+    const got = await fetchJobs(redis, keys, 'n1', [{ ...queue, ahead: 64 }]);
+    expect(got.jobs[0]).to.have.length(20);
+    const groups = new Set(got.jobs[0].map((job) => JSON.parse(job).group));
+    expect([...groups].sort(), 'both groups served').to.deep.equal(['a', 'b']);
+    expect(got.states).to.deep.equal(['short']);
+    expect(await redis.llen(queue.backupKey)).to.equal(20);
+  });
+
   it("says 'short', taking nothing, when fewer than a backlog's worth wait; 'empty' when none does", async () => {
     await fill(20);
     const short = await fetchJobs(redis, keys, 'n1', [queue]);

@@ -102,6 +102,17 @@ describe('served queues', () => {
     ahead = SHORT_JOBS_AHEAD - 1;
     expect(queues.mayHandAhead('a')).to.equal(true);
     ahead = 0;
+    // A share below 1 (here 1 of 5 slots) stays that share for jobs of 1 ms or more.
+    const low = new ServedQueues(
+      [{ name: 'low', concurrency: 5 }],
+      new Keys('t'),
+      'n1',
+      () => 1,
+      () => 0,
+      () => 1,
+    );
+    low.record('low', 'more');
+    expect(low.reserveRoom('low'), 'jobs of 1 ms, prefetch 0.2').to.equal(1);
     pace.set('one', 0);
     expect(queues.reserveRoom('one'), 'a queue that takes none ahead still takes none').to.equal(0);
     expect(queues.mayHandAhead('one')).to.equal(false);

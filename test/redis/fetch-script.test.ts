@@ -46,6 +46,18 @@ function describeTake(server: () => { url: string }, hasLmpop: boolean) {
     expect(ran('lrange') + ran('ltrim')).to.equal(hasLmpop ? 0 : 2);
   });
 
+  it('takes jobs ahead only as many as leave a backlog of 100 behind them, and then says short', async () => {
+    for (let n = 6; n <= 160; n++) await redis.lpush(queue.queueKey, job(n));
+    // 160 wait: the 3 wanted, then 57 of the 64 asked ahead, so 100 stay.
+    const fetched = await fetchJobs(redis, keys, 'n1', [{ ...queue, ahead: 64 }]);
+    expect(fetched.jobs[0]).to.have.length(60);
+    expect(fetched.states).to.deep.equal(['short']);
+    expect(await redis.llen(queue.queueKey)).to.equal(100);
+    const again = await fetchJobs(redis, keys, 'n1', [{ ...queue, count: 0, ahead: 64 }]);
+    expect(again.jobs).to.deep.equal([[]]);
+    expect(await redis.llen(queue.queueKey)).to.equal(100);
+  });
+
   it('takes what there is when the queue holds fewer jobs than wanted, and leaves no empty key', async () => {
     const fetched = await fetchJobs(redis, keys, 'n1', [{ ...queue, count: 10 }]);
     expect(fetched.jobs).to.deep.equal([[job(1), job(2), job(3), job(4), job(5)]]);

@@ -434,8 +434,8 @@ end
 
 -- A fetch from a fair queue for `node`: checks its keys, feeds its groups from the inbox, and takes
 -- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes, and
--- `ahead` more (prefetch, fetch.lua's rule) only without group limits and while a backlog of
--- FAIR_BACKLOG jobs more waits: taken in turn too, they delay a group that comes later by at most
+-- up to `ahead` more (prefetch, fetch.lua's rule) only without group limits and as many as leave a
+-- backlog of FAIR_BACKLOG jobs more waiting: taken in turn too, they delay a group that comes later by at most
 -- one fetch. Counts the jobs taken per group in this minute (`now`, Redis ms: nexq_count_starts).
 -- Returns the jobs, nil or why nothing moved, the jobs left, and whether the next fetch should
 -- come at once (nexq_fair_take's last answer).
@@ -445,8 +445,9 @@ local function nexq_fair_fetch(f, node, backup, wanted, admit, ahead, now, admit
   if not sizes then return {}, broken end
   nexq_fair_feed(f, sizes)
   local park = nexq_fair_recheck(f, node, sizes, wanted)
-  if ahead > 0 and not f.limit and not f.spec and sizes.inbox + sizes.grouped >= wanted + ahead + FAIR_BACKLOG then
-    wanted = wanted + ahead
+  -- As many ahead as leave a backlog behind them (fetch.lua's rule).
+  if ahead > 0 and not f.limit and not f.spec then
+    wanted = wanted + math.max(0, math.min(ahead, sizes.inbox + sizes.grouped - wanted - FAIR_BACKLOG))
   end
   local group_admit, count, full = nexq_group_admit(f, node, admit)
   local moved, left, took, more

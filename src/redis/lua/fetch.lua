@@ -40,8 +40,8 @@
 -- whose class is at its limit keeps its place in the queue, and the jobs behind it go first. Rate
 -- limits count every job as it is taken (_prelude.lua), a queue's in its own rate key, which also
 -- holds a handler's pause (throttle.lua); a job whose class is over its rate keeps its place.
--- Jobs ahead of free slots are taken only from a queue without limits on running jobs that still holds BACKLOG
--- jobs more after them, so a node never holds back the last jobs of a short queue from the others.
+-- Jobs ahead of free slots are taken only from a queue without limits on running jobs, and only as many as leave
+-- BACKLOG jobs more after them, so a node never holds back the last jobs of a short queue from the others.
 -- Every job moved is indexed as running here with its delivery count raised, and every queue's
 -- pause state and every rate key is read: three commands per call (TIME the one more), whatever
 -- the number of jobs, plus one TYPE of the backup key per queue taken from, and per rate key one
@@ -279,9 +279,9 @@ for i = 1, n do
       end
     end
   end
-  if state == 'm' and fair_ahead > 0 and left and not more and #moved <= asked then
-    -- A fair fetch that took none ahead: fewer than a backlog's worth wait behind its jobs (or
-    -- none), so the node takes none ahead until a slot frees ('s', as a plain queue says below).
+  if state == 'm' and fair_ahead > 0 and left and not more and #moved < asked + fair_ahead then
+    -- A fair fetch that took fewer ahead than asked: no more than a backlog's worth waits behind its
+    -- jobs (or none), so the node takes none ahead until a slot frees ('s', as a plain queue says below).
     -- It said 'm' before, and a fetch for room ahead alone then came back at once, in a loop of
     -- empty fetches while every slot was busy (W2 at c10: one empty fetch per ten jobs).
     state = left > 0 and 's' or 'e'
@@ -296,11 +296,16 @@ for i = 1, n do
     left = left or redis.pcall('LLEN', queue)
     if type(left) ~= 'number' then
       state = 's'
-    elseif left >= BACKLOG + ahead then
-      local more, why = take_oldest(queue, backup, ahead)
+    elseif left > BACKLOG then
+      -- As many as leave a backlog behind them: a node that asks for many ahead (its jobs are
+      -- short) takes what a smaller ask would have, not nothing.
+      local take = math.min(ahead, left - BACKLOG)
+      local more, why = take_oldest(queue, backup, take)
       if why then
         errors[#errors + 1] = { i, why }
         state = 'x'
+      elseif take < ahead then
+        state = 's'
       end
       for _, raw in ipairs(more) do moved[#moved + 1] = raw end
     else
