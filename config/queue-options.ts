@@ -4,16 +4,9 @@ import { ConfigError } from './config-error';
 import type { QueueSpec } from './defaults';
 import { checkRateLimit, type RateLimit } from './rate-limit';
 
-export interface ResolvedQueue {
-  name: string;
+/** A `queues` entry resolved: its concurrency always set. */
+export interface ResolvedQueue extends QueueSpec {
   concurrency: number;
-  globalConcurrency?: number;
-  weight?: number;
-  rateLimit?: RateLimit;
-  encrypt?: boolean;
-  fair?: boolean;
-  groupConcurrency?: number;
-  groupRateLimit?: RateLimit;
 }
 
 const QUEUE_NAME = /^[^\s:]{1,200}$/;

@@ -83,16 +83,10 @@ export async function fairState(
  * groups (fairState) is refused with NotFairQueueError: it runs its jobs oldest first whatever their
  * group, so the pause would hold nothing. One no live process serves may be paused ahead: the
  * pause holds once nodes serve it fair. Both answers come from one read of the live process
- * entries: `infos` when the caller read them already, else read here.
+ * entries.
  */
-export async function pauseGroup(
-  ctx: Ctx,
-  queue: string,
-  group: string,
-  pause = true,
-  infos?: LiveInfos,
-): Promise<boolean> {
-  const live = infos ?? (await readLiveInfos(ctx.redis, ctx.keys));
+export async function pauseGroup(ctx: Ctx, queue: string, group: string, pause = true): Promise<boolean> {
+  const live = await readLiveInfos(ctx.redis, ctx.keys);
   const { fair } = await fairState(ctx, queue, live);
   if (!fair && servingOf(live).has(queue))
     throw new NotFairQueueError(

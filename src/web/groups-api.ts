@@ -4,9 +4,9 @@
 // (slashes, '..', unicode, '' for the default group) arrives as it is.
 import type { AdminContext } from '../admin/context';
 import type { GroupLimits } from '../../config/group-limits';
-import { fairState, groupsPage, pauseGroup, RECENT_MINUTES } from '../admin/groups';
+import { fairState, groupsPage, RECENT_MINUTES } from '../admin/groups';
 import { groupProblem } from '../job/job';
-import { readLiveInfos, type LiveInfos } from '../redis/live-infos';
+import { pauseFairGroup } from '../redis/fair-queue';
 import { ApiError, bodyField, count, queueParam, Route } from './api-params';
 
 /** Groups per page at most: a queue may hold 100,000 groups, a page shows a few. */
@@ -21,12 +21,9 @@ function offsetOf(query: URLSearchParams): number {
   return Number(text);
 }
 
-/**
- * The limits per group of fair queue `queue` where known (from `infos`, the live process entries,
- * when read already); a queue fair nowhere is a 404.
- */
-async function fairLimits(ctx: AdminContext, queue: string, infos?: LiveInfos): Promise<GroupLimits | undefined> {
-  const { fair, limits } = await fairState(ctx, queue, infos);
+/** The limits per group of fair queue `queue` where known; a queue fair nowhere is a 404. */
+async function fairLimits(ctx: AdminContext, queue: string): Promise<GroupLimits | undefined> {
+  const { fair, limits } = await fairState(ctx, queue);
   if (!fair)
     throw new ApiError(
       404,
@@ -47,10 +44,9 @@ function pauseRoute(pause: boolean): Route['handler'] {
   return async (ctx, [q], _, body) => {
     const group = groupOf(body);
     const queue = queueParam(ctx, q);
-    // One read of the live process entries says both whether the queue is fair and whether pauseGroup may pause it.
-    const infos = await readLiveInfos(ctx.redis, ctx.keys);
-    await fairLimits(ctx, queue, infos);
-    const changed = await pauseGroup(ctx, queue, group, pause, infos);
+    // A queue fair nowhere is a 404; one found fair needs no second look (pauseGroup's check).
+    await fairLimits(ctx, queue);
+    const changed = await pauseFairGroup(ctx.redis, ctx.keys, queue, group, pause);
     return { queue, group, paused: pause, changed };
   };
 }

@@ -435,8 +435,8 @@ end
 -- A fetch from a fair queue for `node`: checks its keys, feeds its groups from the inbox, and takes
 -- up to `wanted` jobs in turn (nexq_fair_take), each group within its limit across nodes, and
 -- up to `ahead` more (prefetch, fetch.lua's rule) only without group limits and as many as leave a
--- backlog of FAIR_BACKLOG jobs more waiting: taken in turn too, they delay a group that comes later by at most
--- one fetch. Counts the jobs taken per group in this minute (`now`, Redis ms: nexq_count_starts).
+-- backlog of FAIR_BACKLOG jobs more waiting: taken in turn too, they delay a group that comes later
+-- by at most one fetch. Counts the jobs taken per group in this minute (`now`, Redis ms: nexq_count_starts).
 -- Returns the jobs, nil or why nothing moved, the jobs left, and whether the next fetch should
 -- come at once (nexq_fair_take's last answer).
 local FAIR_BACKLOG = 100
