@@ -2,7 +2,7 @@
 // its own limits, checked and resolved; and what a queue name may be, wherever one comes in.
 import { ConfigError } from './config-error';
 import type { QueueSpec } from './defaults';
-import { checkRateLimit, type RateLimit } from './rate-limit';
+import { checkRateLimit } from './rate-limit';
 
 /** A `queues` entry resolved: its concurrency always set. */
 export interface ResolvedQueue extends QueueSpec {
