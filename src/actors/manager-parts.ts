@@ -43,7 +43,8 @@ export type ManagerInfo =
   | ({ type: 'late_fetched' } & FetchAnswer)
   | { type: 'connection_ended'; error: Error }
   | { type: 'lease_regained' }
-  | { type: 'quiet' };
+  | { type: 'quiet' }
+  | { type: 'wait_ready' };
 
 /** What the parts may do to the manager that owns them. */
 export interface ManagerMailbox {
@@ -137,6 +138,7 @@ export function managerParts(ctx: JobsContext, manager: ManagerMailbox): Manager
     late,
     (message) => ctx.logger.warn(message, { actor: manager.name }),
     waitSeconds(config.nodeTimeout, config.heartbeatInterval),
+    () => manager.send({ type: 'wait_ready' }),
   );
   return { queues, idle, late, schedule, reclaimer, fetcher, waiting };
 }

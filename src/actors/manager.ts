@@ -111,13 +111,14 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
 
   protected override async handleInfo(msg: ManagerInfo): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
-    if (msg.type === 'quiet') this.endWait();
+    if (msg.type === 'quiet') this.endWait(true);
     if (
       msg.type === 'slot_freed' ||
       msg.type === 'reclaim' ||
       msg.type === 'lease_regained' ||
       msg.type === 'tracking_on' ||
-      msg.type === 'quiet'
+      msg.type === 'quiet' ||
+      msg.type === 'wait_ready'
     ) {
       this.schedule.now();
       return;
@@ -142,7 +143,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     this.schedule.stop();
     // The waiting fetch ends, and what it took (its answer is heard by no one now) goes back.
     const waitedOn = this.waiting.queue;
-    await this.waiting.end(WITHDRAW_WAIT_MS);
+    await this.waiting.end(this.waiting.longestMs);
     this.waiting.close();
     // What was handed over ahead comes back from the threads, and goes back to the head of its
     // queue now, for any node to run; if Redis does not answer, it waits in the backup list for
@@ -166,7 +167,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     );
     // Not busy is not enough: a job whose handler ended gives its slot back before its ack lands.
     const wasIdle = !this.ctx.jobs.running.holdsAny(spec.name) && !this.late.has(spec.name);
-    this.endWait(); // a node of two queues waits on signals
+    this.endWait(true); // a node of two queues waits on signals
     this.queues.add(spec);
     this.table.add(spec.name, spec.concurrency);
     // Its backup list holds jobs still running here unless the queue is idle on this node.
@@ -176,7 +177,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
 
   private unsubscribe(queue: string): void {
     if (!this.queues.get(queue)) return;
-    this.endWait(); // its answer puts back what it took from a queue left
+    this.endWait(this.queues.all().length !== 2); // its answer puts back what it took from a queue left
     this.withdraw(queue); // its jobs waiting on threads go back
     this.queues.remove(queue);
     this.idle.forget(queue);
@@ -216,14 +217,13 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     if (this.ctx.lifecycle.quiet && !this.withdrawnForQuiet) {
       this.withdrawnForQuiet = true;
       this.withdraw();
-      this.endWait();
+      this.endWait(true);
     }
     await this.reclaimIfDue();
+    const { config, lifecycle, lease } = this.ctx;
     // A node of one plain queue, idle or maybe idle, waits for it with its fetch sent ahead.
-    const { quiet } = this.ctx.lifecycle;
-    if (this.waiting.sendIfIdle(this.queues, this.table, { now, quiet, capped: this.ctx.config.totalConcurrency > 0 }))
-      return;
-    const { config } = this.ctx;
+    const self = { now, quiet: lifecycle.quiet, capped: config.totalConcurrency > 0, leftMs: lease.leftMs() };
+    if (this.waiting.sendIfIdle(this.queues, this.table, self)) return;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
     const idleCheckAt = this.idle.dueAt;
     const { views, idleLeftOut } = decisionViews(this.queues.all(), now, {
@@ -257,9 +257,9 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     this.schedule.now(); // the states changed: decide again
   }
 
-  /** Ends the waiting fetch, if one is out: it answers at once, as a late fetch. */
-  private endWait(): void {
-    if (this.waiting.queue !== undefined) this.waiting.end(0).catch(() => undefined);
+  /** Ends the waiting fetch (it answers as a late fetch); `close`: its connection too, the node won't wait soon. */
+  private endWait(close = false): void {
+    this.waiting.end(0, close).catch(() => undefined);
   }
 
   /** A late fetch call answered: handed over, or its jobs back if its queues were left meanwhile. */

@@ -11,53 +11,67 @@
 // It ends early by CLIENT UNBLOCK, never by closing its connection: the wait returns, the fetch
 // runs and answers as usual, so no fetch can run after its answer was given up (a closed
 // connection's held fetch could run while Redis has not yet seen the close). A connection that
-// closes or goes silent fails its fetch's answer (the fetcher then reclaims the queue) and is
-// dropped, never reconnected. A wait lasts at most WAIT_SECONDS, and at most half of what a
-// node's claim on its backup lists outlives its last beat, so the fetch of a node that froze has
-// run before any other node may declare it dead and recover its backup lists.
+// closes or goes silent fails its fetch's answer unsure (the fetcher then reclaims the queue) and
+// is dropped, never reconnected (src/redis/wait-connection.ts). A wait lasts at most WAIT_SECONDS,
+// half a heartbeat interval and what is left of the node's claim, so the fetch of a node that froze
+// has run before any other node may declare it dead and recover its backup lists. Redis refusing
+// BLMOVE or CLIENT UNBLOCK turns it off for the node; a wait that failed, was lost or came back at
+// once with nothing is not sent again for a second.
 // Not on Redis Cluster (a blocking client per slot owner), nor for a fair queue (a group's jobs
 // can be ready without a push into its list).
-import Redis, { Cluster, ReplyError } from 'ioredis';
+import { Cluster, ReplyError } from 'ioredis';
 import { NexqError } from '../../config/nexq-error';
-import { duplicateClient, RedisClient } from '../redis/client';
+import type { RedisClient } from '../redis/client';
 import { commandTimeoutOf } from '../redis/connection';
-import { watchEnd } from '../redis/ended';
-import type { ClassLimit, FetchQueue } from '../redis/fetch-script';
+import { UnconfirmedWriteError } from '../redis/errors';
+import type { ClassLimit, Fetched, FetchQueue } from '../redis/fetch-script';
 import { fetchCalls, lostFetch } from '../redis/fetch-script';
 import type { Keys } from '../redis/keys';
-import { defineScriptsLike, ScriptedRedis } from '../redis/scripts';
-import { confirmWritesLike } from '../redis/wait-replicas';
+import { WaitConnection } from '../redis/wait-connection';
 import type { WorkTable } from '../run/work-table';
 import type { LateFetches } from './late-fetches';
 import type { ServedQueues } from './served-queues';
 
 /** The longest one wait blocks, seconds: its fetch then runs, finds nothing, and the node waits again. */
 export const WAIT_SECONDS = 5;
+/** A wait shorter than this is not worth sending, seconds (the claim is about to lapse). */
+const SHORTEST_WAIT_SECONDS = 0.1;
+/** After a wait that failed, was lost, or came back at once with nothing, the node waits on signals this long, ms. */
+export const BACK_OFF_MS = 1000;
+/** A wait answered this soon without a job counts as back at once, ms. */
+const AT_ONCE_MS = 10;
 
-/** How long a wait may block on a node whose claim outlives its last beat by `nodeTimeout` − `heartbeatInterval` s. */
+/**
+ * How long one wait may block, seconds. A wait is sent only while the node's claim holds: its last
+ * beat acknowledged was sent less than `nodeTimeout` − `heartbeatInterval` ago (src/run/lease.ts).
+ * A survivor may declare it dead `nodeTimeout` after that beat at the soonest, so more than
+ * `heartbeatInterval` after the wait was sent: a wait shorter than that (half, for the time it
+ * takes to reach Redis) has run its fetch by then, whether or not the node froze meanwhile. Each
+ * wait is also cut to what is left of the claim (`sendIfIdle`).
+ */
 export function waitSeconds(nodeTimeout: number, heartbeatInterval: number): number {
-  return Math.min(WAIT_SECONDS, Math.max(0.1, (nodeTimeout - heartbeatInterval) / 2));
+  return Math.max(
+    SHORTEST_WAIT_SECONDS,
+    Math.min(WAIT_SECONDS, heartbeatInterval / 2, (nodeTimeout - heartbeatInterval) / 2),
+  );
 }
-
-/** After a wait that failed at once or took nothing at once, the node waits on signals this long, ms. */
-export const QUICK_RETURN_BACKOFF_MS = 1000;
-/** A wait answered this soon without a job counts as quick, ms. */
-const QUICK_MS = 10;
 
 /** Replies that say the server, not the queue, is in a changing state: a failover, a load, a slot move. */
 const SERVER_CHANGING = /^(READONLY|UNBLOCKED|LOADING|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 
 /**
  * An error Redis replied about the queue (as nexq's error for it, or ioredis' ReplyError), not one
- * of the connection or of a server changing role under it (its queue is not to blame for those).
+ * of the connection, of replicas that did not confirm in time, or of a server changing role under it.
  */
 function isRefusal(err: unknown): boolean {
+  if (err instanceof UnconfirmedWriteError) return false;
   return (err instanceof ReplyError || err instanceof NexqError) && !SERVER_CHANGING.test((err as Error).message);
 }
 
-/** Redis will never run BLMOVE for this client: an ACL, or a proxy that has no blocking commands. */
+/** Redis refused BLMOVE itself (an ACL, a proxy without blocking commands), not for its key nor a server changing. */
 function neverBlocks(err: unknown): boolean {
-  return err instanceof ReplyError && /^NOPERM|unknown command/i.test((err as Error).message);
+  const message = (err as Error).message;
+  return err instanceof ReplyError && !message.startsWith('WRONGTYPE') && !SERVER_CHANGING.test(message);
 }
 
 interface Out {
@@ -65,18 +79,28 @@ interface Out {
   answered: Promise<void>;
 }
 
+/** What a decision tells the waiting fetch of the node. */
+export interface NodeNow {
+  now: number;
+  quiet: boolean;
+  /** Under a node-wide cap (`totalConcurrency`). */
+  capped: boolean;
+  /** Ms left of the node's claim on its backup lists (src/run/lease.ts). */
+  leftMs: number;
+}
+
 export class WaitingFetch {
-  private connection?: ScriptedRedis;
-  /** The connection's client id, asked before its first wait (for CLIENT UNBLOCK). */
-  private clientId?: Promise<number | undefined>;
-  private unwatch?: () => void;
+  private readonly connection: WaitConnection;
   private out?: Out;
-  /** Redis refused the blocking wait itself (an ACL, a proxy): this node waits on wake signals only. */
-  private refused = false;
-  /** Epoch ms before which no wait is sent (the last one returned at once: see QUICK_MS). */
+  /** Redis refused BLMOVE or CLIENT UNBLOCK: this node waits on wake signals only. */
+  private off = false;
+  /** Epoch ms before which no wait is sent. */
   private backOffUntil = 0;
 
-  /** `client` gives the node's main client (read at each use); `late` hears the answers. */
+  /**
+   * `client` gives the node's main client (read at each use); `late` hears the answers; `ready`
+   * hears a new connection ready for a wait; `seconds` is how long one wait may block (waitSeconds).
+   */
   constructor(
     private readonly client: () => RedisClient,
     private readonly keys: Keys,
@@ -84,18 +108,20 @@ export class WaitingFetch {
     private readonly classes: ClassLimit[],
     private readonly late: LateFetches,
     private readonly warn: (message: string) => void,
-    /** How long one wait may block (waitSeconds). */
     private readonly seconds: number,
-  ) {}
-
-  /** Whether a wait may be sent now: none out, Redis did not refuse one, not a Cluster, not backing off. */
-  get ready(): boolean {
-    return !this.out && !this.refused && Date.now() >= this.backOffUntil && !(this.client() instanceof Cluster);
+    ready: () => void,
+  ) {
+    this.connection = new WaitConnection(client, ready);
   }
 
   /** The queue whose wait is out, if any. */
   get queue(): string | undefined {
     return this.out?.queue;
+  }
+
+  /** The longest a wait out may take to answer once ended (its own length, if CLIENT UNBLOCK could not end it), ms. */
+  get longestMs(): number {
+    return this.seconds * 1000 + 1000;
   }
 
   /**
@@ -105,64 +131,86 @@ export class WaitingFetch {
    * fetch's; the decision after it waits again, so a signal heard meanwhile needs no fetch of its
    * own (the next wait returns at once for its job). True when it sent the wait.
    */
-  sendIfIdle(queues: ServedQueues, table: WorkTable, node: { now: number; quiet: boolean; capped: boolean }): boolean {
+  sendIfIdle(queues: ServedQueues, table: WorkTable, node: NodeNow): boolean {
     const served = queues.all();
-    if (served.length !== 1 || !this.ready || node.quiet || node.capped) return false;
+    if (served.length !== 1 || this.out || this.off || node.quiet || node.capped) return false;
+    if (Date.now() < this.backOffUntil || this.client() instanceof Cluster) return false;
     const [q] = served;
     if ((q.state !== 'empty' && q.state !== 'unknown') || q.fair || q.brokenUntil > node.now || this.late.has(q.name))
       return false;
     const free = table.free(q.name);
-    if (free <= 0 || !table.isActive(q.name)) return false;
+    const seconds = Math.min(this.seconds, node.leftMs / 1000);
+    if (free <= 0 || !table.isActive(q.name) || seconds < SHORTEST_WAIT_SECONDS) return false;
+    const connection = this.connection.ready();
+    if (!connection) return false;
     queues.sending([q.name]);
-    this.send(queues.fetchQueue(q.name, free, queues.reserveRoom(q.name)), this.seconds);
+    this.send(connection, queues.fetchQueue(q.name, free, queues.reserveRoom(q.name)), seconds);
     return true;
   }
 
   /**
-   * Sends the wait on `queue` for up to `seconds`, and its fetch behind it; the answer goes to the
-   * late fetches (the queue counts as fetched meanwhile). `queue.fair` is never set here.
+   * Ends the wait out now (CLIENT UNBLOCK): its fetch runs at once and answers as usual. Resolves
+   * once it answered, or after `withinMs`. With `close`, the connection closes once the wait
+   * answered (the node will not wait again soon: quiet, or more than one queue).
    */
-  send(queue: FetchQueue, seconds: number): void {
-    const connection = this.open();
-    this.clientId ??= connection.client('ID').then(
-      (id) => id,
-      () => undefined,
-    );
-    const wait = connection.blmove(queue.queueKey, queue.queueKey, 'RIGHT', 'RIGHT', seconds);
-    const [sent] = fetchCalls(connection, this.keys, this.nodeId, [queue], this.classes);
-    // A connection closed or given up fails the fetch unsure, not its queue: it is reclaimed and
-    // fetched again on the main connection, which says what is wrong with Redis, if anything.
-    const call = {
-      queues: sent.queues,
-      answer: sent.answer.catch((err: unknown) => {
-        if (isRefusal(err)) throw err;
-        this.drop(connection); // a new wait finds the server anew
-        return lostFetch(1);
-      }),
-    };
+  async end(withinMs: number, close = false): Promise<void> {
+    const out = this.out;
+    if (!out) {
+      if (close) this.connection.close();
+      return;
+    }
+    if ((await this.connection.unblock()) === 'refused' && !this.off) {
+      this.off = true;
+      this.warn('an idle queue is woken by signals only on this node: Redis refused CLIENT UNBLOCK');
+    }
+    if (close)
+      out.answered.then(
+        () => this.connection.close(),
+        () => undefined,
+      );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([out.answered, new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Closes the connection: a wait still out is answered as lost (its queue is reclaimed). */
+  close(): void {
+    this.connection.close();
+  }
+
+  private send(connection: ReturnType<WaitConnection['ready']> & object, queue: FetchQueue, seconds: number): void {
     const sentAt = Date.now();
-    wait.catch((err: unknown) => {
-      // Cut off with its connection, it is not refused; the fetch behind it says the rest (a
-      // queue key of the wrong type, a replica after a failover: the queue's trouble, not the wait's).
-      if (!neverBlocks(err) || this.connection !== connection) return;
-      this.refused = true;
+    const backOff = () => (this.backOffUntil = Date.now() + BACK_OFF_MS);
+    connection.blmove(queue.queueKey, queue.queueKey, 'RIGHT', 'RIGHT', seconds).catch((err: unknown) => {
+      backOff();
+      if (!neverBlocks(err) || this.off) return;
+      this.off = true;
       this.warn(
         `an idle queue is woken by signals only on this node: Redis refused BLMOVE (${(err as Error).message})`,
       );
     });
-    // No answer this long after the wait's own end: the connection went silent, and is dropped.
-    const timer = setTimeout(() => this.drop(connection), seconds * 1000 + commandTimeoutOf(this.client()));
-    // A wait that came back at once with nothing (it failed, or its queue is unusable) is not sent
-    // again at once: a loop of them would keep Redis and the node busy.
-    const quick = () => {
-      if (Date.now() - sentAt < QUICK_MS) this.backOffUntil = Date.now() + QUICK_RETURN_BACKOFF_MS;
+    const [sent] = fetchCalls(connection, this.keys, this.nodeId, [queue], this.classes);
+    // A connection closed, dropped or silent answers the fetch unsure, not as its queue's error:
+    // the queue is reclaimed and fetched again on the main connection, which says what is wrong
+    // with Redis, if anything.
+    const lost = (): Fetched => lostFetch(1);
+    const call = {
+      queues: sent.queues,
+      answer: this.connection.orLost(sent.answer, lost).catch((err: unknown) => {
+        if (isRefusal(err)) throw err;
+        this.connection.drop(connection); // a new wait finds the server anew
+        return lost();
+      }),
     };
+    // No answer this long after the wait's own end: the connection went silent, and is dropped.
+    const timer = setTimeout(() => this.connection.drop(connection), seconds * 1000 + commandTimeoutOf(this.client()));
     const answered = call.answer.then((fetched) => {
-      if (fetched.jobs.every((jobs) => jobs.length === 0)) quick();
-    }, quick);
-    const out: Out = { queue: queue.name, answered };
+      const none = fetched.jobs.every((jobs) => jobs.length === 0);
+      if (fetched.unsure || (none && Date.now() - sentAt < AT_ONCE_MS)) backOff();
+    }, backOff);
+    const out: Out = { queue: queue.name, answered: answered.then(() => undefined) };
     this.out = out;
-    answered.then(
+    out.answered.then(
       () => {
         clearTimeout(timer);
         if (this.out === out) this.out = undefined;
@@ -170,52 +218,5 @@ export class WaitingFetch {
       () => undefined,
     );
     this.late.expect(call);
-  }
-
-  /**
-   * Ends the wait out now (CLIENT UNBLOCK): its fetch runs at once and answers as usual. Resolves
-   * once it answered, or after `withinMs`.
-   */
-  async end(withinMs: number): Promise<void> {
-    const out = this.out;
-    if (!out) return;
-    const id = await this.clientId;
-    if (id !== undefined)
-      await this.client()
-        .client('UNBLOCK', id)
-        .catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([out.answered, new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
-    clearTimeout(timer);
-  }
-
-  /** Closes the connection: a wait still out fails (its queue is reclaimed by whoever hears that). */
-  close(): void {
-    if (this.connection) this.drop(this.connection);
-  }
-
-  private open(): ScriptedRedis {
-    if (!this.connection) {
-      const main = this.client();
-      const connection = duplicateClient(main, { commandTimeout: undefined, enableAutoPipelining: false });
-      // With redis.waitReplicas its fetch counts once replicas hold it, as the main connection's.
-      if (main instanceof Redis && connection instanceof Redis) confirmWritesLike(main, connection);
-      connection.on('error', () => {}); // the shared connection's errors are logged already
-      const scripted = defineScriptsLike(main, connection);
-      connection.once('close', () => this.drop(scripted));
-      this.connection = scripted;
-      this.unwatch = watchEnd(connection, 'the waiting fetch connection', () => this.drop(scripted));
-    }
-    return this.connection;
-  }
-
-  private drop(connection: ScriptedRedis): void {
-    if (this.connection === connection) {
-      this.connection = undefined;
-      this.clientId = undefined;
-      this.unwatch?.();
-      this.unwatch = undefined;
-    }
-    connection.disconnect();
   }
 }

@@ -5,7 +5,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { captureLogs } from '../support/capture-logs';
+import { DelayProxy } from '../support/delay-proxy';
+import { sharedRedis } from '../support/global-hooks';
 import { sleep, useNodes, waitFor } from '../support/node';
+import { waitSeconds } from '../../src/fetch/waiting-fetch';
 
 /** Long enough that neither the regular poll nor the idle poll runs during a test. */
 const NO_POLLS = { pollTimeout: 60_000, idlePollInterval: 60_000 };
@@ -22,6 +25,17 @@ describe('waiting fetch', () => {
   async function waits(): Promise<number> {
     const clients = (await t.redis.client('LIST')) as string;
     return clients.split('\n').filter((line) => / cmd=blmove( |$)/.test(line) && / flags=\w*b/.test(line)).length;
+  }
+
+  /** A Redis user allowed everything but `denied`, and the URL of the test's Redis as that user. */
+  async function userWithout(denied: string): Promise<{ user: string; url: string }> {
+    const user = `nexq-acl-${randomUUID().slice(0, 8)}`;
+    const password = randomUUID();
+    await t.redis.acl('SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', denied);
+    const url = new URL(t.url);
+    url.username = user;
+    url.password = password;
+    return { user, url: url.toString() };
   }
 
   const waiting = (count = 1) => waitFor(async () => (await waits()) === count, 5000, `${count} waiting fetch(es)`);
@@ -119,15 +133,10 @@ describe('waiting fetch', () => {
   });
 
   it('falls back to wake signals where Redis refuses BLMOVE (an ACL), with one warning', async () => {
-    const user = `nexq-noblock-${randomUUID().slice(0, 8)}`;
-    const password = randomUUID();
-    await t.redis.acl('SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-blmove');
-    const url = new URL(t.url);
-    url.username = user;
-    url.password = password;
+    const { user, url } = await userWithout('-blmove');
     const logs = captureLogs();
     try {
-      const node = await t.start({ ...NO_POLLS, redis: url.toString(), logger: logs.logger });
+      const node = await t.start({ ...NO_POLLS, redis: url, logger: logs.logger });
       await waitFor(() => /refused BLMOVE/.test(logs.text()), 5000, 'the warning');
       for (let n = 1; n <= 3; n++) {
         await node.enqueue(...record(n));
@@ -139,5 +148,54 @@ describe('waiting fetch', () => {
     } finally {
       await t.redis.acl('DELUSER', user);
     }
+  });
+
+  it('serves its queue by signals while its waiting connection cannot connect, and waits once it can', async () => {
+    const proxy = await DelayProxy.start(sharedRedis().port);
+    try {
+      // The node's main connection and its two subscribers connect; what comes after is refused.
+      proxy.refuseFrom = 4;
+      const node = await t.start({ ...NO_POLLS, redis: proxy.url });
+      await waitFor(() => proxy.connections >= 4, 5000, 'a refused connection');
+      await node.enqueue(...record(1));
+      await t.waitForRecords(t.out('waiting'), 1);
+      expect(await waits()).to.equal(0);
+      proxy.refuseFrom = Infinity;
+      await waiting();
+      await pushRaw('r2', 2);
+      await t.waitForRecords(t.out('waiting'), 2);
+      await node.stop();
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('turns itself off where Redis refuses CLIENT UNBLOCK, with one warning, and a quiet node still starts nothing', async () => {
+    const { user, url } = await userWithout('-client|unblock');
+    const logs = captureLogs();
+    try {
+      const node = await t.start({ ...NO_POLLS, redis: url, logger: logs.logger });
+      const { ctx } = node.node;
+      await waiting();
+      ctx.lifecycle.goQuiet();
+      await waitFor(() => /refused CLIENT UNBLOCK/.test(logs.text()), 5000, 'the warning');
+      // The wait ends by itself (half a heartbeat interval at most); what it takes then goes back.
+      await waiting(0);
+      await pushRaw('n1', 1);
+      await sleep(300);
+      expect(await t.records(t.out('waiting'))).to.deep.equal([]);
+      expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
+      expect(await t.redis.llen(t.keys.backup(ctx.config.nodeId, 'default'))).to.equal(0);
+      expect(logs.text().match(/refused CLIENT UNBLOCK/g)).to.have.length(1);
+      await node.stop();
+    } finally {
+      await t.redis.acl('DELUSER', user);
+    }
+  });
+
+  it('blocks at most 5 s, half a heartbeat interval, and half what a claim outlives the last beat', () => {
+    expect(waitSeconds(30, 5)).to.equal(2.5);
+    expect(waitSeconds(60, 20)).to.equal(5);
+    expect(waitSeconds(3, 2)).to.equal(0.5);
   });
 });
