@@ -141,10 +141,11 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
   protected override async terminate(): Promise<void> {
     this.idle.close();
     this.schedule.stop();
-    // The waiting fetch ends, and what it took (its answer is heard by no one now) goes back.
-    const waitedOn = this.waiting.queue;
+    // The waiting fetch ends, its connection shut even if this stop is cut short (a kill).
+    const shut = setTimeout(() => this.waiting.shut(), this.waiting.longestMs);
     await this.waiting.end(this.waiting.longestMs);
-    this.waiting.close();
+    clearTimeout(shut);
+    this.waiting.shut();
     // What was handed over ahead comes back from the threads, and goes back to the head of its
     // queue now, for any node to run; if Redis does not answer, it waits in the backup list for
     // the next boot or a survivor's recovery.
@@ -153,7 +154,8 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     if (held.length > 0) this.withdraw();
     for (let waited = 0; running.waitingQueues().length > 0 && waited < WITHDRAW_WAIT_MS; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    if (waitedOn !== undefined && !held.includes(waitedOn)) held.push(waitedOn);
+    // What a fetch answered to no one now (the waiting fetch's, a late one's) goes back too.
+    for (const queue of this.late.queues()) if (!held.includes(queue)) held.push(queue);
     if (held.length > 0) await reclaimUnworked(this.ctx, held, this.name).catch(() => undefined);
   }
 

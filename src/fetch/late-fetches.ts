@@ -22,6 +22,11 @@ export class LateFetches {
   /** `late` hears each late call's answer (the manager's mailbox). */
   constructor(private readonly late: (answer: FetchAnswer) => void) {}
 
+  /** The queues with a late fetch out, or answered and not handled yet. */
+  queues(): string[] {
+    return [...this.out.keys()];
+  }
+
   /** A late fetch of `queue` is out. */
   has(queue: string): boolean {
     return this.out.has(queue);

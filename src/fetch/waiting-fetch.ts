@@ -68,10 +68,11 @@ function isRefusal(err: unknown): boolean {
   return (err instanceof ReplyError || err instanceof NexqError) && !SERVER_CHANGING.test((err as Error).message);
 }
 
-/** Redis refused BLMOVE itself (an ACL, a proxy without blocking commands), not for its key nor a server changing. */
+/** Redis will never run BLMOVE for this client: an ACL, or a proxy without blocking commands (not OOM, BUSY...). */
 function neverBlocks(err: unknown): boolean {
-  const message = (err as Error).message;
-  return err instanceof ReplyError && !message.startsWith('WRONGTYPE') && !SERVER_CHANGING.test(message);
+  return (
+    err instanceof ReplyError && /^NOPERM|unknown (sub)?command|unsupported|not supported/i.test((err as Error).message)
+  );
 }
 
 interface Out {
@@ -111,7 +112,7 @@ export class WaitingFetch {
     private readonly seconds: number,
     ready: () => void,
   ) {
-    this.connection = new WaitConnection(client, ready);
+    this.connection = new WaitConnection(client, { ready, refused: (why) => this.turnOff(why) });
   }
 
   /** The queue whose wait is out, if any. */
@@ -159,23 +160,31 @@ export class WaitingFetch {
       if (close) this.connection.close();
       return;
     }
-    if ((await this.connection.unblock()) === 'refused' && !this.off) {
-      this.off = true;
-      this.warn('an idle queue is woken by signals only on this node: Redis refused CLIENT UNBLOCK');
-    }
+    // Closed once answered, unless a newer wait went out meanwhile (the node waits again).
     if (close)
       out.answered.then(
-        () => this.connection.close(),
+        () => this.out === undefined && this.connection.close(),
         () => undefined,
       );
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([out.answered, new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+    const unblocked = this.connection.unblock().then((how) => {
+      if (how === 'refused') this.turnOff('Redis refused CLIENT UNBLOCK');
+      return out.answered;
+    });
+    // Bounded as a whole: the UNBLOCK itself may wait on a Redis that does not answer.
+    await Promise.race([unblocked, new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
     clearTimeout(timer);
   }
 
-  /** Closes the connection: a wait still out is answered as lost (its queue is reclaimed). */
-  close(): void {
-    this.connection.close();
+  /** Closes the connection for good (the node stops): a wait still out is answered as lost (its queue is reclaimed). */
+  shut(): void {
+    this.connection.shut();
+  }
+
+  private turnOff(why: string): void {
+    if (this.off) return;
+    this.off = true;
+    this.warn(`an idle queue is woken by signals only on this node: ${why}`);
   }
 
   private send(connection: ReturnType<WaitConnection['ready']> & object, queue: FetchQueue, seconds: number): void {
@@ -183,11 +192,7 @@ export class WaitingFetch {
     const backOff = () => (this.backOffUntil = Date.now() + BACK_OFF_MS);
     connection.blmove(queue.queueKey, queue.queueKey, 'RIGHT', 'RIGHT', seconds).catch((err: unknown) => {
       backOff();
-      if (!neverBlocks(err) || this.off) return;
-      this.off = true;
-      this.warn(
-        `an idle queue is woken by signals only on this node: Redis refused BLMOVE (${(err as Error).message})`,
-      );
+      if (neverBlocks(err)) this.turnOff(`Redis refused BLMOVE (${(err as Error).message})`);
     });
     const [sent] = fetchCalls(connection, this.keys, this.nodeId, [queue], this.classes);
     // A connection closed, dropped or silent answers the fetch unsure, not as its queue's error:

@@ -193,6 +193,30 @@ describe('waiting fetch', () => {
     }
   });
 
+  it('turns itself off where Redis refuses CLIENT ID, with one warning, opening no more connections', async () => {
+    const { user, url } = await userWithout('-client|id');
+    const proxy = await DelayProxy.start(sharedRedis().port);
+    const logs = captureLogs();
+    try {
+      const viaProxy = new URL(url);
+      viaProxy.port = String(proxy.port);
+      const node = await t.start({ ...NO_POLLS, redis: viaProxy.toString(), logger: logs.logger });
+      await waitFor(() => /refused CLIENT ID/.test(logs.text()), 5000, 'the warning');
+      const connected = proxy.connections;
+      for (let n = 1; n <= 3; n++) {
+        await node.enqueue(...record(n));
+        await t.waitForRecords(t.out('waiting'), n);
+      }
+      await sleep(1500); // past a reopen, were there one
+      expect(proxy.connections, "the node's connections opened since").to.equal(connected);
+      expect(logs.text().match(/refused CLIENT ID/g)).to.have.length(1);
+      await node.stop();
+    } finally {
+      await proxy.stop();
+      await t.redis.acl('DELUSER', user);
+    }
+  });
+
   it('blocks at most 5 s, half a heartbeat interval, and half what a claim outlives the last beat', () => {
     expect(waitSeconds(30, 5)).to.equal(2.5);
     expect(waitSeconds(60, 20)).to.equal(5);
