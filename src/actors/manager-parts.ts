@@ -1,7 +1,7 @@
 // The manager's messages and the plain objects it owns (src/actors/manager.ts is its loop): what
 // it is asked and told, how long its stop may take, and its parts — the served queues, the idle
-// watch, the late fetches, the waiting fetch, the poll timer, the reclaimer, the fetcher and the dispatcher — built
-// and wired to its mailbox.
+// watch, the late fetches, the waiting fetch, the poll timer, the reclaimer, the fetcher and the
+// dispatcher — built and wired to its mailbox.
 import type { Actor } from '../runtime';
 import type { ResolvedQueue } from '../../config/queue-options';
 import { commandTimeoutOf } from '../redis/connection';

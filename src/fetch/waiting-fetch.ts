@@ -27,6 +27,7 @@ import { UnconfirmedWriteError } from '../redis/errors';
 import type { ClassLimit, Fetched, FetchQueue } from '../redis/fetch-script';
 import { fetchCalls, lostFetch } from '../redis/fetch-script';
 import type { Keys } from '../redis/keys';
+import type { ScriptedRedis } from '../redis/scripts';
 import { WaitConnection } from '../redis/wait-connection';
 import type { WorkTable } from '../run/work-table';
 import type { LateFetches } from './late-fetches';
@@ -115,11 +116,6 @@ export class WaitingFetch {
     this.connection = new WaitConnection(client, { ready, refused: (why) => this.turnOff(why) });
   }
 
-  /** The queue whose wait is out, if any. */
-  get queue(): string | undefined {
-    return this.out?.queue;
-  }
-
   /** The longest a wait out may take to answer once ended (its own length, if CLIENT UNBLOCK could not end it), ms. */
   get longestMs(): number {
     return this.seconds * 1000 + 1000;
@@ -187,9 +183,11 @@ export class WaitingFetch {
     this.warn(`an idle queue is woken by signals only on this node: ${why}`);
   }
 
-  private send(connection: ReturnType<WaitConnection['ready']> & object, queue: FetchQueue, seconds: number): void {
+  private send(connection: ScriptedRedis, queue: FetchQueue, seconds: number): void {
     const sentAt = Date.now();
-    const backOff = () => (this.backOffUntil = Date.now() + BACK_OFF_MS);
+    const backOff = () => {
+      this.backOffUntil = Date.now() + BACK_OFF_MS;
+    };
     connection.blmove(queue.queueKey, queue.queueKey, 'RIGHT', 'RIGHT', seconds).catch((err: unknown) => {
       backOff();
       if (neverBlocks(err)) this.turnOff(`Redis refused BLMOVE (${(err as Error).message})`);
@@ -213,7 +211,7 @@ export class WaitingFetch {
       const none = fetched.jobs.every((jobs) => jobs.length === 0);
       if (fetched.unsure || (none && Date.now() - sentAt < AT_ONCE_MS)) backOff();
     }, backOff);
-    const out: Out = { queue: queue.name, answered: answered.then(() => undefined) };
+    const out: Out = { queue: queue.name, answered };
     this.out = out;
     out.answered.then(
       () => {

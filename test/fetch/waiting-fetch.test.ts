@@ -27,6 +27,15 @@ describe('waiting fetch', () => {
     return clients.split('\n').filter((line) => / cmd=blmove( |$)/.test(line) && / flags=\w*b/.test(line)).length;
   }
 
+  /** A job pushed now neither runs nor leaves its queue for node `nodeId`'s backup list. */
+  async function pushedStaysQueued(jid: string, nodeId: string): Promise<void> {
+    await pushRaw(jid, 1);
+    await sleep(300);
+    expect(await t.records(t.out('waiting'))).to.deep.equal([]);
+    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
+    expect(await t.redis.llen(t.keys.backup(nodeId, 'default'))).to.equal(0);
+  }
+
   /** A Redis user allowed everything but `denied`, and the URL of the test's Redis as that user. */
   async function userWithout(denied: string): Promise<{ user: string; url: string }> {
     const user = `nexq-acl-${randomUUID().slice(0, 8)}`;
@@ -86,11 +95,7 @@ describe('waiting fetch', () => {
     await waiting();
     ctx.lifecycle.goQuiet();
     await waiting(0);
-    await pushRaw('q1', 1);
-    await sleep(300);
-    expect(await t.records(t.out('waiting'))).to.deep.equal([]);
-    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
-    expect(await t.redis.llen(t.keys.backup(ctx.config.nodeId, 'default'))).to.equal(0);
+    await pushedStaysQueued('q1', ctx.config.nodeId);
   });
 
   it('ends the wait when the queue is left: a job pushed after stays in its queue', async () => {
@@ -98,11 +103,7 @@ describe('waiting fetch', () => {
     await waiting();
     await node.unsubscribe('default');
     await waiting(0);
-    await pushRaw('u1', 1);
-    await sleep(300);
-    expect(await t.records(t.out('waiting'))).to.deep.equal([]);
-    expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
-    expect(await t.redis.llen(t.keys.backup(node.node.ctx.config.nodeId, 'default'))).to.equal(0);
+    await pushedStaysQueued('u1', node.node.ctx.config.nodeId);
   });
 
   it('stops with jobs pushed all along: each one ran or waits in its queue, none left in the backup list', async () => {
@@ -181,11 +182,7 @@ describe('waiting fetch', () => {
       await waitFor(() => /refused CLIENT UNBLOCK/.test(logs.text()), 5000, 'the warning');
       // The wait ends by itself (half a heartbeat interval at most); what it takes then goes back.
       await waiting(0);
-      await pushRaw('n1', 1);
-      await sleep(300);
-      expect(await t.records(t.out('waiting'))).to.deep.equal([]);
-      expect(await t.redis.llen(t.keys.queue('default'))).to.equal(1);
-      expect(await t.redis.llen(t.keys.backup(ctx.config.nodeId, 'default'))).to.equal(0);
+      await pushedStaysQueued('n1', ctx.config.nodeId);
       expect(logs.text().match(/refused CLIENT UNBLOCK/g)).to.have.length(1);
       await node.stop();
     } finally {
