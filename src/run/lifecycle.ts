@@ -6,8 +6,6 @@ export class NodeLifecycle {
   private rehydratedAt?: number;
   private quietAt?: number;
   private stoppingAt?: number;
-  /** Hears the node go quiet (the manager: it ends its waiting fetch at once). */
-  onQuiet?: () => void;
 
   /** This node's backup lists are back in their queues: a restarted manager must not do it again. */
   get rehydrated(): boolean {
@@ -29,9 +27,7 @@ export class NodeLifecycle {
 
   /** Goes quiet: the manager's next decision fetches nothing, and what a late fetch takes goes back. */
   goQuiet(): void {
-    if (this.quietAt !== undefined) return;
-    this.quietAt = Date.now();
-    this.onQuiet?.();
+    this.quietAt ??= Date.now();
   }
 
   stopBegan(): void {

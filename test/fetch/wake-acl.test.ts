@@ -18,13 +18,7 @@ describe('wake signals under an ACL that allows only nexq channels', () => {
     url.username = user;
     url.password = password;
     try {
-      // Two queues: a node of one waits with its fetch sent ahead, not on signals.
-      const node = await t.start({
-        redis: url.toString(),
-        pollTimeout: 3_600_000,
-        idlePollInterval: 3_600_000,
-        queues: ['default', 'spare'],
-      });
+      const node = await t.start({ redis: url.toString(), pollTimeout: 3_600_000, idlePollInterval: 3_600_000 });
       await waitFor(
         async () => ((await t.redis.pubsub('NUMSUB', t.keys.wakeChannel)) as [string, number])[1] >= 1,
         5000,
