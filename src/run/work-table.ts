@@ -34,6 +34,7 @@ export class WorkTable {
   add(queue: string, concurrency: number): number {
     let row = this.rows.get(queue);
     if (row === undefined) {
+      this.releaseIdleRows();
       row = this.freeRows.pop();
       if (row === undefined) throw new Error(`at most ${MAX_QUEUES} queues can be subscribed at once`);
       this.rows.set(queue, row);
@@ -49,7 +50,10 @@ export class WorkTable {
     return row;
   }
 
-  /** Unsubscribes `queue`; its row is reused once its running jobs have finished. */
+  /**
+   * Unsubscribes `queue`; its row is reused once its jobs have settled and no handler of it runs on
+   * a thread (a timed-out or cancelled job settles while its thread is still being terminated).
+   */
   remove(queue: string): void {
     const row = this.rows.get(queue);
     if (row === undefined) return;
@@ -151,10 +155,23 @@ export class WorkTable {
     return before >= Atomics.load(this.cells, row * FIELDS + CONCURRENCY);
   }
 
+  /**
+   * Frees the row of a queue left whose jobs have all settled and whose handlers have all ended. Not
+   * before: a new subscription (of it or another queue) starts the row's running count from zero.
+   */
   private releaseIfIdle(queue: string, row: number): void {
-    if (Atomics.load(this.cells, row * FIELDS + ACTIVE) === 0 && Atomics.load(this.cells, row * FIELDS + BUSY) <= 0) {
+    if (
+      Atomics.load(this.cells, row * FIELDS + ACTIVE) === 0 &&
+      Atomics.load(this.cells, row * FIELDS + BUSY) <= 0 &&
+      Atomics.load(this.cells, row * FIELDS + RUNNING) <= 0
+    ) {
       this.rows.delete(queue);
       this.freeRows.push(row);
     }
+  }
+
+  /** Frees the rows of queues left whose last handler ended after their last job settled (its thread exited since). */
+  private releaseIdleRows(): void {
+    for (const [queue, row] of this.rows) this.releaseIfIdle(queue, row);
   }
 }

@@ -93,6 +93,22 @@ describe('handler failures', () => {
     await stillRuns(t, node);
   });
 
+  it("counts a timed-out handler against its queue's concurrency until its thread has exited, across leaving and rejoining the queue", async () => {
+    // The timeout settles the job at once, while its thread is still being terminated; a handler
+    // blocked in native code runs on until it returns. The queue left meanwhile must not come back
+    // with its running count reset: the next job starts only once that thread is gone.
+    const ended = path.join(mkdtempSync(path.join(os.tmpdir(), 'nexq-outlast-')), 'ended');
+    const out = t.out('next');
+    const node = await t.start({ jobTimeout: 300, threads: 2, queues: [{ name: 'default', concurrency: 1 }] });
+    const jid = await node.enqueue('default', 'Outlast', [ended, 3000]);
+    expect(await failure(t)).to.include({ jid, error_class: 'JobTimeoutError' });
+    await node.unsubscribe('default');
+    await node.subscribe('default', 1);
+    await node.enqueue('default', 'LookForFile', [t.url, out, ended]);
+    const [next] = await t.waitForRecords(out, 1, 15_000);
+    expect(next.value, 'the next job started after the timed-out handler ended').to.equal(true);
+  });
+
   it('does not count the time a job waits for a free thread against its jobTimeout', async () => {
     // A job with a timeout needs a thread of its own (its thread is terminated on timeout), so with
     // one thread these three run one after another; each runs well within the limit.

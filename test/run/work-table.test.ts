@@ -1,7 +1,7 @@
 // The shared table of per-queue concurrency and busy counts.
 import { expect } from 'chai';
 import { MAX_QUEUES, WorkTable } from '../../src/run/work-table';
-import { recordPace } from '../../workers/work-table-layout';
+import { FIELDS, recordPace, RUNNING } from '../../workers/work-table-layout';
 
 describe('WorkTable', () => {
   it('gives a new queue all its slots free', () => {
@@ -68,6 +68,26 @@ describe('WorkTable', () => {
     table.take('a', 3);
     table.add('a', 1);
     expect(table.free('a')).to.equal(0);
+  });
+
+  it('keeps the row of a queue left while a handler of it still runs on a thread after its job settled', () => {
+    const table = new WorkTable();
+    const row = table.add('a', 2);
+    const cells = new Int32Array(table.buffer);
+    table.take('a');
+    Atomics.add(cells, row * FIELDS + RUNNING, 1); // a thread claimed the slot
+    table.release('a'); // the job timed out: settled, its thread not exited yet
+    table.remove('a');
+    table.add('b', 1);
+    expect(table.row('b'), 'another queue gets another row').to.not.equal(row);
+    table.add('a', 2);
+    expect(table.row('a')).to.equal(row);
+    expect(table.running('a'), 'subscribed again, it still counts the running handler').to.equal(1);
+    table.remove('a');
+    Atomics.sub(cells, row * FIELDS + RUNNING, 1); // the thread exited (ThreadClaims#threadGone)
+    table.add('c', 1);
+    expect(table.row('c'), 'the row is reused once that handler ended').to.equal(row);
+    expect(table.running('c')).to.equal(0);
   });
 
   it('sums busy slots over all queues', () => {
