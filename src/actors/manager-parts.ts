@@ -1,7 +1,7 @@
 // The manager's messages and the plain objects it owns (src/actors/manager.ts is its loop): what
 // it is asked and told, how long its stop may take, and its parts — the served queues, the idle
-// watch, the late fetches, the poll timer, the reclaimer, the fetcher and the dispatcher — built
-// and wired to its mailbox.
+// watch, the late fetches, the waiting fetch, the poll timer, the reclaimer, the fetcher and the
+// dispatcher — built and wired to its mailbox.
 import type { Actor } from '../runtime';
 import type { ResolvedQueue } from '../../config/queue-options';
 import { commandTimeoutOf } from '../redis/connection';
@@ -17,6 +17,7 @@ import { ServedQueues } from '../fetch/served-queues';
 import { Dispatcher } from './dispatcher';
 import { Fetcher } from '../fetch/fetcher';
 import type { HandOverParts } from '../fetch/fetcher';
+import { WaitingFetch, waitSeconds } from '../fetch/waiting-fetch';
 
 /**
  * How long the manager's stop may take: long enough for a poll's Redis calls to time out, since a
@@ -41,7 +42,9 @@ export type ManagerInfo =
   | { type: 'tracking_on' }
   | ({ type: 'late_fetched' } & FetchAnswer)
   | { type: 'connection_ended'; error: Error }
-  | { type: 'lease_regained' };
+  | { type: 'lease_regained' }
+  | { type: 'quiet' }
+  | { type: 'wait_ready' };
 
 /** What the parts may do to the manager that owns them. */
 export interface ManagerMailbox {
@@ -62,6 +65,7 @@ export interface ManagerParts {
   schedule: PollSchedule;
   reclaimer: Reclaimer;
   fetcher: Fetcher;
+  waiting: WaitingFetch;
 }
 
 /** The manager's parts, each telling `manager` what it needs to hear through its mailbox. */
@@ -113,6 +117,7 @@ export function managerParts(ctx: JobsContext, manager: ManagerMailbox): Manager
   };
   const dispatcher = new Dispatcher(ctx, events, manager.name);
   ctx.lease.onRegained = () => current()?.send({ type: 'lease_regained' });
+  ctx.lifecycle.onQuiet = () => current()?.send({ type: 'quiet' });
   const handOverParts: HandOverParts = {
     mayStart: () => ctx.lease.holds(),
     queues,
@@ -125,5 +130,15 @@ export function managerParts(ctx: JobsContext, manager: ManagerMailbox): Manager
     actor: manager.name,
   };
   const fetcher = new Fetcher(ctx, handOverParts, late, classes);
-  return { queues, idle, late, schedule, reclaimer, fetcher };
+  const waiting = new WaitingFetch(
+    () => ctx.redis,
+    keys,
+    config.nodeId,
+    classes,
+    late,
+    (message) => ctx.logger.warn(message, { actor: manager.name }),
+    waitSeconds(config.nodeTimeout, config.heartbeatInterval),
+    () => manager.send({ type: 'wait_ready' }),
+  );
+  return { queues, idle, late, schedule, reclaimer, fetcher, waiting };
 }

@@ -14,12 +14,15 @@
 //     to the dispatcher (src/actors/dispatcher.ts: one JobRunner per job); in the per-queue key
 //     layout each queue's call as it answers: a call still out after a moment (a cluster slot in
 //     migration) answers later as a message (src/fetch/late-fetches.ts).
-//  4. Leave a queue whose keys fail out for a while, and back off after a Redis error.
-//  5. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no runner holds.
-//  6. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
-//  7. Crash when ioredis ends its wake subscriber for good (src/redis/ended.ts): the restarted
+//  4. Serving one plain queue, left idle: send its fetch ahead, held by Redis behind a blocking wait
+//     until a job comes (src/fetch/waiting-fetch.ts), and end that wait early (quiet, stop, a queue
+//     subscribed or left, a lapsed claim).
+//  5. Leave a queue whose keys fail out for a while, and back off after a Redis error.
+//  6. Have the reclaimer (src/fetch/reclaimer.ts) put back backup entries no runner holds.
+//  7. Subscribe and unsubscribe queues at run time (src/fetch/served-queues.ts).
+//  8. Crash when ioredis ends its wake subscriber for good (src/redis/ended.ts): the restarted
 //     manager subscribes on a fresh connection.
-//  8. Start no job while the node's claim on its backup lists may have lapsed (src/run/lease.ts:
+//  9. Start no job while the node's claim on its backup lists may have lapsed (src/run/lease.ts:
 //     frozen or cut off from Redis for most of `nodeTimeout`): fetch nothing, keep what it holds
 //     fetched ahead, put back what a fetch answered late; go on when a beat renews the claim, and
 //     forget what it held fetched ahead when that beat says the node was declared dead meanwhile.
@@ -37,6 +40,7 @@ import { fetchOrder } from '../fetch/queue-order';
 import type { Reclaimer } from '../fetch/reclaimer';
 import type { ServedQueues } from '../fetch/served-queues';
 import type { Fetcher } from '../fetch/fetcher';
+import type { WaitingFetch } from '../fetch/waiting-fetch';
 import { managerParts, type ManagerCall, type ManagerInfo } from './manager-parts';
 
 /** How long a stopping manager waits for the jobs waiting on threads to come back, ms. */
@@ -52,6 +56,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
   private readonly schedule: PollSchedule;
   private readonly reclaimer: Reclaimer;
   private readonly fetcher: Fetcher;
+  private readonly waiting: WaitingFetch;
   private withdrawnForQuiet = false;
 
   constructor(private readonly ctx: JobsContext) {
@@ -70,6 +75,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     this.schedule = parts.schedule;
     this.reclaimer = parts.reclaimer;
     this.fetcher = parts.fetcher;
+    this.waiting = parts.waiting;
   }
 
   /** Free and busy slots per queue: the shared work table. */
@@ -105,11 +111,14 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
 
   protected override async handleInfo(msg: ManagerInfo): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
+    if (msg.type === 'quiet') this.endWait(true);
     if (
       msg.type === 'slot_freed' ||
       msg.type === 'reclaim' ||
       msg.type === 'lease_regained' ||
-      msg.type === 'tracking_on'
+      msg.type === 'tracking_on' ||
+      msg.type === 'quiet' ||
+      msg.type === 'wait_ready'
     ) {
       this.schedule.now();
       return;
@@ -132,16 +141,22 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
   protected override async terminate(): Promise<void> {
     this.idle.close();
     this.schedule.stop();
+    // The waiting fetch ends, its connection shut even if this stop is cut short (a kill).
+    const shut = setTimeout(() => this.waiting.shut(), this.waiting.longestMs);
+    await this.waiting.end(this.waiting.longestMs);
+    clearTimeout(shut);
+    this.waiting.shut();
     // What was handed over ahead comes back from the threads, and goes back to the head of its
     // queue now, for any node to run; if Redis does not answer, it waits in the backup list for
     // the next boot or a survivor's recovery.
     const { running } = this.ctx.jobs;
     const held = running.waitingQueues();
-    if (held.length === 0) return;
-    this.withdraw();
+    if (held.length > 0) this.withdraw();
     for (let waited = 0; running.waitingQueues().length > 0 && waited < WITHDRAW_WAIT_MS; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    await reclaimUnworked(this.ctx, held, this.name).catch(() => undefined);
+    // What a fetch answered to no one now (the waiting fetch's, a late one's) goes back too.
+    for (const queue of this.late.queues()) if (!held.includes(queue)) held.push(queue);
+    if (held.length > 0) await reclaimUnworked(this.ctx, held, this.name).catch(() => undefined);
   }
 
   private async subscribe(queue: string, concurrency: number | undefined): Promise<void> {
@@ -154,6 +169,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     );
     // Not busy is not enough: a job whose handler ended gives its slot back before its ack lands.
     const wasIdle = !this.ctx.jobs.running.holdsAny(spec.name) && !this.late.has(spec.name);
+    this.endWait(true); // a node of two queues waits on signals
     this.queues.add(spec);
     this.table.add(spec.name, spec.concurrency);
     // Its backup list holds jobs still running here unless the queue is idle on this node.
@@ -163,6 +179,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
 
   private unsubscribe(queue: string): void {
     if (!this.queues.get(queue)) return;
+    this.endWait(this.queues.all().length !== 2); // its answer puts back what it took from a queue left
     this.withdraw(queue); // its jobs waiting on threads go back
     this.queues.remove(queue);
     this.idle.forget(queue);
@@ -193,6 +210,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     // the jobs waiting on its threads are theirs now.
     if (this.ctx.lease.takeForfeit()) this.withdraw();
     if (!this.ctx.lease.holds()) {
+      this.endWait(); // what it took goes back
       // A beat that renews the claim wakes the manager (lease_regained); the timer is a fallback.
       this.schedule.at(now + this.ctx.config.heartbeatInterval * 1000);
       return;
@@ -201,9 +219,13 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     if (this.ctx.lifecycle.quiet && !this.withdrawnForQuiet) {
       this.withdrawnForQuiet = true;
       this.withdraw();
+      this.endWait(true);
     }
     await this.reclaimIfDue();
-    const { config } = this.ctx;
+    const { config, lifecycle, lease } = this.ctx;
+    // A node of one plain queue, idle or maybe idle, waits for it with its fetch sent ahead.
+    const self = { now, quiet: lifecycle.quiet, capped: config.totalConcurrency > 0, leftMs: lease.leftMs() };
+    if (this.waiting.sendIfIdle(this.queues, this.table, self)) return;
     const capLeft = config.totalConcurrency > 0 ? config.totalConcurrency - this.table.totalBusy() : undefined;
     const idleCheckAt = this.idle.dueAt;
     const { views, idleLeftOut } = decisionViews(this.queues.all(), now, {
@@ -235,6 +257,11 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
     );
     await this.fetcher.fetch(fetchQueues, capLeft);
     this.schedule.now(); // the states changed: decide again
+  }
+
+  /** Ends the waiting fetch (it answers as a late fetch); `close`: its connection too, the node won't wait soon. */
+  private endWait(close = false): void {
+    this.waiting.end(0, close).catch(() => undefined);
   }
 
   /** A late fetch call answered: handed over, or its jobs back if its queues were left meanwhile. */

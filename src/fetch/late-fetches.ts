@@ -22,6 +22,11 @@ export class LateFetches {
   /** `late` hears each late call's answer (the manager's mailbox). */
   constructor(private readonly late: (answer: FetchAnswer) => void) {}
 
+  /** The queues with a late fetch out, or answered and not handled yet. */
+  queues(): string[] {
+    return [...this.out.keys()];
+  }
+
   /** A late fetch of `queue` is out. */
   has(queue: string): boolean {
     return this.out.has(queue);
@@ -44,15 +49,17 @@ export class LateFetches {
       new Promise((resolve) => (timer = setTimeout(resolve, LATE_AFTER_MS))),
     ]);
     clearTimeout(timer);
-    for (const call of calls) {
-      if (answers.has(call)) continue;
-      for (const q of call.queues) this.out.set(q.name, call);
-      call.answer.then(
-        (fetched) => this.late({ call, fetched }),
-        (error: unknown) => this.late({ call, error: error as Error }),
-      );
-    }
+    for (const call of calls) if (!answers.has(call)) this.expect(call);
     return calls.flatMap((call) => answers.get(call) ?? []);
+  }
+
+  /** `call` is out, its queues marked, and its answer goes to `late` (a waiting fetch's: ./waiting-fetch.ts). */
+  expect(call: FetchCall): void {
+    for (const q of call.queues) this.out.set(q.name, call);
+    call.answer.then(
+      (fetched) => this.late({ call, fetched }),
+      (error: unknown) => this.late({ call, error: error as Error }),
+    );
   }
 
   /** A late call's answer is being handled: its queues are no longer out. */

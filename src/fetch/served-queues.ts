@@ -40,9 +40,10 @@ export interface ServedQueue extends ResolvedQueue {
   /** The node's count of fetches sent when its last fetch was sent (0: none yet). */
   fetchSent: number;
   /**
-   * A signal came while a fetch of it sent before the signal was out late (per-queue layout: a call
-   * still out after a moment answers as a message, and the manager handles other messages
-   * meanwhile). That fetch may have run before the push: if it answers empty, it is fetched again.
+   * A signal came while a fetch of it was out late (per-queue layout: a call still out after a
+   * moment answers as a message, and the manager handles other messages meanwhile; or the waiting
+   * fetch of an idle queue). That fetch may have run before the push: if it answers empty, it is
+   * fetched again.
    */
   heardMeanwhile: boolean;
 }
@@ -193,17 +194,20 @@ export class ServedQueues {
    * A queue key woke (a wake signal, or a write to a tracked key; null: every key), `heard` as the
    * signal came: a served queue left idle is to be fetched (true: decide again), unless a fetch
    * sent since answered it. A busy one is fetched anyway, and one whose fetch is out late
-   * (`fetchingLate`) again if that fetch empties it; a key of a queue not served here is ignored.
+   * (`fetchingLate`: a late call, or the waiting fetch) again if that fetch answers empty; a key of
+   * a queue not served here is ignored.
    */
   woken(queueKey: string | null, heard: number, fetchingLate: (queue: string) => boolean): boolean {
     const woken = queueKey === null ? this.queues : [this.byQueueKey(queueKey)];
     let any = false;
     for (const queue of woken) {
       if (!queue || this.answeredSince(queue.name, heard)) continue;
-      if (queue.state !== 'empty') {
-        if (fetchingLate(queue.name)) queue.heardMeanwhile = true;
+      // Its fetch out may have run before the push: fetched again if it answers empty.
+      if (fetchingLate(queue.name)) {
+        queue.heardMeanwhile = true;
         continue;
       }
+      if (queue.state !== 'empty') continue;
       queue.state = 'unknown';
       any = true;
     }

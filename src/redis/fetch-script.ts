@@ -180,6 +180,14 @@ export function failedFetch(count: number, err: unknown): Fetched {
 }
 
 /**
+ * What a fetch call whose connection was lost says of its `count` queues: none served, no error
+ * of theirs (the waiting fetch's connection closed: src/fetch/waiting-fetch.ts), the call unsure.
+ */
+export function lostFetch(count: number): Fetched {
+  return { ...failedFetch(count, new Error('')), errors: [] };
+}
+
+/**
  * What a fetch saw in a queue (fetch.lua's letter per queue): took all it asked for (`more`),
  * emptied it, jobs held back by a limit, paused for output; `unknown` where its keys or its call
  * failed (the errors say why). The fetch policy (src/fetch/policy.ts) decides from it.

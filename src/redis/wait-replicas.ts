@@ -94,6 +94,15 @@ interface HeldReply {
 
 type SendCommand = (command: Command, stream?: unknown) => unknown;
 
+/** Where a client whose writes are confirmed keeps what it asks (for a copy of it: confirmWritesLike). */
+const CONFIRMS = Symbol('nexq.confirmWrites');
+
+/** `copy` (a duplicate of `source`) confirms its writes as `source` does, if it does. */
+export function confirmWritesLike(source: Redis, copy: Redis): void {
+  const asked = (source as unknown as Record<symbol, { replicas: number; timeoutMs: number } | undefined>)[CONFIRMS];
+  if (asked) confirmWrites(copy, asked.replicas, asked.timeoutMs);
+}
+
 /**
  * From now on, `client`'s writes resolve only once at least `replicas` replicas, and every replica
  * the master has had online (./replica-mark.ts), acknowledged them within `timeoutMs`. WAIT counts
@@ -102,6 +111,7 @@ type SendCommand = (command: Command, stream?: unknown) => unknown;
  * One WAIT at a time per socket: replies that arrive meanwhile wait for the next, which covers them.
  */
 export function confirmWrites(client: Redis, replicas: number, timeoutMs: number): void {
+  Object.defineProperty(client, CONFIRMS, { value: { replicas, timeoutMs }, configurable: true });
   const send = (client.sendCommand as SendCommand).bind(client);
   const socket = () => (client as unknown as { stream: unknown }).stream;
   let held: HeldReply[] = [];

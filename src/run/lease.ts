@@ -52,6 +52,11 @@ export class NodeLease {
     return this.sentAt === undefined || this.now() - this.sentAt < this.spanMs;
   }
 
+  /** Ms the claim surely holds from now (Infinity before the first acknowledged beat; ≤ 0: lapsed). */
+  leftMs(): number {
+    return this.sentAt === undefined ? Infinity : this.spanMs - (this.now() - this.sentAt);
+  }
+
   /**
    * Redis acknowledged the beat sent at `sentAt` (from `mark`); `absent`: Redis held no beat of
    * this node before it. Returns how many ms the node had gone without an acknowledged beat when

@@ -6,6 +6,8 @@ export class NodeLifecycle {
   private rehydratedAt?: number;
   private quietAt?: number;
   private stoppingAt?: number;
+  /** Hears the node go quiet (the manager: it ends its waiting fetch at once). */
+  onQuiet?: () => void;
 
   /** This node's backup lists are back in their queues: a restarted manager must not do it again. */
   get rehydrated(): boolean {
@@ -27,7 +29,9 @@ export class NodeLifecycle {
 
   /** Goes quiet: the manager's next decision fetches nothing, and what a late fetch takes goes back. */
   goQuiet(): void {
-    this.quietAt ??= Date.now();
+    if (this.quietAt !== undefined) return;
+    this.quietAt = Date.now();
+    this.onQuiet?.();
   }
 
   stopBegan(): void {

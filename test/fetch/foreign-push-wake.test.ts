@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import { sleep, useNodes, waitFor } from '../support/node';
 
 const NO_POLLS = { pollTimeout: 3_600_000, idlePollInterval: 3_600_000 };
+/** Two queues: a node of one waits for it with its fetch sent ahead instead (test/fetch/waiting-fetch.test.ts). */
+const A_AND_SPARE = ['a', 'spare'];
 
 describe('a foreign push into an idle queue', () => {
   const t = useNodes();
@@ -51,7 +53,7 @@ describe('a foreign push into an idle queue', () => {
   });
 
   it('still hears foreign pushes after its wake subscriber connection is killed (tracking goes to the new one)', async () => {
-    await t.start({ ...NO_POLLS, queues: ['a'] });
+    await t.start({ ...NO_POLLS, queues: A_AND_SPARE });
     await armed();
     await t.redis.client('KILL', 'ID', await connection(/ cmd=subscribe( |$)/));
     await sleep(1000); // reconnected, subscribed, tracking redirected, the queue armed again
@@ -61,7 +63,7 @@ describe('a foreign push into an idle queue', () => {
   });
 
   it('still hears foreign pushes after its main connection is killed (Redis forgot its tracking)', async () => {
-    await t.start({ ...NO_POLLS, queues: ['a'] });
+    await t.start({ ...NO_POLLS, queues: A_AND_SPARE });
     await armed();
     const clients = (await t.redis.client('LIST')) as string;
     const tracking = clients.split('\n').find((line) => /flags=\S*t/.test(line));
@@ -73,7 +75,7 @@ describe('a foreign push into an idle queue', () => {
   });
 
   it('starts what was pushed while the queue was being armed, and a FLUSHALL leaves it listening', async () => {
-    await t.start({ ...NO_POLLS, queues: ['a'] });
+    await t.start({ ...NO_POLLS, queues: A_AND_SPARE });
     await armed();
     await t.redis.flushall();
     await sleep(300);

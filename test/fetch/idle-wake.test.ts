@@ -8,8 +8,12 @@ import { RECLAIM_INTERVAL_MS } from '../../src/fetch/reclaimer';
 import { monitorOf } from '../support/monitor';
 import { sleep, useNodes, waitFor } from '../support/node';
 
-/** Long enough that neither the regular poll nor the idle poll runs during a test: only a wake can start a job. */
-const NO_POLLS = { pollTimeout: 60_000, idlePollInterval: 60_000 };
+/**
+ * Long enough that neither the regular poll nor the idle poll runs during a test: only a wake can
+ * start a job. Two queues: a node of one waits for it with its fetch sent ahead instead
+ * (test/fetch/waiting-fetch.test.ts).
+ */
+const NO_POLLS = { pollTimeout: 60_000, idlePollInterval: 60_000, queues: ['default', 'spare'] };
 const MANY = 200;
 
 describe('idle node', () => {

@@ -60,6 +60,18 @@ describe('served queues', () => {
     expect(queues.get('b')?.state).to.equal('empty');
   });
 
+  it('fetches again an idle queue whose fetch out (the waiting fetch) answers empty after a signal', () => {
+    const queues = served();
+    const key = new Keys('t').queue('a');
+    const late = (queue: string) => queue === 'a';
+    queues.record('a', 'empty');
+    queues.sending(['a']); // the waiting fetch, sent before the push the signal tells of
+    // Its fetch may have run before that push: no decision now, but fetched again if it answers empty.
+    expect(queues.woken(key, queues.heard(), late)).to.equal(false);
+    queues.record('a', 'empty');
+    expect(queues.get('a')?.state).to.equal('unknown');
+  });
+
   it('lists the queues served with their settings only', () => {
     expect(served().list()).to.deep.equal([
       { name: 'a', concurrency: 5 },

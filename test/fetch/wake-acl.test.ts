@@ -18,7 +18,13 @@ describe('wake signals under an ACL that allows only nexq channels', () => {
     url.username = user;
     url.password = password;
     try {
-      const node = await t.start({ redis: url.toString(), pollTimeout: 3_600_000, idlePollInterval: 3_600_000 });
+      // Two queues: a node of one waits with its fetch sent ahead, not on signals.
+      const node = await t.start({
+        redis: url.toString(),
+        pollTimeout: 3_600_000,
+        idlePollInterval: 3_600_000,
+        queues: ['default', 'spare'],
+      });
       await waitFor(
         async () => ((await t.redis.pubsub('NUMSUB', t.keys.wakeChannel)) as [string, number])[1] >= 1,
         5000,

@@ -137,11 +137,14 @@ describe('a slow Redis', function () {
     const logs = captureLogs();
     logs.logger.level = 'warn';
     await t.start({ ...POLLS, redis: proxy.url, logger: logs.logger });
-    // The node is idle: its wake subscriber listens.
+    // The node is idle: its wake subscriber listens, and its waiting fetch waits (it serves one queue).
     await waitFor(
-      async () => String(await t.redis.client('LIST')).includes('cmd=subscribe'),
+      async () => {
+        const clients = String(await t.redis.client('LIST'));
+        return clients.includes('cmd=subscribe') && clients.includes('cmd=blmove');
+      },
       5000,
-      'the wake subscriber',
+      'the wake subscriber and the waiting fetch',
     );
     const connections = proxy.connections;
     proxy.stall(6000);

@@ -64,6 +64,8 @@ export class DelayProxy {
   private readonly sockets = new Set<net.Socket>();
   /** Connections accepted so far (a reconnecting client shows up here). */
   connections = 0;
+  /** Connections from this one on (1 is the first) are closed as they arrive, until it is set back to Infinity. */
+  refuseFrom = Infinity;
 
   private constructor(
     private readonly server: net.Server,
@@ -95,6 +97,10 @@ export class DelayProxy {
 
   private accept(client: net.Socket, targetPort: number): void {
     this.connections++;
+    if (this.connections >= this.refuseFrom) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(targetPort, '127.0.0.1');
     client.setNoDelay(true);
     upstream.setNoDelay(true);
