@@ -25,10 +25,18 @@ export interface BenchQueue {
   rateLimit?: { limit: number; per: number };
 }
 
+/**
+ * Seconds on the machine's monotonic clock (process.hrtime): the same clock in every process and
+ * thread, so W3 compares a stamp taken in one with a reading taken in another.
+ */
+export function monotonicSeconds(): number {
+  return Number(process.hrtime.bigint()) / 1e9;
+}
+
 /** The BroadcastChannel the Latency fixture posts its readings on. */
 export const LATENCY_CHANNEL = 'nexq-bench-latency';
 
-/** One Latency job: its first argument (negative for warm-up jobs) and start − enqueued_at in seconds. */
+/** One Latency job: its first argument (negative for warm-up jobs) and its start − the bench's stamp, seconds. */
 export interface LatencyReading {
   index: number;
   seconds: number;

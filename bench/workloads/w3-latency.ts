@@ -4,12 +4,15 @@
 // jobs/Latency.ts). Not enqueued_at: that is by the enqueuer's clock, Redis' TIME plus the time since
 // it was read, which a loaded machine puts milliseconds off (-11.5 ms p50 was seen). Warm-up jobs
 // (negative index) load the handler first and are not counted. Both ends read the machine's
-// realtime clock as timeOrigin + performance.now().
+// monotonic clock (process.hrtime), one clock for every process and thread. Not timeOrigin +
+// performance.now(): each process and each worker thread fixes its own timeOrigin from the
+// realtime clock when it starts, and where that clock is stepped (seen on a VM: 0.2 ms a second)
+// two of them disagree by tens of ms, which read as W3 latencies of 77-119 ms, and negative ones.
 import { performance } from 'node:perf_hooks';
 import { BenchContext, QUEUE } from '../context';
 import { distribution, Distribution } from '../percentiles';
 import { runNode } from '../node-run';
-import type { BenchQueue } from '../protocol';
+import { monotonicSeconds, type BenchQueue } from '../protocol';
 
 export const GAP_MS = 5;
 /** The node polls every pollTimeout when idle; this lets it settle into that before jobs arrive. */
@@ -43,7 +46,7 @@ export async function runW3(ctx: BenchContext, queues?: BenchQueue[]): Promise<W
   ctx.log(`${what}: ${jobs} jobs, ${GAP_MS} ms apart, to an idle node`);
   const enqueueSpaced = async (from: number, count: number) => {
     for (let i = 0; i < count; i++) {
-      await ctx.enqueuer.enqueue(QUEUE, LATENCY, [from + i, (performance.timeOrigin + performance.now()) / 1000]);
+      await ctx.enqueuer.enqueue(QUEUE, LATENCY, [from + i, monotonicSeconds()]);
       await sleep(GAP_MS);
     }
   };
