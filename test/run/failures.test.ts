@@ -1,6 +1,6 @@
 // A handler's failure, however it happens, becomes a failed job in Redis; the node carries on.
 import { expect } from 'chai';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readBacktrace } from '../../src/job/failure';
@@ -97,16 +97,22 @@ describe('handler failures', () => {
     // The timeout settles the job at once, while its thread is still being terminated; a handler
     // blocked in native code runs on until it returns. The queue left meanwhile must not come back
     // with its running count reset: the next job starts only once that thread is gone.
-    const ended = path.join(mkdtempSync(path.join(os.tmpdir(), 'nexq-outlast-')), 'ended');
-    const out = t.out('next');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nexq-outlast-'));
+    const ended = path.join(dir, 'ended');
+    const seen = path.join(dir, 'seen');
     const node = await t.start({ jobTimeout: 300, threads: 2, queues: [{ name: 'default', concurrency: 1 }] });
     const jid = await node.enqueue('default', 'Outlast', [ended, 3000]);
     expect(await failure(t)).to.include({ jid, error_class: 'JobTimeoutError' });
     await node.unsubscribe('default');
     await node.subscribe('default', 1);
-    await node.enqueue('default', 'LookForFile', [t.url, out, ended]);
-    const [next] = await t.waitForRecords(out, 1, 15_000);
-    expect(next.value, 'the next job started after the timed-out handler ended').to.equal(true);
+    await node.enqueue('default', 'LookForFile', [ended, seen]);
+    const next = await waitFor(
+      () => existsSync(seen) && JSON.parse(readFileSync(seen, 'utf8')),
+      15_000,
+      'the next job',
+    );
+    rmSync(dir, { recursive: true, force: true });
+    expect(next.seen, 'the next job started after the timed-out handler ended').to.equal(true);
   });
 
   it('does not count the time a job waits for a free thread against its jobTimeout', async () => {
