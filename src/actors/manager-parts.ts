@@ -46,6 +46,15 @@ export type ManagerInfo =
   | { type: 'quiet' }
   | { type: 'wait_ready' };
 
+/** What the manager answers by deciding again at once, and nothing more (a reclaim and quiet first do their part). */
+const DECIDE_AGAIN = ['slot_freed', 'reclaim', 'lease_regained', 'tracking_on', 'quiet', 'wait_ready'] as const;
+const decideAgain = new Set<string>(DECIDE_AGAIN);
+
+/** True for a message the manager answers by deciding again (DECIDE_AGAIN). */
+export function decidesAgain(msg: ManagerInfo): msg is Extract<ManagerInfo, { type: (typeof DECIDE_AGAIN)[number] }> {
+  return decideAgain.has(msg.type);
+}
+
 /** What the parts may do to the manager that owns them. */
 export interface ManagerMailbox {
   name: string;

@@ -41,7 +41,7 @@ import type { Reclaimer } from '../fetch/reclaimer';
 import type { ServedQueues } from '../fetch/served-queues';
 import type { Fetcher } from '../fetch/fetcher';
 import type { WaitingFetch } from '../fetch/waiting-fetch';
-import { managerParts, type ManagerCall, type ManagerInfo } from './manager-parts';
+import { decidesAgain, managerParts, type ManagerCall, type ManagerInfo } from './manager-parts';
 
 /** How long a stopping manager waits for the jobs waiting on threads to come back, ms. */
 const WITHDRAW_WAIT_MS = 1000;
@@ -112,14 +112,7 @@ export class Manager extends Actor<ManagerCall, never, ManagerInfo> {
   protected override async handleInfo(msg: ManagerInfo): Promise<void> {
     if (msg.type === 'reclaim') this.reclaimer.queue(msg.queue);
     if (msg.type === 'quiet') this.endWait(true);
-    if (
-      msg.type === 'slot_freed' ||
-      msg.type === 'reclaim' ||
-      msg.type === 'lease_regained' ||
-      msg.type === 'tracking_on' ||
-      msg.type === 'quiet' ||
-      msg.type === 'wait_ready'
-    ) {
+    if (decidesAgain(msg)) {
       this.schedule.now();
       return;
     }
