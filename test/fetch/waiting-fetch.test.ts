@@ -162,7 +162,9 @@ describe('waiting fetch', () => {
       await t.waitForRecords(t.out('waiting'), 1);
       expect(await waits()).to.equal(0);
       proxy.refuseFrom = Infinity;
-      await waiting();
+      // A refused connection is opened again a second later, then connects and reads its client id:
+      // a deadline longer than the others', for a loaded machine (5 s once ran out in CI).
+      await waitFor(async () => (await waits()) === 1, 15_000, 'the waiting fetch once its connection opens');
       await pushRaw('r2', 2);
       await t.waitForRecords(t.out('waiting'), 2);
       await node.stop();
