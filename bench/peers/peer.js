@@ -39,7 +39,7 @@ async function enqueueBulk(producer, from, count) {
 
 async function enqueueSpaced(producer, from, count) {
   for (let i = 0; i < count; i++) {
-    await producer.one({ i: from + i, at: Number(process.hrtime.bigint()) / 1e6 }); // as handler.js reads it
+    await producer.one({ i: from + i, at: mono() / 1000 }); // monotonic ms, as handler.js reads it
     await sleep(config.gapMs);
   }
 }
